@@ -1,0 +1,1 @@
+"""What is shared per backend: compile wrappers, precision modes, launch helpers."""

@@ -1,0 +1,236 @@
+"""The `mage` command: run, check, env, runs, show, export, amdahl."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mage import amdahl as amdahl_law
+from mage.errors import MageError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Mage: one operation written several ways, checked against float64, measured honestly.")
+console = Console(width=None if sys.stdout.isatty() else 200)
+errors = Console(stderr=True)
+
+DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
+
+
+class Suite(str, Enum):
+    seed = "seed"
+    large = "large"
+    sweep = "sweep"
+    all = "all"
+
+
+class DeviceChoice(str, Enum):
+    auto = "auto"
+    cuda = "cuda"
+    cpu = "cpu"
+
+
+def _suites(suite: Suite) -> list[str]:
+    from mage.spec import SUITES
+
+    return list(SUITES) if suite is Suite.all else [suite.value]
+
+
+def _device(choice: DeviceChoice) -> str:
+    import torch
+
+    from mage.runner import default_device
+
+    if choice is DeviceChoice.auto:
+        return default_device()
+    if choice is DeviceChoice.cuda and not torch.cuda.is_available():
+        raise MageError("--device cuda was asked for, but torch sees no CUDA device")
+    return choice.value
+
+
+def _open_store(db: Path):
+    from mage.store import Store
+
+    return Store(db)
+
+
+@app.command()
+def run(
+    suite: Suite = typer.Option(Suite.seed, help="Which cases: seed (launch-bound), large, sweep, or all."),
+    op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
+    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a backend "
+                                             "(eager, compile-default, …) or a name prefix (repeatable)."),
+    path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
+                                             "Default: single on the CPU, all three on a GPU."),
+    cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
+    device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
+    db: Path = DB_OPTION,
+):
+    """Check every implementation against float64, then measure those that pass; store the run."""
+    from mage.measure.method import Method
+    from mage.report.tables import failures_table, results_table
+    from mage.runner import Request, Runner, fresh_method, plan
+
+    where = _device(device)
+    if where == "cpu":
+        console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
+                      "every number below is CPU time, not GPU time.[/]")
+    paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
+    request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
+                      caches=["warm", "cold"] if cold else ["warm"], device=where, method=fresh_method(Method()))
+    work = plan(request)
+    if not work:
+        raise MageError("nothing to run: no case of the selected suite has a selected implementation")
+    store = _open_store(db)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        steps = sum(len(w.impls) for w in work)
+        task = progress.add_task("starting", total=steps)
+
+        def on_progress(description: str) -> None:
+            if " check " in description:
+                progress.advance(task)
+            progress.update(task, description=description)
+
+        run_id = Runner(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress).run(work)
+    rows = store.rows(run_id)
+    console.print(results_table(store.run(run_id), rows))
+    failures = failures_table(rows)
+    if failures is not None:
+        console.print(failures)
+    console.print(f"stored as run {run_id} in {db}")
+
+
+@app.command("check")
+def check_contracts(
+    suite: Suite = typer.Option(Suite.seed, help="Which cases to check."),
+    op: Optional[List[str]] = typer.Option(None, "--op"),
+    impl: Optional[List[str]] = typer.Option(None, "--impl"),
+    device: DeviceChoice = typer.Option(DeviceChoice.auto),
+):
+    """Check implementations against the float64 reference without timing them; exit 1 if any fails."""
+    from rich.table import Table
+
+    from mage import check
+    from mage.runner import Request, _baseline, _skip_reason, fresh_method, plan
+    from mage.measure.method import Method
+
+    where = _device(device)
+    request = Request(suites=_suites(suite), ops=op, impls=impl, device=where)
+    seed = fresh_method(Method()).check_seed
+    table = Table(title=f"contracts on {where} (check seed {seed})")
+    for column in ("op", "case", "impl", "contract", "rel error", "eager error", "reason"):
+        table.add_column(column, overflow="fold")
+    failed = 0
+    for planned in plan(request):
+        for implementation in planned.impls:
+            reason = _skip_reason(planned.spec, planned.case, implementation, where)
+            if reason:
+                table.add_row(planned.spec.name, planned.case.name, implementation.name, "[yellow]skip[/]", "", "", reason)
+                continue
+            try:
+                result = check.check(implementation, _baseline(implementation), planned.spec, planned.case, where, seed)
+            except Exception as error:  # one implementation's crash is its own failure
+                result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
+            failed += not result.passed
+            table.add_row(planned.spec.name, planned.case.name, implementation.name,
+                          "[green]pass[/]" if result.passed else "[bold red]FAIL[/]",
+                          "" if result.rel_error is None else f"{result.rel_error:.2e}",
+                          "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
+    console.print(table)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def env(device: DeviceChoice = typer.Option(DeviceChoice.auto), measure_ceilings: bool = typer.Option(
+        False, "--ceilings", help="Also measure copy bandwidth and library matmul rates (GPU only).")):
+    """Print the environment a run would record."""
+    from mage.measure import ceilings, env as environment
+
+    where = _device(device)
+    captured = environment.capture(where) | {"gpu_state": environment.gpu_state()}
+    if measure_ceilings:
+        captured["ceilings"] = ceilings.measure(where)
+    console.print_json(json.dumps(captured))
+
+
+@app.command()
+def runs(db: Path = DB_OPTION):
+    """List the stored runs."""
+    from mage.report.tables import runs_table
+
+    console.print(runs_table(_open_store(db).runs()))
+
+
+def _run_id(store, run_id: Optional[int]) -> int:
+    return store.latest_run_id() if run_id is None else run_id
+
+
+@app.command()
+def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), db: Path = DB_OPTION):
+    """Show a stored run: environment, ceilings and every result."""
+    from mage.report.tables import failures_table, results_table
+
+    store = _open_store(db)
+    run_id = _run_id(store, run_id)
+    stored = store.run(run_id)
+    environment = stored["env"]
+    console.print(f"[bold]run {run_id}[/] · {stored['status']} · started {stored['started_at']} · "
+                  f"{environment.get('gpu') or environment.get('host_cpu')} · torch {environment.get('torch')} · "
+                  f"commit {(environment.get('git_commit') or '?')[:10]}{'+dirty' if environment.get('git_dirty') else ''}")
+    if stored["ceilings"]:
+        c = stored["ceilings"]
+        console.print(f"ceilings: copy {c['copy_gbps']:,.0f} GB/s · matmul ieee {c['matmul_ieee_tflops']:.1f} TFLOP/s · "
+                      f"tf32 {c['matmul_tf32_tflops']:.1f} TFLOP/s")
+    console.print(f"command: {stored['command']}")
+    rows = store.rows(run_id)
+    console.print(results_table(stored, rows))
+    failures = failures_table(rows)
+    if failures is not None:
+        console.print(failures)
+
+
+@app.command()
+def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
+           as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list."),
+           db: Path = DB_OPTION):
+    """Print a run's results as rows (JSON with --json)."""
+    from mage.report.tables import export_rows
+
+    if not as_json:
+        raise MageError("choose an export format: --json (the only one so far)")
+    store = _open_store(db)
+    print(json.dumps(export_rows(store.rows(_run_id(store, run_id))), indent=1))
+
+
+@app.command()
+def amdahl(fraction: float = typer.Option(..., help="Fraction of the request the kernel takes (0–1)."),
+           speedup: float = typer.Option(..., help="How many times faster the kernel becomes.")):
+    """What a kernel speedup does to a whole request."""
+    console.print(amdahl_law.statement(fraction, speedup))
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except MageError as error:
+        errors.print(f"[bold red]error:[/] {error}")
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        errors.print("interrupted: finished results are stored; the run is marked incomplete")
+        sys.exit(130)
+    except Exception as error:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+        raise

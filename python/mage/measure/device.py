@@ -1,0 +1,38 @@
+"""Timing primitives for the device the run is on: CUDA events on a GPU, the wall clock on the CPU."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import torch
+
+
+class Timer:
+    """Times host code that enqueues device work; returns microseconds of the enclosed region."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self.is_cuda = device == "cuda"
+
+    @property
+    def clock(self) -> str:
+        """The clock behind every number this timer gives: 'gpu' (CUDA events) or 'cpu' (wall clock)."""
+        return "gpu" if self.is_cuda else "cpu"
+
+    def synchronize(self) -> None:
+        if self.is_cuda:
+            torch.cuda.synchronize()
+
+    def span_us(self, region: Callable[[], object]) -> float:
+        if self.is_cuda:
+            stream = torch.cuda.current_stream()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(stream)
+            region()
+            end.record(stream)
+            end.synchronize()
+            return start.elapsed_time(end) * 1e3
+        begin = time.perf_counter()
+        region()
+        return (time.perf_counter() - begin) * 1e6

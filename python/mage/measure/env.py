@@ -1,0 +1,122 @@
+"""The environment recorded with every run: device, clocks, versions, commit (GUIDE §1)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+import mage
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _git(*args: str) -> str | None:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _host_cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _native_build() -> str | None:
+    try:
+        from mage import _native
+    except ImportError:
+        return None
+    return _native.build_id()
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        module = __import__(name)
+    except ImportError:
+        return None
+    return getattr(module, "__version__", None)
+
+
+def gpu_state() -> dict:
+    """Clocks, throttle reasons, temperature and power limit from NVML; {} where NVML is absent."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # no driver or no NVML library: the run records that it had none
+        return {}
+    try:
+        handle = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device() if torch.cuda.is_available() else 0)
+        state = {
+            "sm_clock_mhz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+            "mem_clock_mhz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+            "max_sm_clock_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
+            "temperature_c": pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
+            "power_limit_w": pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000,
+            "throttle_reasons": _throttle_reasons(pynvml, handle),
+        }
+        return state
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _throttle_reasons(pynvml, handle) -> list[str]:
+    mask = pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle)
+    names = [n for n in dir(pynvml) if n.startswith("nvmlClocksEventReason") and n != "nvmlClocksEventReasonNone"]
+    return sorted(n.removeprefix("nvmlClocksEventReason") for n in names if mask & getattr(pynvml, n) and getattr(pynvml, n) != 0xFFFFFFFFFFFFFFFF)
+
+
+def _gpu_identity() -> dict:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+        identity = {"uuid": pynvml.nvmlDeviceGetUUID(handle), "driver": pynvml.nvmlSystemGetDriverVersion()}
+        pynvml.nvmlShutdown()
+        return identity
+    except Exception:
+        return {}
+
+
+def capture(device: str) -> dict:
+    """Everything that identifies where and with what a run was made."""
+    env = {
+        "device": device,
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "triton": _package_version("triton"),
+        "mage": mage.__version__,
+        "native_build": _native_build(),
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "host_cpu": _host_cpu(),
+        "hostname": platform.node(),
+        "os": platform.platform(),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
+    if device == "cuda":
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        env |= {
+            "gpu": props.name,
+            "compute_capability": f"{props.major}.{props.minor}",
+            "sm_count": props.multi_processor_count,
+            "l2_bytes": props.L2_cache_size,
+            "gpu_memory_bytes": props.total_memory,
+            "cuda": torch.version.cuda,
+            **_gpu_identity(),
+        }
+    return env

@@ -1,0 +1,65 @@
+"""Kernel time and launches per call, from a profiler capture (GUIDE §1).
+
+N warmed calls are captured with torch.profiler (CUPTI activity records). Kernel time is the sum
+of device activity durations (kernels, memsets, memcpys) divided by N: gaps between them are
+excluded. Launches is the number of those activities divided by N.
+
+For a cold-cache capture each call is preceded by an L2 flush. The flush's own activities are
+removed by position: on one stream the capture is [flush, call, flush, call, …], so each of the N
+equal chunks starts with the flush's activities, whose count is taken from a capture of the flush
+alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+from torch.autograd import DeviceType
+from torch.profiler import ProfilerActivity, profile
+
+
+@dataclass
+class KernelCapture:
+    kernel_us: float
+    launches: float
+    names: list[str]  # the activities of one call, in order
+
+
+def _device_activities(step: Callable[[], object], calls: int) -> list:
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            step()
+        torch.cuda.synchronize()
+    events = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    return sorted(events, key=lambda e: e.time_range.start)
+
+
+def capture(call: Callable[[], object], calls: int, flush: Callable[[], None] | None = None) -> KernelCapture:
+    if flush is None:
+        events = _device_activities(call, calls)
+        per_call = [events]
+    else:
+        flush_count = len(_device_activities(flush, 1))
+
+        def step():
+            flush()
+            call()
+
+        events = _device_activities(step, calls)
+        if len(events) % calls:
+            raise RuntimeError(
+                f"{len(events)} device activities over {calls} cold calls: the launch count varies between "
+                "calls, so the flush cannot be separated by position"
+            )
+        chunk = len(events) // calls
+        per_call = [events[i * chunk + flush_count : (i + 1) * chunk] for i in range(calls)]
+    kept = [e for chunk in per_call for e in chunk]
+    total_us = sum(e.time_range.elapsed_us() for e in kept)
+    return KernelCapture(
+        kernel_us=total_us / calls,
+        launches=len(kept) / calls,
+        names=[e.name for e in per_call[-1]][: max(1, round(len(kept) / calls))],
+    )

@@ -1,0 +1,32 @@
+"""The method's parameters, stored with every run so any number can be reproduced."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+PATHS = ("single", "batch", "graph")
+CACHES = ("warm", "cold")
+
+
+@dataclass(frozen=True)
+class Method:
+    kernel_calls: int = 100  # calls captured by the profiler
+    span_samples: int = 300  # per implementation and path, across all rounds
+    rounds: int = 3  # implementation order rotated between rounds
+    min_samples: int = 30  # floor when the time budget would allow fewer
+    batch: int = 10  # calls per span on the batch and graph paths
+    host_calls: int = 200  # back-to-back calls timed on the host
+    host_chunk: int = 20  # calls between synchronizations, so the GPU queue never fills
+    warmup_calls: int = 10
+    budget_s: float = 2.0  # time one measurement may take before its sample count is reduced
+    check_seed: int = 1_000_003  # contracts draw fresh inputs from seeds derived from this
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def samples_within_budget(self, wanted: int, seconds_per_sample: float) -> int:
+        """``wanted``, reduced so the measurement fits the budget, never below ``min_samples``."""
+        if seconds_per_sample <= 0:
+            return wanted
+        affordable = int(self.budget_s / seconds_per_sample)
+        return max(min(wanted, affordable), min(self.min_samples, wanted))

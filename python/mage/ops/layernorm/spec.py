@@ -1,0 +1,63 @@
+"""LayerNorm over the last dimension, affine.
+
+    mean[r]  = (1/N) Σ_c x[r, c]
+    var[r]   = (1/N) Σ_c (x[r, c] − mean[r])²
+    out[r,c] = (x[r, c] − mean[r]) / sqrt(var[r] + eps) · weight[c] + bias[c]        eps = 1e-5
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mage import registry
+from mage.spec import Case, OpSpec, draw, generator, require_dim, require_dtype, require_ndim, require_same_device, require_tensor
+
+EPS = 1e-5
+
+
+class LayerNormSpec(OpSpec):
+    name = "layernorm"
+    variants = ("affine",)
+
+    def cases(self) -> list[Case]:
+        def case(rows: int, cols: int, suite: str) -> Case:
+            return Case(self.name, f"{rows}x{cols}", suite, {"rows": rows, "cols": cols}, seed=rows * 31 + cols)
+
+        sweep = [case(rows, cols, "sweep") for rows, cols in ((4096, 1024), (16384, 1024), (16384, 4096))]
+        return [case(1024, 1024, "seed"), case(65536, 4096, "large"), *sweep]
+
+    def make_inputs(self, case, seed, device, distribution="normal"):
+        rows, cols = case.params["rows"], case.params["cols"]
+        g = generator(seed)
+        x = draw((rows, cols), g, distribution)
+        weight = 1.0 + 0.1 * draw((cols,), g, "normal")
+        bias = 0.1 * draw((cols,), g, "normal")
+        return tuple(t.to(device) for t in (x, weight, bias))
+
+    def validate(self, x, weight, bias) -> None:
+        for name, t in (("x", x), ("weight", weight), ("bias", bias)):
+            require_tensor(name, t)
+            require_dtype(name, t, torch.float32)
+        require_ndim("x", x, 2, "rows × cols")
+        require_ndim("weight", weight, 1, "cols")
+        require_ndim("bias", bias, 1, "cols")
+        require_dim("weight", weight, 0, x.shape[1], "x's cols")
+        require_dim("bias", bias, 0, x.shape[1], "x's cols")
+        require_same_device(x=x, weight=weight, bias=bias)
+
+    def reference(self, inputs, variant):
+        x, weight, bias = inputs
+        mean = x.mean(dim=-1, keepdim=True)
+        var = (x - mean).pow(2).mean(dim=-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + EPS) * weight + bias
+
+    def flops(self, case, variant):
+        return 8.0 * case.params["rows"] * case.params["cols"]
+
+    def bytes(self, case, variant):
+        rows, cols = case.params["rows"], case.params["cols"]
+        return 4.0 * (2 * rows * cols + 2 * cols)
+
+
+SPEC = LayerNormSpec()
+registry.register_op(SPEC)

@@ -1,0 +1,163 @@
+"""Registry of ops and implementations.
+
+An implementation is one decorated function in its op's folder:
+
+    @implementation("layernorm", backend="eager", baseline=True)
+    def layernorm(x, weight, bias):
+        return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias)
+
+If the function takes ``variant`` or ``precision`` keyword arguments, one implementation is
+registered per listed variant/precision with those arguments bound.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from mage.errors import UnknownNameError
+
+Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
+
+
+@dataclass(frozen=True)
+class Implementation:
+    op: str
+    backend: str
+    variant: str
+    precision: str
+    fn: Callable = field(compare=False, repr=False)
+    baseline: bool = False
+    available: Availability = field(default=lambda device: None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        """Stable identifier: backend/variant/precision, e.g. ``triton/outgoing/tf32``."""
+        return f"{self.backend}/{self.variant}/{self.precision}"
+
+    def unavailable_reason(self, device: str) -> str | None:
+        return self.available(device)
+
+
+_OPS: dict[str, object] = {}
+_IMPLS: dict[str, list[Implementation]] = {}
+_LOADED = False
+
+
+def register_op(spec) -> None:
+    _OPS[spec.name] = spec
+    _IMPLS.setdefault(spec.name, [])
+
+
+def implementation(
+    op: str,
+    *,
+    backend: str,
+    variants: Iterable[str] | None = None,
+    precisions: Iterable[str] = ("ieee",),
+    baseline: bool = False,
+    available: Availability | None = None,
+):
+    """Register ``fn`` for every (variant, precision) pair it declares."""
+
+    def register(fn: Callable) -> Callable:
+        params = inspect.signature(fn).parameters
+        for variant in variants or (None,):
+            for precision in precisions:
+                bound = {}
+                if "variant" in params:
+                    bound["variant"] = variant
+                if "precision" in params:
+                    bound["precision"] = precision
+                call = functools.partial(fn, **bound) if bound else fn
+                add(
+                    Implementation(
+                        op=op,
+                        backend=backend,
+                        variant=variant or "default",
+                        precision=precision,
+                        fn=call,
+                        baseline=baseline,
+                        available=available or (lambda device: None),
+                    )
+                )
+        return fn
+
+    return register
+
+
+def add(impl: Implementation) -> None:
+    impls = _IMPLS.setdefault(impl.op, [])
+    if any(i.name == impl.name for i in impls):
+        raise ValueError(f"implementation {impl.op}:{impl.name} is registered twice")
+    impls.append(impl)
+
+
+def load() -> None:
+    """Import every op package under mage.ops and every module in it, once."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import mage.ops as ops_pkg
+
+    for op_info in pkgutil.iter_modules(ops_pkg.__path__):
+        if not op_info.ispkg:
+            continue
+        package = f"mage.ops.{op_info.name}"
+        importlib.import_module(f"{package}.spec")
+        op_path = importlib.import_module(package).__path__
+        for module in pkgutil.iter_modules(op_path):
+            if module.name != "spec":
+                importlib.import_module(f"{package}.{module.name}")
+    from mage.backends import compiled
+
+    compiled.register_compiled_variants()
+
+
+def ops() -> dict:
+    load()
+    return dict(_OPS)
+
+
+def get_op(name: str):
+    load()
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise UnknownNameError(f"unknown op {name!r}; known ops: {', '.join(sorted(_OPS))}") from None
+
+
+def implementations(op: str) -> list[Implementation]:
+    get_op(op)
+    return list(_IMPLS[op])
+
+
+def select(op: str, patterns: Iterable[str] | None) -> list[Implementation]:
+    """Implementations of ``op`` whose name or backend matches one of ``patterns`` (all if None).
+
+    A pattern matches an implementation when it equals its full name, its backend, or a
+    prefix of its name ending at a '/' boundary (``compile-default/outgoing``).
+    """
+    impls = implementations(op)
+    if not patterns:
+        return impls
+
+    def matches(impl: Implementation, pattern: str) -> bool:
+        return impl.name == pattern or impl.name.startswith(pattern.rstrip("/") + "/")
+
+    return [i for i in impls if any(matches(i, p) for p in patterns)]
+
+
+def check_patterns(patterns: Iterable[str], op_names: Iterable[str]) -> None:
+    """Refuse implementation patterns that match nothing in any selected op."""
+    for pattern in patterns:
+        if not any(select(op, [pattern]) for op in op_names):
+            known = sorted({i.backend for op in op_names for i in implementations(op)})
+            raise UnknownNameError(
+                f"unknown implementation {pattern!r}; known backends: {', '.join(known)}"
+            )

@@ -1,0 +1,87 @@
+"""Plain tables of a stored run, for the terminal (rich) and for export."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+EXPORT_FIELDS = (
+    "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
+    "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "span_mean_us",
+    "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample",
+    "floor_us", "floor_fraction", "flops", "bytes", "kernel_names",
+)
+
+
+def export_rows(rows: list[dict]) -> list[dict]:
+    """The stored results with every export field; floor_fraction = floor / kernel time."""
+    out = []
+    for row in rows:
+        fraction = None
+        if row.get("floor_us") and row.get("kernel_us"):
+            fraction = row["floor_us"] / row["kernel_us"]
+        out.append({field: row.get(field) for field in EXPORT_FIELDS} | {"floor_fraction": fraction})
+    return out
+
+
+def _us(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
+
+
+def _whiskers(row: dict) -> str:
+    if row["span_mean_us"] is None:
+        return "—"
+    return f"{_us(row['span_mean_us'])} [{_us(row['span_round_min_us'])}–{_us(row['span_round_max_us'])}]"
+
+
+def results_table(run: dict, rows: list[dict]) -> Table:
+    unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
+    table = Table(title=f"run {run['id']} · {run['status']} · {unit} · µs per call", show_lines=False)
+    for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
+                   "span mean [round min–max]", "span median", "floor", "floor/kernel"):
+        table.add_column(column, overflow="fold")
+    for row in export_rows(rows):
+        if row["status"] == "skip":
+            contract = "[yellow]skip[/]"
+        elif row["contract"] == "fail" or row["status"] == "fail":
+            contract = "[bold red]FAIL[/]"
+        else:
+            contract = "[green]pass[/]"
+        table.add_row(
+            row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
+            "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
+            _us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", _us(row["host_us"]),
+            _whiskers(row), _us(row["span_median_us"]), _us(row["floor_us"]),
+            "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
+        )
+    return table
+
+
+def failures_table(rows: list[dict]) -> Table | None:
+    failing = [r for r in rows if r["status"] in ("fail", "skip")]
+    if not failing:
+        return None
+    seen, table = set(), Table(title="failed and skipped", show_lines=False)
+    for column in ("op", "case", "impl", "status", "reason"):
+        table.add_column(column, overflow="fold")
+    for row in failing:
+        key = (row["op"], row["case"], row["impl"], row["status"], row["reason"])
+        if key in seen:
+            continue
+        seen.add(key)
+        style = "bold red" if row["status"] == "fail" else "yellow"
+        table.add_row(row["op"], row["case"], row["impl"], f"[{style}]{row['status']}[/]", row["reason"] or "")
+    return table
+
+
+def runs_table(runs: list[dict]) -> Table:
+    table = Table(title="stored runs")
+    for column in ("run", "started", "status", "clock", "suite", "device", "commit", "results"):
+        table.add_column(column)
+    for run in runs:
+        env = run["env"]
+        commit = (env.get("git_commit") or "")[:10] + ("+dirty" if env.get("git_dirty") else "")
+        table.add_row(str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
+                      env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
+    return table

@@ -1,0 +1,260 @@
+"""A run: for each case, check every implementation, then measure those that passed.
+
+The recipe per case: fresh inputs → contract of each implementation (fresh seeds) → warm-up →
+kernel capture and host time per implementation → call spans of all passing implementations
+together, in rotated rounds, per path and cache state → one stored result per row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import zlib
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+from mage import check, registry
+from mage.backends.precision import precision_mode
+from mage.measure import ceilings, env, host, kernel, span
+from mage.measure.device import Timer
+from mage.measure.l2 import L2Flush
+from mage.measure.method import CACHES, PATHS, Method
+from mage.registry import Implementation
+from mage.spec import SUITES, Case
+from mage.errors import UnknownNameError
+from mage.store import Result, Store
+
+
+@dataclass
+class Request:
+    suites: list[str]
+    ops: list[str] | None = None
+    impls: list[str] | None = None
+    paths: list[str] = dataclasses.field(default_factory=lambda: ["single"])
+    caches: list[str] = dataclasses.field(default_factory=lambda: ["warm"])
+    device: str = "cuda"
+    method: Method = dataclasses.field(default_factory=Method)
+
+
+@dataclass
+class Planned:
+    spec: object
+    case: Case
+    impls: list[Implementation]
+
+
+def default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def plan(request: Request) -> list[Planned]:
+    """Validate every name in ``request`` and list the work, before anything runs."""
+    for suite in request.suites:
+        if suite not in SUITES:
+            raise UnknownNameError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}, all")
+    for path in request.paths:
+        if path not in PATHS:
+            raise UnknownNameError(f"unknown path {path!r}; known: {', '.join(PATHS)}")
+    op_names = request.ops or sorted(registry.ops())
+    specs = [registry.get_op(name) for name in op_names]
+    if request.impls:
+        registry.check_patterns(request.impls, op_names)
+    work = []
+    for spec in specs:
+        impls = registry.select(spec.name, request.impls)
+        for case in spec.cases():
+            if case.suite in request.suites and impls:
+                work.append(Planned(spec, case, impls))
+    return work
+
+
+def _seed(base: int, *names: str) -> int:
+    return (base + zlib.crc32("/".join(names).encode())) % (2**31)
+
+
+def _baseline(impl: Implementation) -> Implementation:
+    for candidate in registry.implementations(impl.op):
+        if candidate.baseline and candidate.variant == impl.variant and candidate.precision == impl.precision:
+            return candidate
+    raise UnknownNameError(f"{impl.op} has no eager baseline for {impl.variant}/{impl.precision}")
+
+
+def _skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:
+    reason = impl.unavailable_reason(device)
+    if reason is None and device == "cpu":
+        work = spec.flops(case, impl.variant) + spec.bytes(case, impl.variant)
+        if work > spec.cpu_work_limit:
+            reason = f"too large for a CPU run ({work:.3g} flops+bytes > {spec.cpu_work_limit:.3g})"
+    return reason
+
+
+def _is_oom(error: BaseException) -> bool:
+    return isinstance(error, torch.cuda.OutOfMemoryError) or "out of memory" in str(error).lower()
+
+
+def _error_text(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) < 2000 else text[:2000] + " …"
+
+
+class Runner:
+    def __init__(self, store: Store, request: Request, command: str,
+                 on_progress: Callable[[str], None] = lambda description: None):
+        self.store = store
+        self.request = request
+        self.command = command
+        self.on_progress = on_progress
+        self.timer = Timer(request.device)
+        self.method = request.method
+
+    def run(self, work: list[Planned]) -> int:
+        device = self.request.device
+        self.flush = L2Flush(device)
+        self.ceilings = ceilings.measure(device)
+        self.run_id = self.store.begin_run(
+            clock=self.timer.clock,
+            suite=",".join(self.request.suites),
+            command=self.command,
+            env=env.capture(device) | {"gpu_state_start": env.gpu_state()},
+            method=self.method.as_dict() | {"paths": self.request.paths, "caches": self.request.caches,
+                                            "l2_flush_bytes": self.flush.bytes},
+            ceilings=self.ceilings,
+        )
+        status = "incomplete"
+        try:
+            for planned in work:
+                self._run_case(planned)
+            status = "complete"
+        finally:
+            self.store.end_run(self.run_id, status, {"gpu_state_end": env.gpu_state()})
+        return self.run_id
+
+    # One case
+
+    def _run_case(self, planned: Planned) -> None:
+        spec, case, device = planned.spec, planned.case, self.request.device
+        case_id = self.store.case_id(self.run_id, case)
+        impl_ids = {impl.name: self.store.impl_id(self.run_id, impl) for impl in planned.impls}
+        runnable = []
+        for impl in planned.impls:
+            self.on_progress(f"{case.key} check {impl.name}")
+            reason = _skip_reason(spec, case, impl, device)
+            if reason:
+                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Result("", "", "skip", reason))
+                continue
+            runnable.append(impl)
+        try:
+            inputs = spec.make_inputs(case, case.seed, device) if runnable else ()
+            if runnable:
+                spec.validate(*inputs)
+        except Exception as error:
+            status = "skip" if _is_oom(error) else "fail"
+            for impl in runnable:
+                self._store_all(case_id, impl_ids[impl.name], spec, case, impl,
+                                Result("", "", status, f"inputs: {_error_text(error)}"))
+            self._release()
+            return
+        passing = {}
+        for impl in runnable:
+            measured = self._check_and_profile(spec, case, impl, inputs)
+            if isinstance(measured, Result):
+                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
+            else:
+                passing[impl.name] = (impl, measured)
+        if passing:
+            self._measure_spans(case_id, impl_ids, spec, case, passing, inputs)
+        del inputs
+        self._release()
+
+    def _release(self) -> None:
+        if self.timer.is_cuda:
+            torch.cuda.empty_cache()
+
+    def _store_all(self, case_id, impl_id, spec, case, impl, template: Result) -> None:
+        """A skip or failure is stored once per requested path and cache, so every row is accounted for."""
+        for path in self.request.paths:
+            for cache in self.request.caches:
+                row = dataclasses.replace(template, path=path, cache=cache, flops=spec.flops(case, impl.variant),
+                                          bytes=spec.bytes(case, impl.variant))
+                self.store.add_result(self.run_id, case_id, impl_id, row)
+
+    def _check_and_profile(self, spec, case, impl, inputs) -> Result | dict:
+        """The contract, then the per-implementation boundaries; a Result when it fails or is skipped."""
+        device = self.request.device
+        try:
+            seed = _seed(self.method.check_seed, case.key, impl.name)
+            contract = check.check(impl, _baseline(impl), spec, case, device, seed)
+            if not contract.passed:
+                return Result("", "", "fail", contract.reason, "fail", contract.rel_error, contract.eager_error)
+            call = _bound(impl, inputs)
+            self.on_progress(f"{case.key} profile {impl.name}")
+            with precision_mode(impl.precision):
+                for _ in range(self.method.warmup_calls):
+                    call()
+                self.timer.synchronize()
+                measured = {"contract": contract, "host_us": host.host_time_us(
+                    call, self.timer.synchronize, self.method.host_calls, self.method.host_chunk)}
+                if self.timer.is_cuda:
+                    per_call_s = self.timer.span_us(call) * 1e-6
+                    calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
+                    for cache in self.request.caches:
+                        measured[cache] = kernel.capture(call, calls, self.flush if cache == "cold" else None)
+            return measured
+        except Exception as error:
+            if _is_oom(error):
+                return Result("", "", "skip", f"out of memory: {_error_text(error)}")
+            return Result("", "", "fail", _error_text(error), "fail")
+        finally:
+            self._release()
+
+    def _measure_spans(self, case_id, impl_ids, spec, case, passing: dict, inputs) -> None:
+        contenders = [
+            span.Contender(name, _bound(impl, inputs), _mode(impl)) for name, (impl, _) in passing.items()
+        ]
+        for path in self.request.paths:
+            for cache in self.request.caches:
+                self.on_progress(f"{case.key} span {path}/{cache}")
+                flush = self.flush if cache == "cold" else None
+                stats, failures = span.measure(contenders, path, self.timer, self.method, flush)
+                for name, (impl, measured) in passing.items():
+                    result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
+                    samples = stats[name].samples if name in stats else ()
+                    self.store.add_result(self.run_id, case_id, impl_ids[name], result, samples)
+
+    def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
+        contract = measured["contract"]
+        flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes(case, impl.variant)
+        result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
+                        eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
+                        floor_us=ceilings.floor_us(self.ceilings, flops, bytes_moved, impl.precision))
+        if path == "single":
+            # Kernel time, launches and host time are measured once per implementation, on single calls.
+            captured = measured.get(cache)
+            result.host_us = measured["host_us"]
+            if captured is not None:
+                result.kernel_us, result.launches = captured.kernel_us, captured.launches
+                result.kernel_names = " | ".join(captured.names)
+        if failure is not None:
+            result.status, result.reason = "fail", f"{path} path: {failure}"
+        elif stats is not None:
+            round_means = stats.round_means()
+            result.span_mean_us, result.span_median_us = stats.mean_us, stats.median_us
+            result.span_round_min_us, result.span_round_max_us = min(round_means), max(round_means)
+            result.span_samples, result.calls_per_sample = len(stats.samples), stats.calls_per_sample
+        return result
+
+
+def _bound(impl: Implementation, inputs: tuple) -> Callable[[], object]:
+    fn = impl.fn
+    return lambda: fn(*inputs)
+
+
+def _mode(impl: Implementation):
+    return lambda: precision_mode(impl.precision)
+
+
+def fresh_method(method: Method) -> Method:
+    """The run's contracts draw from a seed of their own, stored with the method."""
+    return dataclasses.replace(method, check_seed=random.SystemRandom().randrange(2**31))

@@ -1,0 +1,124 @@
+"""What every op declares: its cases, inputs, float64 reference, work, and input checks.
+
+Implementations never compute throughput themselves: the core derives it from these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+
+from mage.errors import InputError, UnknownNameError
+
+SUITES = ("seed", "large", "sweep")
+DISTRIBUTIONS = ("normal", "heavy")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One shape of one op, with the seed its timing inputs are drawn from."""
+
+    op: str
+    name: str
+    suite: str
+    params: dict = field(hash=False)
+    seed: int = 0
+    dtype: str = "float32"
+
+    @property
+    def key(self) -> str:
+        return f"{self.op}:{self.name}"
+
+
+class OpSpec:
+    """Base of every op's spec. Subclasses fill in the class attributes and the methods."""
+
+    name: str = ""
+    variants: Sequence[str] = ("default",)
+    precisions: Sequence[str] = ("ieee",)
+    # GPU-only work above this many flops+bytes is skipped on the CPU, with that reason.
+    cpu_work_limit: float = 5e10
+
+    def cases(self) -> list[Case]:
+        raise NotImplementedError
+
+    def make_inputs(self, case: Case, seed: int, device: str, distribution: str = "normal") -> tuple:
+        """Fresh, seeded inputs for ``case``; never zeros."""
+        raise NotImplementedError
+
+    def validate(self, *inputs) -> None:
+        """Raise InputError naming the problem if ``inputs`` are not valid for this op."""
+        raise NotImplementedError
+
+    def reference(self, inputs: tuple, variant: str) -> torch.Tensor:
+        """The float64 result on ``inputs`` (already upcast to float64 by the caller)."""
+        raise NotImplementedError
+
+    def flops(self, case: Case, variant: str) -> float:
+        raise NotImplementedError
+
+    def bytes(self, case: Case, variant: str) -> float:
+        """Compulsory device-memory traffic: each input read once, the output written once."""
+        raise NotImplementedError
+
+    def case(self, name: str) -> Case:
+        for case in self.cases():
+            if case.name == name:
+                return case
+        raise UnknownNameError(
+            f"unknown case {name!r} for op {self.name!r}; known: {', '.join(c.name for c in self.cases())}"
+        )
+
+    def check_variant(self, variant: str) -> None:
+        if variant not in self.variants:
+            raise UnknownNameError(f"op {self.name!r} has no variant {variant!r}; known: {', '.join(self.variants)}")
+
+
+def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:
+    """float32 values on the CPU: standard normal, or heavy-tailed (Student t, 3 degrees of freedom)."""
+    if distribution == "normal":
+        return torch.randn(*shape, generator=generator, dtype=torch.float32)
+    if distribution == "heavy":
+        normal = torch.randn(*shape, generator=generator, dtype=torch.float64)
+        chi2 = torch.randn(3, *shape, generator=generator, dtype=torch.float64).pow(2).sum(0)
+        return (normal / torch.sqrt(chi2 / 3)).to(torch.float32)
+    raise UnknownNameError(f"unknown distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
+
+
+def generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+# Input checks shared by every op. Each raises InputError naming the argument and the problem.
+
+def require_tensor(name: str, value) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        raise InputError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    return value
+
+
+def require_dtype(name: str, tensor: torch.Tensor, *dtypes: torch.dtype) -> None:
+    if tensor.dtype not in dtypes:
+        wanted = " or ".join(str(d).removeprefix("torch.") for d in dtypes)
+        raise InputError(f"{name} must have dtype {wanted}, got {str(tensor.dtype).removeprefix('torch.')}")
+
+
+def require_ndim(name: str, tensor: torch.Tensor, ndim: int, layout: str) -> None:
+    if tensor.dim() != ndim:
+        raise InputError(f"{name} must be {ndim}-D ({layout}), got shape {tuple(tensor.shape)}")
+
+
+def require_same_device(**tensors: torch.Tensor) -> None:
+    devices = {name: t.device for name, t in tensors.items()}
+    if len(set(devices.values())) > 1:
+        listed = ", ".join(f"{name} on {device}" for name, device in devices.items())
+        raise InputError(f"inputs must be on one device: {listed}")
+
+
+def require_dim(name: str, tensor: torch.Tensor, dim: int, size: int, what: str) -> None:
+    if tensor.shape[dim] != size:
+        raise InputError(
+            f"{name} dimension {dim} must equal {what} ({size}), got shape {tuple(tensor.shape)}"
+        )

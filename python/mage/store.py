@@ -1,0 +1,259 @@
+"""SQLite store of runs, cases, implementations, results and raw samples.
+
+Every result is written with its samples in one transaction, so a crash or Ctrl-C leaves every
+finished result stored. A run is 'running' until it ends; one that ends by interruption is marked
+'incomplete', and one whose process died keeps no finish time and reads as incomplete too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable
+
+from mage.errors import UnknownNameError
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,                 -- running | complete | incomplete
+    clock TEXT NOT NULL,                  -- gpu | cpu: the clock behind every number of the run
+    suite TEXT NOT NULL,
+    command TEXT NOT NULL,
+    pid INTEGER,
+    env_json TEXT NOT NULL,
+    env_end_json TEXT,
+    method_json TEXT NOT NULL,
+    ceilings_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cases (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    op TEXT NOT NULL,
+    name TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    params_json TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    UNIQUE (run_id, op, name)
+);
+CREATE TABLE IF NOT EXISTS implementations (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    op TEXT NOT NULL,
+    name TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    precision TEXT NOT NULL,
+    UNIQUE (run_id, op, name)
+);
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    case_id INTEGER NOT NULL REFERENCES cases(id),
+    impl_id INTEGER NOT NULL REFERENCES implementations(id),
+    path TEXT NOT NULL,
+    cache TEXT NOT NULL,
+    status TEXT NOT NULL,                 -- pass | fail | skip
+    reason TEXT,
+    contract TEXT,                        -- pass | fail | NULL when never checked
+    rel_error REAL,
+    eager_error REAL,
+    flops REAL,
+    bytes REAL,
+    kernel_us REAL,
+    launches REAL,
+    kernel_names TEXT,
+    host_us REAL,
+    span_mean_us REAL,
+    span_median_us REAL,
+    span_round_min_us REAL,
+    span_round_max_us REAL,
+    span_samples INTEGER,
+    calls_per_sample INTEGER,
+    floor_us REAL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    result_id INTEGER NOT NULL REFERENCES results(id),
+    round INTEGER NOT NULL,
+    value_us REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS samples_by_result ON samples(result_id);
+CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
+"""
+
+RESULT_FIELDS = (
+    "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
+    "kernel_us", "launches", "kernel_names", "host_us", "span_mean_us", "span_median_us",
+    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us",
+)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Result:
+    """One implementation on one case, one path and one cache state."""
+
+    path: str
+    cache: str
+    status: str
+    reason: str | None = None
+    contract: str | None = None
+    rel_error: float | None = None
+    eager_error: float | None = None
+    flops: float | None = None
+    bytes: float | None = None
+    kernel_us: float | None = None
+    launches: float | None = None
+    kernel_names: str | None = None
+    host_us: float | None = None
+    span_mean_us: float | None = None
+    span_median_us: float | None = None
+    span_round_min_us: float | None = None
+    span_round_max_us: float | None = None
+    span_samples: int | None = None
+    calls_per_sample: int | None = None
+    floor_us: float | None = None
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.db = sqlite3.connect(self.path, timeout=30)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        with self.db:
+            self.db.executescript(SCHEMA)
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # Writing a run
+
+    def begin_run(self, *, clock: str, suite: str, command: str, env: dict, method: dict, ceilings: dict) -> int:
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO runs (started_at, status, clock, suite, command, pid, env_json, method_json, ceilings_json)"
+                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                (_now(), clock, suite, command, os.getpid(), json.dumps(env), json.dumps(method), json.dumps(ceilings)),
+            )
+        return cursor.lastrowid
+
+    def end_run(self, run_id: int, status: str, env_end: dict | None = None) -> None:
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, env_end_json = ? WHERE id = ?",
+                (status, _now(), json.dumps(env_end or {}), run_id),
+            )
+
+    def case_id(self, run_id: int, case) -> int:
+        with self.db:
+            self.db.execute(
+                "INSERT OR IGNORE INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, case.op, case.name, case.suite, json.dumps(case.params), case.seed),
+            )
+        return self.db.execute(
+            "SELECT id FROM cases WHERE run_id = ? AND op = ? AND name = ?", (run_id, case.op, case.name)
+        ).fetchone()[0]
+
+    def impl_id(self, run_id: int, impl) -> int:
+        with self.db:
+            self.db.execute(
+                "INSERT OR IGNORE INTO implementations (run_id, op, name, backend, variant, precision)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, impl.op, impl.name, impl.backend, impl.variant, impl.precision),
+            )
+        return self.db.execute(
+            "SELECT id FROM implementations WHERE run_id = ? AND op = ? AND name = ?", (run_id, impl.op, impl.name)
+        ).fetchone()[0]
+
+    def add_result(self, run_id: int, case_id: int, impl_id: int, result: Result,
+                   samples: Iterable[tuple[int, float]] = ()) -> int:
+        """Store one result and its raw samples atomically."""
+        values = [getattr(result, f) for f in RESULT_FIELDS]
+        with self.db:
+            cursor = self.db.execute(
+                f"INSERT INTO results (run_id, case_id, impl_id, {', '.join(RESULT_FIELDS)}, created_at)"
+                f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_FIELDS))}, ?)",
+                (run_id, case_id, impl_id, *values, _now()),
+            )
+            self.db.executemany(
+                "INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
+                [(cursor.lastrowid, r, v) for r, v in samples],
+            )
+        return cursor.lastrowid
+
+    # Reading
+
+    def runs(self) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r ORDER BY id"
+        ).fetchall()
+        return [self._run_dict(row) for row in rows]
+
+    def run(self, run_id: int) -> dict:
+        row = self.db.execute(
+            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r WHERE id = ?",
+            (run_id,),
+        ).fetchone()
+        if row is None:
+            raise UnknownNameError(f"no run {run_id} in {self.path}")
+        return self._run_dict(row)
+
+    def latest_run_id(self) -> int:
+        row = self.db.execute("SELECT MAX(id) FROM runs").fetchone()
+        if row[0] is None:
+            raise UnknownNameError(f"no runs stored in {self.path}")
+        return row[0]
+
+    @staticmethod
+    def _run_dict(row: sqlite3.Row) -> dict:
+        run = dict(row)
+        for key in ("env_json", "env_end_json", "method_json", "ceilings_json"):
+            run[key.removesuffix("_json")] = json.loads(run.pop(key) or "{}")
+        if run["status"] == "running" and run["finished_at"] is None and not _alive(run["pid"]):
+            run["status"] = "incomplete"  # its process died without marking it
+        return run
+
+    def rows(self, run_id: int) -> list[dict]:
+        """Results of a run, flattened with their op, case and implementation: the export format."""
+        self.run(run_id)
+        rows = self.db.execute(
+            f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, i.name AS impl, i.backend, i.variant,
+                       i.precision, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
+                FROM results res JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
+                JOIN runs ON runs.id = res.run_id
+                WHERE res.run_id = ? ORDER BY res.id""",
+            (run_id,),
+        ).fetchall()
+        return [dict(row) for row in rows]
+
+    def samples(self, result_id: int) -> list[tuple[int, float]]:
+        return [tuple(r) for r in self.db.execute(
+            "SELECT round, value_us FROM samples WHERE result_id = ? ORDER BY rowid", (result_id,)
+        )]
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
