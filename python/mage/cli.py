@@ -37,10 +37,10 @@ class DeviceChoice(str, Enum):
     cpu = "cpu"
 
 
-def _suites(suite: Suite) -> list[str]:
+def _suites(suites: list[Suite]) -> list[str]:
     from mage.spec import SUITES
 
-    return list(SUITES) if suite is Suite.all else [suite.value]
+    return list(SUITES) if Suite.all in suites else [s.value for s in suites]
 
 
 def _device(choice: DeviceChoice) -> str:
@@ -63,7 +63,8 @@ def _open_store(db: Path):
 
 @app.command()
 def run(
-    suite: Suite = typer.Option(Suite.seed, help="Which cases: seed (launch-bound), large, sweep, or all."),
+    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, or all "
+                                      "(repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
     impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a backend "
                                              "(eager, compile-default, …) or a name prefix (repeatable)."),
@@ -110,7 +111,7 @@ def run(
 
 @app.command("check")
 def check_contracts(
-    suite: Suite = typer.Option(Suite.seed, help="Which cases to check."),
+    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases to check (repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op"),
     impl: Optional[List[str]] = typer.Option(None, "--impl"),
     device: DeviceChoice = typer.Option(DeviceChoice.auto),
@@ -227,10 +228,9 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         errors.print("interrupted: finished results are stored; the run is marked incomplete")
         sys.exit(130)
-    except Exception as error:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(error, click.ClickException):
+    except typer.TyperException as error:  # usage errors: typer prints them and names their exit code
+        if hasattr(error, "show"):
             error.show()
-            sys.exit(error.exit_code)
-        raise
+        else:
+            errors.print(f"[bold red]error:[/] {error}")
+        sys.exit(getattr(error, "exit_code", 2))

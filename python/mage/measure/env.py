@@ -101,8 +101,10 @@ def capture(device: str) -> dict:
         "triton": _package_version("triton"),
         "mage": mage.__version__,
         "native_build": _native_build(),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        # A copy of the tree without .git (the GPU machine's) is told its commit by the caller.
+        "git_commit": os.environ.get("MAGE_GIT_COMMIT") or _git("rev-parse", "HEAD"),
+        "git_dirty": os.environ.get("MAGE_GIT_DIRTY", "") == "1"
+        or bool(_git("status", "--porcelain", "--untracked-files=no")),
         "host_cpu": _host_cpu(),
         "hostname": platform.node(),
         "os": platform.platform(),

@@ -105,13 +105,13 @@ def measure(
     for contender in contenders:
         try:
             with contender.mode():
-                regions[contender.key] = sampler(path, contender.call, timer, method)
-                probe_us = timer.span_us(regions[contender.key][0])
+                region, calls = sampler(path, contender.call, timer, method)
+                probe_us = timer.span_us(region)
         except Exception as error:  # one contender's failure must not stop the others
             failures[contender.key] = f"{type(error).__name__}: {error}"
             continue
-        stats[contender.key] = SpanStats(calls_per_sample=regions[contender.key][1])
-        regions[contender.key] += (method.samples_within_budget(method.span_samples, probe_us * 1e-6),)
+        stats[contender.key] = SpanStats(calls_per_sample=calls)
+        regions[contender.key] = (region, calls, method.samples_within_budget(method.span_samples, probe_us * 1e-6))
     ready = [c for c in contenders if c.key in regions]
     for round_index, order in enumerate(rotation(len(ready), method.rounds)):
         for position in order:

@@ -1,0 +1,26 @@
+# The two commands of the quick start: `make run` (Mage's main job) and `make test` (the tests).
+# Each creates .venv and installs what it needs on first use: torch, triton, Mage and its Rust extension.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SUITE ?= seed
+
+.PHONY: run test wheel
+
+run: $(STAMP)
+	$(BIN)/mage run --suite $(SUITE)
+
+test: $(STAMP)
+	cd native && cargo test --quiet
+	TRITON_INTERPRET=1 $(BIN)/python -m pytest -q
+
+# The abi3 wheel (Python 3.11 and 3.12) that travels to the GPU machine: see scripts/h200.sh.
+wheel: $(STAMP)
+	rm -rf dist && $(BIN)/maturin build --release --quiet -o dist
+
+$(STAMP): pyproject.toml native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@

@@ -1,0 +1,35 @@
+import os
+
+# CI has no GPU: Triton kernels run under the interpreter, which must be chosen before triton is imported.
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from mage import registry  # noqa: E402
+from mage.spec import Case  # noqa: E402
+
+
+@pytest.fixture
+def layernorm():
+    """The layernorm spec, its eager baseline and a small case."""
+    spec = registry.get_op("layernorm")
+    eager = next(i for i in registry.implementations("layernorm") if i.backend == "eager")
+    case = Case("layernorm", "33x65", "seed", {"rows": 33, "cols": 65}, seed=7)
+    return spec, eager, case
+
+
+@pytest.fixture
+def impl_like():
+    """An Implementation of the same op/variant/precision as ``base`` with another function."""
+
+    def make(base, fn, backend="fixture"):
+        return registry.Implementation(op=base.op, backend=backend, variant=base.variant,
+                                       precision=base.precision, fn=fn)
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _deterministic():
+    torch.manual_seed(0)

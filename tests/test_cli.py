@@ -1,0 +1,72 @@
+"""The CLI's verbs, end to end on the CPU, through the installed `mage` command."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
+
+
+def mage(*args, cwd):
+    return subprocess.run([*MAGE, *args], cwd=cwd, capture_output=True, text=True, timeout=900,
+                          env=os.environ | {"COLUMNS": "200"})
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory):
+    """One real CPU run of layernorm's eager implementation, shared by the read-only verbs."""
+    cwd = tmp_path_factory.mktemp("cli")
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "single", "--path", "batch", cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return cwd, result
+
+
+def test_run_says_it_has_no_gpu_first_and_stores(stored_run):
+    cwd, result = stored_run
+    assert result.stdout.splitlines()[0].startswith("No CUDA device")
+    assert "stored as run 1" in result.stdout
+    assert (cwd / "mage.db").exists()
+
+
+def test_runs_show_export(stored_run):
+    cwd, _ = stored_run
+    assert "complete" in mage("runs", cwd=cwd).stdout
+    shown = mage("show", "1", cwd=cwd)
+    assert shown.returncode == 0 and "CPU wall clock" in shown.stdout and "layernorm" in shown.stdout
+    exported = mage("export", "1", "--json", cwd=cwd)
+    rows = json.loads(exported.stdout)
+    assert {r["path"] for r in rows} == {"single", "batch"}
+    assert all(r["op"] == "layernorm" and r["impl"].startswith("eager/") and r["contract"] == "pass" for r in rows)
+
+
+def test_check_env_amdahl(tmp_path):
+    checked = mage("check", "--op", "layernorm", "--impl", "eager", cwd=tmp_path)
+    assert checked.returncode == 0 and "pass" in checked.stdout
+    env = json.loads(mage("env", cwd=tmp_path).stdout)
+    assert env["device"] == "cpu" and env["torch"].startswith("2.11")
+    amdahl = mage("amdahl", "--fraction", "0.2", "--speedup", "2", cwd=tmp_path)
+    assert "1.11×" in amdahl.stdout and "10.0%" in amdahl.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--op", "softmax"], "unknown op 'softmax'"),
+    (["run", "--op", "layernorm", "--impl", "cublas"], "unknown implementation 'cublas'"),
+    (["run", "--op", "layernorm", "--path", "warp"], "unknown path 'warp'"),
+    (["show", "7"], "no run 7"),
+    (["amdahl", "--fraction", "1.5", "--speedup", "2"], "fraction must be between 0 and 1"),
+    (["export", "1"], "--json"),
+])
+def test_bad_arguments_get_a_clear_error_and_no_traceback(tmp_path, args, message):
+    result = mage(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_bad_suite_is_refused_by_the_parser(tmp_path):
+    result = mage("run", "--suite", "huge", cwd=tmp_path)
+    assert result.returncode == 2 and "huge" in result.stderr
