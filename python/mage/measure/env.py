@@ -75,8 +75,10 @@ def gpu_state() -> dict:
 
 def _throttle_reasons(pynvml, handle) -> list[str]:
     mask = pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle)
-    names = [n for n in dir(pynvml) if n.startswith("nvmlClocksEventReason") and n != "nvmlClocksEventReasonNone"]
-    return sorted(n.removeprefix("nvmlClocksEventReason") for n in names if mask & getattr(pynvml, n) and getattr(pynvml, n) != 0xFFFFFFFFFFFFFFFF)
+    # Single-bit reasons only: 'All' and 'None' are masks, not reasons.
+    reasons = {n.removeprefix("nvmlClocksEventReason"): getattr(pynvml, n) for n in dir(pynvml)
+               if n.startswith("nvmlClocksEventReason") and isinstance(getattr(pynvml, n), int)}
+    return sorted(name for name, bit in reasons.items() if bit and bit & (bit - 1) == 0 and mask & bit)
 
 
 def _gpu_identity() -> dict:

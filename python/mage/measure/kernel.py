@@ -12,6 +12,7 @@ alone.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -29,11 +30,13 @@ class KernelCapture:
 
 def _device_activities(step: Callable[[], object], calls: int) -> list:
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            step()
-        torch.cuda.synchronize()
-    events = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    with warnings.catch_warnings():  # the profiler warns that it keeps one cycle: one cycle is all we record
+        warnings.simplefilter("ignore", UserWarning)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                step()
+            torch.cuda.synchronize()
+        events = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
     return sorted(events, key=lambda e: e.time_range.start)
 
 

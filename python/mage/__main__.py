@@ -1,0 +1,3 @@
+from mage.cli import main
+
+main()

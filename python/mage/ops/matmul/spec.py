@@ -1,0 +1,67 @@
+"""Matrix multiplication, float32.
+
+    out[m, n] = Σ_k a[m, k] · b[k, n]        a: M × K,  b: K × N,  out: M × N
+
+Precision is part of the implementation: ``ieee`` multiplies in float32, ``tf32`` lets tensor
+cores round a and b to TF32 (10-bit mantissa) and accumulate in float32; both are compared
+with the float64 product.
+
+Heavy-tailed draw: Student-t entries put outliers in a few rows of a and columns of b, so some
+dot products are dominated by one or two large terms. TF32's rounding of those outliers then
+sets the error, which is where a TF32 kernel that rounds differently from cuBLAS shows up.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mage import registry
+from mage.errors import InputError
+from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+
+
+class MatmulSpec(OpSpec):
+    name = "matmul"
+    variants = ("default",)
+    precisions = ("ieee", "tf32")
+
+    def cases(self) -> list[Case]:
+        def case(m: int, k: int, n: int, suite: str) -> Case:
+            return Case(self.name, f"{m}x{k}x{n}", suite, {"m": m, "k": k, "n": n}, seed=(m * 31 + k) * 31 + n)
+
+        sweep = [case(size, size, size, "sweep") for size in (256, 2048, 4096)]
+        return [case(1024, 1024, 1024, "seed"), case(8192, 8192, 8192, "large"), *sweep]
+
+    def make_inputs(self, case, seed, device, distribution="normal"):
+        m, k, n = case.params["m"], case.params["k"], case.params["n"]
+        g = generator(seed)
+        a = draw((m, k), g, distribution)
+        b = draw((k, n), g, distribution)
+        return a.to(device), b.to(device)
+
+    def validate(self, a, b) -> None:
+        for name, t in (("a", a), ("b", b)):
+            require_tensor(name, t)
+            require_dtype(name, t, torch.float32)
+        require_ndim("a", a, 2, "M × K")
+        require_ndim("b", b, 2, "K × N")
+        if a.shape[1] != b.shape[0]:
+            raise InputError(
+                f"a's columns must equal b's rows (the inner dimension K), got a {tuple(a.shape)} and b {tuple(b.shape)}"
+            )
+        require_same_device(a=a, b=b)
+
+    def reference(self, inputs, variant):
+        a, b = inputs
+        return a @ b
+
+    def flops(self, case, variant):
+        return 2.0 * case.params["m"] * case.params["n"] * case.params["k"]
+
+    def bytes(self, case, variant):
+        m, k, n = case.params["m"], case.params["k"], case.params["n"]
+        return 4.0 * (m * k + k * n + m * n)
+
+
+SPEC = MatmulSpec()
+registry.register_op(SPEC)

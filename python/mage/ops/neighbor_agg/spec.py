@@ -1,0 +1,171 @@
+"""Neighbor aggregation over a CSR graph (the message-passing step of a graph network).
+
+    rows of out: n = rowptr.numel() − 1;    x: n_src × F;    deg[i] = rowptr[i+1] − rowptr[i]
+    sum:   out[i, f] = Σ_{e = rowptr[i]}^{rowptr[i+1] − 1} x[col[e], f]
+    mean:  out[i, f] = sum[i, f] / deg[i]      (0 for a row with deg[i] = 0)
+
+rowptr and col share one index dtype, int32 or int64; col indexes the rows of x, so n_src may
+differ from n. Graphs come from graphs.py (uniform, power-law, R-MAT); each case's graph is
+drawn once from the case's own seed and reused for every input seed, while x is fresh per
+seed: a timing compares implementations on one fixed, documented graph, and accuracy checks
+still see new values each time. Graphs are cached per process (a few of them, as the large
+one takes about a second to build).
+
+Heavy-tailed draw: x is Student-t, so a hub row sums thousands of values among which a few
+dominate; an implementation that accumulates in a different order or precision shows its
+rounding there, while zero-degree rows test the mean's division guard.
+
+Compulsory bytes count each input once (x, rowptr, col) and the output once. The gather reads
+x's rows deg-many times on average, but a cache may serve the repeats, so they are not
+compulsory.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from mage import registry
+from mage.errors import InputError
+from mage.ops.neighbor_agg import graphs
+from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+
+INDEX_DTYPES = {"int32": torch.int32, "int64": torch.int64}
+# The float64 reference gathers edges in chunks so its temporary stays near 256 MiB.
+REFERENCE_CHUNK_ELEMENTS = 1 << 25
+
+
+@functools.lru_cache(maxsize=4)
+def _graph(kind: str, nodes: int, size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """CPU int64 (rowptr, col); ``size`` is the degree (uniform), edge count (powerlaw) or edge factor (rmat)."""
+    if kind == "uniform":
+        return graphs.uniform(nodes, size, seed)
+    if kind == "powerlaw":
+        return graphs.powerlaw(nodes, size, seed)
+    if kind == "rmat":
+        return graphs.rmat(nodes.bit_length() - 1, size, seed)
+    raise InputError(f"unknown graph kind {kind!r}; known: uniform, powerlaw, rmat")
+
+
+GRAPH_SIZE = {"uniform": "degree", "powerlaw": "edges", "rmat": "edge_factor"}
+
+
+class NeighborAggSpec(OpSpec):
+    name = "neighbor_agg"
+    variants = ("sum", "mean")
+
+    def cases(self) -> list[Case]:
+        def case(name: str, suite: str, graph: dict, features: int, index: str, seed: int) -> Case:
+            return Case(self.name, name, suite, {**graph, "features": features, "index": index}, seed=seed)
+
+        uniform = {"graph": "uniform", "nodes": 4096, "degree": 16}
+        return [
+            # Both seed cases share graph and x (same seed): they differ only in index dtype.
+            case("uniform-4096-d16-F64", "seed", uniform, 64, "int64", seed=4096 * 31 + 16),
+            case("uniform-4096-d16-F64-i32", "seed", uniform, 64, "int32", seed=4096 * 31 + 16),
+            case(
+                "powerlaw-1M-16M-F128", "large", {"graph": "powerlaw", "nodes": 1 << 20, "edges": 16 << 20}, 128, "int64",
+                seed=(1 << 20) * 31 + 16,
+            ),
+            case(
+                "rmat-s16-F64", "sweep", {"graph": "rmat", "nodes": 1 << 16, "scale": 16, "edge_factor": 16}, 64, "int64",
+                seed=16 * 31 + 16,
+            ),
+            case(
+                "powerlaw-262k-F128-i32", "sweep", {"graph": "powerlaw", "nodes": 1 << 18, "edges": 16 << 18}, 128, "int32",
+                seed=(1 << 18) * 31 + 16,
+            ),
+        ]
+
+    def graph(self, case: Case) -> tuple[torch.Tensor, torch.Tensor]:
+        """The case's CSR graph as CPU int64 tensors, shared by every input seed (cached)."""
+        p = case.params
+        return _graph(p["graph"], p["nodes"], p[GRAPH_SIZE[p["graph"]]], case.seed)
+
+    def make_inputs(self, case, seed, device, distribution="normal"):
+        rowptr, col = self.graph(case)
+        index = INDEX_DTYPES[case.params["index"]]
+        x = draw((case.params["nodes"], case.params["features"]), generator(seed), distribution)
+        # copy=True: the cached graph must never be handed out, since an implementation could write it.
+        return rowptr.to(device, index, copy=True), col.to(device, index, copy=True), x.to(device)
+
+    def validate(self, rowptr, col, x) -> None:
+        for name, t in (("rowptr", rowptr), ("col", col), ("x", x)):
+            require_tensor(name, t)
+        require_ndim("rowptr", rowptr, 1, "n + 1 row offsets")
+        require_ndim("col", col, 1, "one source row per edge")
+        require_ndim("x", x, 2, "n_src × F")
+        require_dtype("rowptr", rowptr, torch.int32, torch.int64)
+        require_dtype("col", col, torch.int32, torch.int64)
+        if rowptr.dtype != col.dtype:
+            raise InputError(
+                f"rowptr and col must share one index dtype, got rowptr {_dtype(rowptr)} and col {_dtype(col)}"
+            )
+        require_dtype("x", x, torch.float32)
+        require_same_device(rowptr=rowptr, col=col, x=x)
+        if rowptr.numel() < 1:
+            raise InputError("rowptr must have at least 1 element (n + 1 offsets for n rows), got 0")
+        first = rowptr[0].item()
+        if first != 0:
+            raise InputError(f"rowptr[0] must be 0, got {first}")
+        step = rowptr.diff()
+        drop = _first_true(step < 0)
+        if drop is not None:
+            raise InputError(
+                f"rowptr must be non-decreasing: rowptr[{drop + 1}] = {rowptr[drop + 1].item()} "
+                f"< rowptr[{drop}] = {rowptr[drop].item()}"
+            )
+        last = rowptr[-1].item()
+        if last != col.numel():
+            raise InputError(f"rowptr[-1] must equal col's length (the edge count {col.numel()}), got {last}")
+        bad = _first_true((col < 0) | (col >= x.shape[0]))
+        if bad is not None:
+            raise InputError(
+                f"col[{bad}] = {col[bad].item()} is out of range: x has {x.shape[0]} rows, "
+                f"so every col must lie in [0, {x.shape[0]})"
+            )
+
+    def reference(self, inputs, variant):
+        rowptr, col, x = inputs
+        n = rowptr.numel() - 1
+        degree = rowptr.diff()
+        rows = torch.repeat_interleave(torch.arange(n, device=x.device), degree, output_size=col.numel())
+        out = torch.zeros(n, x.shape[1], dtype=x.dtype, device=x.device)
+        chunk = max(1, REFERENCE_CHUNK_ELEMENTS // max(1, x.shape[1]))
+        for start in range(0, col.numel(), chunk):
+            out.index_add_(0, rows[start : start + chunk], x[col[start : start + chunk]])
+        if variant == "mean":
+            out = out / degree.clamp(min=1).unsqueeze(1).to(out.dtype)
+        return out
+
+    def edges(self, case: Case) -> int:
+        return self.graph(case)[1].numel()
+
+    def flops(self, case, variant):
+        # One add per gathered element; the mean adds one division per output element.
+        nodes, features = case.params["nodes"], case.params["features"]
+        return float(self.edges(case) * features + (nodes * features if variant == "mean" else 0))
+
+    def bytes(self, case, variant):
+        nodes, features = case.params["nodes"], case.params["features"]
+        index_bytes = INDEX_DTYPES[case.params["index"]].itemsize
+        x_and_out = 4 * (nodes * features + nodes * features)
+        return float(x_and_out + index_bytes * (nodes + 1 + self.edges(case)))
+
+
+def _dtype(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _first_true(mask: torch.Tensor) -> int | None:
+    """Position of the first True in a 1-D mask, or None; one host sync."""
+    if mask.numel() == 0:
+        return None
+    positions = torch.where(mask, torch.arange(mask.numel(), device=mask.device), mask.numel())
+    first = positions.min().item()
+    return first if first < mask.numel() else None
+
+
+SPEC = NeighborAggSpec()
+registry.register_op(SPEC)

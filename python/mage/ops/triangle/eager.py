@@ -1,0 +1,15 @@
+import torch
+
+from mage.backends.precision import cuda_only
+from mage.registry import implementation
+
+EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
+
+
+@implementation(
+    "triangle", backend="eager", variants=("outgoing", "incoming"), precisions=("tf32",), baseline=True,
+    available=cuda_only("tf32"),
+)
+@implementation("triangle", backend="eager", variants=("outgoing", "incoming"), precisions=("ieee",), baseline=True)
+def triangle(a, b, variant):
+    return torch.einsum(EQUATIONS[variant], a, b)

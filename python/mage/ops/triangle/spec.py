@@ -1,0 +1,72 @@
+"""AlphaFold's triangle multiplicative update, its contraction only: channel-last, float32.
+
+    a, b: B × N × N × C
+    outgoing:  out[b, i, j, c] = Σ_k a[b, i, k, c] · b[b, j, k, c]      (edges leaving i and j)
+    incoming:  out[b, i, j, c] = Σ_k a[b, k, i, c] · b[b, k, j, c]      (edges arriving at i and j)
+
+Each channel c is an independent N × N matrix product (a_c · b_cᵀ outgoing, a_cᵀ · b_c incoming),
+with the channel as the innermost, contiguous dimension. Precision as for matmul: ``ieee`` or
+``tf32``, both compared with the float64 result.
+
+Heavy-tailed draw: Student-t pair features put outliers along whole rows of the pair map, so
+one large a[b, i, k, c] touches every out[b, i, :, c]; TF32 rounding of the outliers sets the
+error of those rows.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mage import registry
+from mage.errors import InputError
+from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+
+class TriangleSpec(OpSpec):
+    name = "triangle"
+    variants = ("outgoing", "incoming")
+    precisions = ("ieee", "tf32")
+
+    def cases(self) -> list[Case]:
+        def case(batch: int, n: int, c: int, suite: str) -> Case:
+            return Case(
+                self.name, f"B{batch}-N{n}-C{c}", suite, {"batch": batch, "n": n, "c": c}, seed=(batch * 31 + n) * 31 + c
+            )
+
+        sweep = [case(1, 256, 128, "sweep"), case(2, 384, 64, "sweep")]
+        return [case(1, 128, 64, "seed"), case(1, 512, 128, "large"), *sweep]
+
+    def make_inputs(self, case, seed, device, distribution="normal"):
+        shape = (case.params["batch"], case.params["n"], case.params["n"], case.params["c"])
+        g = generator(seed)
+        a = draw(shape, g, distribution)
+        b = draw(shape, g, distribution)
+        return a.to(device), b.to(device)
+
+    def validate(self, a, b) -> None:
+        for name, t in (("a", a), ("b", b)):
+            require_tensor(name, t)
+            require_dtype(name, t, torch.float32)
+            require_ndim(name, t, 4, "B × N × N × C")
+        if a.shape[1] != a.shape[2]:
+            raise InputError(f"a's dimensions 1 and 2 must be equal (N × N pairs), got shape {tuple(a.shape)}")
+        if a.shape != b.shape:
+            raise InputError(f"a and b must have the same shape, got a {tuple(a.shape)} and b {tuple(b.shape)}")
+        require_same_device(a=a, b=b)
+
+    def reference(self, inputs, variant):
+        # One batched matrix product per (batch, channel), written independently of eager's einsum.
+        a, b = (t.permute(0, 3, 1, 2) for t in inputs)  # B × C × N × N
+        product = a @ b.transpose(-1, -2) if variant == "outgoing" else a.transpose(-1, -2) @ b
+        return product.permute(0, 2, 3, 1).contiguous()
+
+    def flops(self, case, variant):
+        p = case.params
+        return 2.0 * p["batch"] * p["n"] ** 3 * p["c"]
+
+    def bytes(self, case, variant):
+        p = case.params
+        return 4.0 * 3 * p["batch"] * p["n"] ** 2 * p["c"]
+
+
+SPEC = TriangleSpec()
+registry.register_op(SPEC)

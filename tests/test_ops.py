@@ -1,0 +1,358 @@
+"""Every op's spec and eager baseline, on the CPU: references, input checks, graph generators."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from mage import registry
+from mage.backends.precision import precision_mode
+from mage.check import check, rel_error, upcast
+from mage.errors import InputError
+from mage.ops.neighbor_agg import graphs
+from mage.spec import Case
+
+# Small cases, so every variant and distribution runs in well under a second. Shapes are odd
+# on purpose (primes, one row, a non-power-of-two channel count).
+SMALL = {
+    "layernorm": [{"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}],
+    "matmul": [{"m": 17, "k": 31, "n": 9}, {"m": 1, "k": 64, "n": 1}],
+    "bias_gelu": [{"rows": 5, "cols": 37}, {"rows": 1, "cols": 1024}],
+    "triangle": [{"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 3}],
+    "neighbor_agg": [
+        {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},
+        {"graph": "powerlaw", "nodes": 1024, "edges": 8192, "features": 16, "index": "int64"},
+        {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
+    ],
+}
+
+CASE_NAMES = {
+    "layernorm": {"1024x1024", "65536x4096", "4096x1024", "16384x1024", "16384x4096"},
+    "matmul": {"1024x1024x1024", "8192x8192x8192", "256x256x256", "2048x2048x2048", "4096x4096x4096"},
+    "bias_gelu": {"1024x1024", "16384x16384", "4096x4096", "8192x8192"},
+    "triangle": {"B1-N128-C64", "B1-N512-C128", "B1-N256-C128", "B2-N384-C64"},
+    "neighbor_agg": {
+        "uniform-4096-d16-F64",
+        "uniform-4096-d16-F64-i32",
+        "powerlaw-1M-16M-F128",
+        "rmat-s16-F64",
+        "powerlaw-262k-F128-i32",
+    },
+}
+
+
+def small_case(op: str, params: dict, index: int) -> Case:
+    return Case(op, f"small-{index}", "seed", params, seed=1000 + index)
+
+
+def eager(op: str, variant: str, precision: str = "ieee") -> registry.Implementation:
+    (impl,) = [
+        i
+        for i in registry.implementations(op)
+        if i.backend == "eager" and i.variant == variant and i.precision == precision
+    ]
+    return impl
+
+
+SMALL_RUNS = [
+    pytest.param(op, params, index, variant, id=f"{op}-{index}-{variant}")
+    for op, cases in SMALL.items()
+    for index, params in enumerate(cases)
+    for variant in registry.get_op(op).variants
+]
+
+
+# ---------------------------------------------------------------- cases, work, registration
+
+
+@pytest.mark.parametrize("op", sorted(CASE_NAMES))
+def test_cases_are_named_and_seeded(op):
+    spec = registry.get_op(op)
+    cases = spec.cases()
+    assert {c.name for c in cases} == CASE_NAMES[op]
+    assert {c.suite for c in cases} == {"seed", "large", "sweep"}
+    assert all(c.op == op and isinstance(c.seed, int) for c in cases)
+
+
+@pytest.mark.parametrize("op", sorted(CASE_NAMES))
+def test_every_variant_has_an_eager_baseline_per_precision(op):
+    spec = registry.get_op(op)
+    for variant in spec.variants:
+        for precision in spec.precisions:
+            impl = eager(op, variant, precision)
+            assert impl.baseline
+            reason = impl.unavailable_reason("cpu")
+            assert (reason is None) == (precision == "ieee"), reason
+            assert impl.unavailable_reason("cuda") is None
+
+
+def test_flops_and_bytes_of_named_cases():
+    matmul = registry.get_op("matmul")
+    case = matmul.case("1024x1024x1024")
+    assert matmul.flops(case, "default") == 2 * 1024**3
+    assert matmul.bytes(case, "default") == 4 * 3 * 1024**2
+
+    gelu = registry.get_op("bias_gelu")
+    case = gelu.case("16384x16384")
+    assert gelu.flops(case, "erf") == 10 * 16384**2
+    assert gelu.bytes(case, "erf") == 4 * (2 * 16384**2 + 16384)
+
+    tri = registry.get_op("triangle")
+    case = tri.case("B1-N512-C128")
+    assert tri.flops(case, "incoming") == 2 * 512**3 * 128
+    assert tri.bytes(case, "outgoing") == 4 * 3 * 512**2 * 128
+
+    agg = registry.get_op("neighbor_agg")
+    for name, itemsize in (("uniform-4096-d16-F64", 8), ("uniform-4096-d16-F64-i32", 4)):
+        case = agg.case(name)
+        rowptr, col = agg.graph(case)
+        edges = col.numel()
+        empty = int((rowptr.diff() == 0).sum())
+        assert edges == 16 * (4096 - empty)
+        assert agg.flops(case, "sum") == edges * 64
+        assert agg.flops(case, "mean") == edges * 64 + 4096 * 64
+        assert agg.bytes(case, "sum") == 4 * 2 * 4096 * 64 + itemsize * (4097 + edges)
+
+
+# ---------------------------------------------------------------- eager against the reference
+
+
+@pytest.mark.parametrize("distribution", ["normal", "heavy"])
+@pytest.mark.parametrize("op, params, index, variant", SMALL_RUNS)
+def test_eager_matches_reference(op, params, index, variant, distribution):
+    spec = registry.get_op(op)
+    case = small_case(op, params, index)
+    inputs = spec.make_inputs(case, seed=7, device="cpu", distribution=distribution)
+    spec.validate(*inputs)
+    for t in inputs:
+        if t.is_floating_point():
+            assert bool((t != 0).any()), "inputs must never be all zeros"
+    with precision_mode("ieee"):
+        out = eager(op, variant).fn(*inputs)
+    ref = spec.reference(upcast(inputs), variant)
+    assert out.dtype == torch.float32 and out.shape == ref.shape
+    assert rel_error(out, ref) <= 1e-5
+
+
+@pytest.mark.parametrize("op, params, index, variant", SMALL_RUNS)
+def test_eager_passes_its_own_contract(op, params, index, variant):
+    spec = registry.get_op(op)
+    impl = eager(op, variant)
+    result = check(impl, impl, spec, small_case(op, params, index), "cpu", seed=11)
+    assert result.passed, result.reason
+
+
+def test_fresh_seeds_give_fresh_inputs():
+    for op, cases in SMALL.items():
+        spec = registry.get_op(op)
+        case = small_case(op, cases[0], 0)
+        first, second = (spec.make_inputs(case, seed, "cpu") for seed in (1, 2))
+        again = spec.make_inputs(case, 1, "cpu")
+        floats = [i for i, t in enumerate(first) if t.is_floating_point()]
+        assert all(torch.equal(first[i], again[i]) for i in floats)
+        assert not torch.equal(first[floats[0]], second[floats[0]])
+
+
+# ---------------------------------------------------------------- references by definition
+
+
+def test_matmul_reference_by_definition():
+    spec = registry.get_op("matmul")
+    a, b = (torch.randn(shape, dtype=torch.float64) for shape in ((3, 4), (4, 2)))
+    ref = spec.reference((a, b), "default")
+    expected = torch.tensor([[sum(a[m, k] * b[k, n] for k in range(4)) for n in range(2)] for m in range(3)])
+    assert torch.allclose(ref, expected)
+
+
+def test_bias_gelu_reference_by_definition():
+    spec = registry.get_op("bias_gelu")
+    x, bias = torch.randn(3, 4, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
+    ref = spec.reference((x, bias), "erf")
+    for r in range(3):
+        for c in range(4):
+            z = float(x[r, c] + bias[c])
+            assert math.isclose(ref[r, c].item(), 0.5 * z * (1 + math.erf(z / math.sqrt(2))), rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_triangle_reference_by_definition():
+    spec = registry.get_op("triangle")
+    a, b = (torch.randn(2, 5, 5, 3, dtype=torch.float64) for _ in range(2))
+    out = spec.reference((a, b), "outgoing")
+    inc = spec.reference((a, b), "incoming")
+    for bb, i, j, c in ((0, 1, 2, 0), (1, 4, 0, 2), (1, 3, 3, 1)):
+        assert math.isclose(out[bb, i, j, c].item(), sum(a[bb, i, k, c] * b[bb, j, k, c] for k in range(5)).item())
+        assert math.isclose(inc[bb, i, j, c].item(), sum(a[bb, k, i, c] * b[bb, k, j, c] for k in range(5)).item())
+
+
+@pytest.mark.parametrize("index", [torch.int32, torch.int64])
+def test_neighbor_agg_by_definition(index):
+    spec = registry.get_op("neighbor_agg")
+    # Row 0 has two edges (one repeated), row 1 none, row 2 three; x has 4 rows, out has 3.
+    rowptr = torch.tensor([0, 2, 2, 5], dtype=index)
+    col = torch.tensor([3, 3, 0, 1, 2], dtype=index)
+    x = torch.randn(4, 6)
+    spec.validate(rowptr, col, x)
+    expected_sum = torch.stack([x[3] + x[3], torch.zeros(6), x[0] + x[1] + x[2]])
+    expected_mean = torch.stack([x[3], torch.zeros(6), (x[0] + x[1] + x[2]) / 3])
+    for variant, expected in (("sum", expected_sum), ("mean", expected_mean)):
+        ref = spec.reference(upcast((rowptr, col, x)), variant)
+        out = eager("neighbor_agg", variant).fn(rowptr, col, x)
+        assert torch.allclose(ref, expected.double(), atol=1e-6)
+        assert torch.allclose(out, expected, atol=1e-6)
+
+
+# ---------------------------------------------------------------- bad inputs
+
+
+def f32(*shape):
+    return torch.randn(*shape)
+
+
+def meta(*shape):
+    return torch.empty(*shape, device="meta")
+
+
+def i64(*values):
+    return torch.tensor(values, dtype=torch.int64)
+
+
+BAD_INPUTS = [
+    # layernorm
+    ("layernorm", lambda: (f32(4, 8, 2), f32(8), f32(8)), r"x must be 2-D"),
+    ("layernorm", lambda: (f32(4, 8).double(), f32(8), f32(8)), r"x must have dtype float32, got float64"),
+    ("layernorm", lambda: (f32(4, 8), f32(7), f32(8)), r"weight dimension 0 must equal x's cols \(8\)"),
+    ("layernorm", lambda: (f32(4, 8), f32(8), f32(1, 8)), r"bias must be 1-D"),
+    ("layernorm", lambda: (f32(4, 8), f32(8), meta(8)), r"inputs must be on one device: .*bias on meta"),
+    ("layernorm", lambda: (f32(4, 8).numpy(), f32(8), f32(8)), r"x must be a torch.Tensor"),
+    # matmul
+    ("matmul", lambda: (f32(2, 4, 5), f32(5, 3)), r"a must be 2-D"),
+    ("matmul", lambda: (f32(4, 5), f32(5)), r"b must be 2-D"),
+    ("matmul", lambda: (f32(4, 5), f32(5, 3).half()), r"b must have dtype float32, got float16"),
+    ("matmul", lambda: (f32(4, 5), f32(6, 3)), r"inner dimension.*a \(4, 5\) and b \(6, 3\)"),
+    ("matmul", lambda: (f32(4, 5), meta(5, 3)), r"inputs must be on one device: a on cpu, b on meta"),
+    # bias_gelu
+    ("bias_gelu", lambda: (f32(32), f32(32)), r"x must be 2-D"),
+    ("bias_gelu", lambda: (f32(4, 32), f32(31)), r"bias dimension 0 must equal x's cols \(32\)"),
+    ("bias_gelu", lambda: (f32(4, 32), f32(4, 32)), r"bias must be 1-D"),
+    ("bias_gelu", lambda: (f32(4, 32).to(torch.bfloat16), f32(32)), r"x must have dtype float32, got bfloat16"),
+    ("bias_gelu", lambda: (meta(4, 32), f32(32)), r"inputs must be on one device: x on meta, bias on cpu"),
+    # triangle
+    ("triangle", lambda: (f32(6, 6, 4), f32(6, 6, 4)), r"a must be 4-D \(B × N × N × C\)"),
+    ("triangle", lambda: (f32(1, 6, 5, 4), f32(1, 6, 5, 4)), r"a's dimensions 1 and 2 must be equal"),
+    ("triangle", lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 3)), r"same shape, got a \(1, 6, 6, 4\) and b \(1, 6, 6, 3\)"),
+    ("triangle", lambda: (f32(1, 6, 6, 4), f32(2, 6, 6, 4)), r"same shape"),
+    ("triangle", lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have dtype float32, got float64"),
+    ("triangle", lambda: (f32(1, 6, 6, 4), meta(1, 6, 6, 4)), r"inputs must be on one device: a on cpu, b on meta"),
+    # neighbor_agg: structure
+    ("neighbor_agg", lambda: (i64(0, 3, 1, 4), i64(0, 1, 2, 3), f32(5, 2)), r"non-decreasing: rowptr\[2\] = 1 < rowptr\[1\] = 3"),
+    ("neighbor_agg", lambda: (i64(0, 2, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*4.*got 3"),
+    ("neighbor_agg", lambda: (i64(0, 2, 5), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*got 5"),
+    ("neighbor_agg", lambda: (i64(1, 2, 4), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[0\] must be 0, got 1"),
+    ("neighbor_agg", lambda: (i64(), i64(), f32(5, 2)), r"rowptr must have at least 1 element"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 5), f32(5, 2)), r"col\[3\] = 5 is out of range: x has 5 rows"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(-1, 1, 2, 3), f32(5, 2)), r"col\[0\] = -1 is out of range"),
+    # neighbor_agg: dtypes, shapes, devices
+    (
+        "neighbor_agg",
+        lambda: (i64(0, 2, 4).int(), i64(0, 1, 2, 3), f32(5, 2)),
+        r"rowptr and col must share one index dtype, got rowptr int32 and col int64",
+    ),
+    ("neighbor_agg", lambda: (i64(0, 2, 4).float(), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must have dtype int32 or int64, got float32"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3).to(torch.int16), f32(5, 2)), r"col must have dtype int32 or int64, got int16"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5, 2).double()), r"x must have dtype float32, got float64"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5)), r"x must be 2-D"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4).reshape(1, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must be 1-D"),
+    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), meta(5, 2)), r"inputs must be on one device: .*x on meta"),
+]
+
+
+@pytest.mark.parametrize(
+    "op, make, message", [pytest.param(*bad, id=f"{bad[0]}-{n}") for n, bad in enumerate(BAD_INPUTS)]
+)
+def test_bad_inputs_are_refused_by_name(op, make, message):
+    with pytest.raises(InputError, match=message):
+        registry.get_op(op).validate(*make())
+
+
+# ---------------------------------------------------------------- graph generators
+
+GENERATORS = {
+    "uniform": lambda seed: graphs.uniform(3000, 12, seed),
+    "powerlaw": lambda seed: graphs.powerlaw(5000, 60000, seed),
+    "rmat": lambda seed: graphs.rmat(11, 8, seed),
+}
+
+
+def assert_valid_csr(rowptr, col, n_src):
+    assert rowptr.dtype == col.dtype == torch.int64 and rowptr.device.type == col.device.type == "cpu"
+    registry.get_op("neighbor_agg").validate(rowptr, col, torch.randn(n_src, 1))
+    rows = torch.repeat_interleave(torch.arange(rowptr.numel() - 1), rowptr.diff())
+    key = rows * n_src + col
+    assert bool((key.diff() >= 0).all()), "columns are sorted within each row"
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+def test_generators_are_deterministic_valid_and_have_empty_rows(kind):
+    rowptr, col = GENERATORS[kind](5)
+    again = GENERATORS[kind](5)
+    other = GENERATORS[kind](6)
+    assert torch.equal(rowptr, again[0]) and torch.equal(col, again[1])
+    assert not (torch.equal(rowptr, other[0]) and torch.equal(col, other[1]))
+    n = rowptr.numel() - 1
+    assert_valid_csr(rowptr, col, n)
+    degree = rowptr.diff()
+    assert degree[0] == 0 and degree[-1] == 0
+    assert int((degree[1:-1] == 0).sum()) >= 1
+
+
+def test_uniform_rows_have_the_requested_degree():
+    rowptr, col = graphs.uniform(2048, 16, 3, n_src=100)
+    degree = rowptr.diff()
+    assert set(degree.unique().tolist()) == {0, 16}
+    assert int((degree == 0).sum()) == 2 + 2048 // 1024
+    assert int(col.max()) < 100
+    assert_valid_csr(rowptr, col, 100)
+
+
+def test_powerlaw_has_exact_edges_and_a_hub():
+    edges = 1 << 20
+    rowptr, col = graphs.powerlaw(1 << 16, edges, 1)
+    degree = rowptr.diff()
+    assert col.numel() == edges
+    mean = edges / (1 << 16)
+    assert int(degree.max()) >= 40 * mean  # hubs in the hundreds to the thousand (cap √edges = 1024)
+    assert int(degree.max()) <= math.isqrt(edges)
+    assert float(degree.double().median()) < mean  # most rows are far below the mean
+    assert int((degree == 0).sum()) >= 2
+
+
+def test_rmat_scale_12_has_the_right_size():
+    rowptr, col = graphs.rmat(12, 16, 2)
+    assert rowptr.numel() == 4096 + 1
+    assert int(col.max()) < 4096
+    assert 0.9 * 16 * 4096 < col.numel() <= 16 * 4096
+    degree = rowptr.diff()
+    assert int(degree.max()) > 10 * 16  # R-MAT's skew
+
+
+def test_generators_refuse_impossible_sizes():
+    with pytest.raises(InputError, match="at least 4 rows"):
+        graphs.uniform(3, 2, 0)
+    with pytest.raises(InputError, match="do not fit"):
+        graphs.powerlaw(100, 100_000, 0)
+
+
+def test_neighbor_agg_graph_is_shared_across_seeds_and_never_handed_out():
+    spec = registry.get_op("neighbor_agg")
+    case = small_case("neighbor_agg", SMALL["neighbor_agg"][1], 1)
+    rowptr, col, x = spec.make_inputs(case, 1, "cpu")
+    rowptr2, col2, x2 = spec.make_inputs(case, 2, "cpu")
+    assert torch.equal(rowptr, rowptr2) and torch.equal(col, col2)
+    assert not torch.equal(x, x2)
+    col.fill_(0)
+    assert not torch.equal(spec.make_inputs(case, 1, "cpu")[1], col)
+    assert rowptr.dtype == torch.int64
+    i32 = small_case("neighbor_agg", SMALL["neighbor_agg"][0], 0)
+    assert {t.dtype for t in spec.make_inputs(i32, 1, "cpu")[:2]} == {torch.int32}
