@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mage import amdahl as amdahl_law
 from mage.errors import MageError
+from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
@@ -71,11 +72,12 @@ def run(
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
+    budget: float = typer.Option(Method.budget_s, help="Seconds one measurement may take before its sample count "
+                                 "is reduced (never below the method's minimum)."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
-    from mage.measure.method import Method
     from mage.report.tables import failures_table, results_table
     from mage.runner import Request, Runner, fresh_method, plan
 
@@ -85,7 +87,8 @@ def run(
                       "every number below is CPU time, not GPU time.[/]")
     paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
     request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
-                      caches=["warm", "cold"] if cold else ["warm"], device=where, method=fresh_method(Method()))
+                      caches=["warm", "cold"] if cold else ["warm"], device=where,
+                      method=fresh_method(Method(budget_s=budget)))
     work = plan(request)
     if not work:
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
@@ -121,7 +124,6 @@ def check_contracts(
 
     from mage import check
     from mage.runner import Request, _baseline, _skip_reason, fresh_method, plan
-    from mage.measure.method import Method
 
     where = _device(device)
     request = Request(suites=_suites(suite), ops=op, impls=impl, device=where)

@@ -193,11 +193,11 @@ class Runner:
             with precision_mode(impl.precision):
                 for _ in range(self.method.warmup_calls):
                     call()
-                self.timer.synchronize()
+                per_call_s = self.timer.span_us(call) * 1e-6
+                host_calls = self.method.samples_within_budget(self.method.host_calls, per_call_s)
                 measured = {"contract": contract, "host_us": host.host_time_us(
-                    call, self.timer.synchronize, self.method.host_calls, self.method.host_chunk)}
+                    call, self.timer.synchronize, host_calls, self.method.host_chunk)}
                 if self.timer.is_cuda:
-                    per_call_s = self.timer.span_us(call) * 1e-6
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                     for cache in self.request.caches:
                         measured[cache] = kernel.capture(call, calls, self.flush if cache == "cold" else None)
