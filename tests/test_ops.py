@@ -193,7 +193,7 @@ def test_neighbor_agg_by_definition(index):
     rowptr = torch.tensor([0, 2, 2, 5], dtype=index)
     col = torch.tensor([3, 3, 0, 1, 2], dtype=index)
     x = torch.randn(4, 6)
-    spec.validate(rowptr, col, x)
+    spec.check_inputs(rowptr, col, x)
     expected_sum = torch.stack([x[3] + x[3], torch.zeros(6), x[0] + x[1] + x[2]])
     expected_mean = torch.stack([x[3], torch.zeros(6), (x[0] + x[1] + x[2]) / 3])
     for variant, expected in (("sum", expected_sum), ("mean", expected_mean)):
@@ -273,7 +273,7 @@ BAD_INPUTS = [
 )
 def test_bad_inputs_are_refused_by_name(op, make, message):
     with pytest.raises(InputError, match=message):
-        registry.get_op(op).validate(*make())
+        registry.get_op(op).check_inputs(*make())
 
 
 # ---------------------------------------------------------------- graph generators
@@ -287,7 +287,7 @@ GENERATORS = {
 
 def assert_valid_csr(rowptr, col, n_src):
     assert rowptr.dtype == col.dtype == torch.int64 and rowptr.device.type == col.device.type == "cpu"
-    registry.get_op("neighbor_agg").validate(rowptr, col, torch.randn(n_src, 1))
+    registry.get_op("neighbor_agg").check_inputs(rowptr, col, torch.randn(n_src, 1))
     rows = torch.repeat_interleave(torch.arange(rowptr.numel() - 1), rowptr.diff())
     key = rows * n_src + col
     assert bool((key.diff() >= 0).all()), "columns are sorted within each row"

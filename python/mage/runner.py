@@ -16,7 +16,7 @@ from typing import Callable
 import torch
 
 from mage import check, registry
-from mage.backends.precision import precision_mode
+from mage.backends.precision import BASELINE_PRECISION, precision_mode
 from mage.measure import ceilings, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
@@ -75,8 +75,9 @@ def _seed(base: int, *names: str) -> int:
 
 
 def _baseline(impl: Implementation) -> Implementation:
+    precision = BASELINE_PRECISION.get(impl.precision, impl.precision)
     for candidate in registry.implementations(impl.op):
-        if candidate.baseline and candidate.variant == impl.variant and candidate.precision == impl.precision:
+        if candidate.baseline and candidate.variant == impl.variant and candidate.precision == precision:
             return candidate
     raise UnknownNameError(f"{impl.op} has no eager baseline for {impl.variant}/{impl.precision}")
 
@@ -148,7 +149,7 @@ class Runner:
         try:
             inputs = spec.make_inputs(case, case.seed, device) if runnable else ()
             if runnable:
-                spec.validate(*inputs)
+                spec.check_inputs(*inputs)
         except Exception as error:
             status = "skip" if _is_oom(error) else "fail"
             for impl in runnable:

@@ -50,8 +50,19 @@ class OpSpec:
         raise NotImplementedError
 
     def validate(self, *inputs) -> None:
-        """Raise InputError naming the problem if ``inputs`` are not valid for this op."""
+        """Raise InputError naming the problem if ``inputs`` are not valid for this op.
+
+        Only what the host knows (types, shapes, dtypes, devices): implementations call this on
+        every call, so it must never read device memory.
+        """
         raise NotImplementedError
+
+    def validate_values(self, *inputs) -> None:
+        """Checks that read the inputs' values (a graph's structure); run by the harness before any kernel."""
+
+    def check_inputs(self, *inputs) -> None:
+        self.validate(*inputs)
+        self.validate_values(*inputs)
 
     def reference(self, inputs: tuple, variant: str) -> torch.Tensor:
         """The float64 result on ``inputs`` (already upcast to float64 by the caller)."""

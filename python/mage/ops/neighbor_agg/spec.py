@@ -106,6 +106,9 @@ class NeighborAggSpec(OpSpec):
         require_same_device(rowptr=rowptr, col=col, x=x)
         if rowptr.numel() < 1:
             raise InputError("rowptr must have at least 1 element (n + 1 offsets for n rows), got 0")
+
+    def validate_values(self, rowptr, col, x) -> None:
+        """The CSR structure itself: reads the indices, so it synchronizes with the device."""
         first = rowptr[0].item()
         if first != 0:
             raise InputError(f"rowptr[0] must be 0, got {first}")

@@ -1,0 +1,146 @@
+"""What every Triton implementation shares: where it can run, its autotune lists, and small helpers.
+
+Kernels are decorated when their op's ``triton.py`` is imported, and Triton decides then whether
+they are compiled or interpreted: TRITON_INTERPRET=1 must be set before that import for them to
+run on the CPU. The interpreter executes each program in numpy and cannot time configs, so
+under it every autotune list shrinks to one config, chosen large enough that the ops' seed cases
+run in seconds (interpreter cost is per program and per op, not per element); tests then pick
+shapes that span several blocks with ragged edges.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+from triton import knobs
+
+from mage.backends.precision import cuda_only
+
+# Decided once, like the kernels themselves (they are decorated after this module is imported).
+INTERPRETED = bool(knobs.runtime.interpret)
+
+# Persistent kernels launch this many programs under the interpreter: few enough that each
+# walks several tiles of a small test shape.
+INTERPRETER_SMS = 3
+
+
+def triton_available(device: str) -> str | None:
+    """Availability rule of every Triton implementation: CUDA, or the CPU under the interpreter."""
+    if device == "cuda":
+        return None if torch.cuda.is_available() else "no CUDA device is visible"
+    if device == "cpu":
+        if INTERPRETED:
+            return None
+        return "Triton runs on the CPU only under its interpreter: set TRITON_INTERPRET=1 before importing mage"
+    return f"Triton kernels here target CUDA, not {device!r}"
+
+
+def triton_tf32_available(device: str) -> str | None:
+    """tf32 kernels: Triton's rule, and the interpreter's dot is float32, so tf32 needs CUDA."""
+    return triton_available(device) or cuda_only("tf32")(device)
+
+
+def pick_configs(configs: list[triton.Config], interpreter: list[triton.Config]) -> list[triton.Config]:
+    """The full autotune list on a GPU; under the interpreter, its one-config list (never timed)."""
+    return interpreter if INTERPRETED else configs
+
+
+def prune_wider_than(meta: str, limit):
+    """An ``early_config_prune`` that drops configs whose ``meta`` block exceeds ``limit(args)``.
+
+    A block wider than the (power-of-two rounded) extent it tiles only adds masked lanes. The
+    narrowest config survives even if all are too wide, since the autotuner needs one.
+    """
+
+    def prune(configs, named_args, **kwargs):
+        bound = limit({**named_args, **kwargs})
+        kept = [c for c in configs if c.kwargs[meta] <= bound]
+        return kept or [min(configs, key=lambda c: c.kwargs[meta])]
+
+    return prune
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def num_sms(device: torch.device) -> int:
+    """Programs a persistent kernel launches: one per SM on a GPU."""
+    if device.type != "cuda":
+        return INTERPRETER_SMS
+    return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
+
+
+@functools.lru_cache(maxsize=None)
+def _capability(index: int) -> tuple[int, int]:
+    return torch.cuda.get_device_capability(index)
+
+
+def tma_ready(*tensors: torch.Tensor) -> bool:
+    """Whether host-built tensor descriptors (TMA on Hopper) can address these 2-D tensors.
+
+    TMA needs a 16-byte aligned base, 16-byte aligned row strides, a unit inner stride and
+    non-empty extents. The interpreter emulates descriptors, so the same path is tested there.
+    """
+    for t in tensors:
+        if t.dim() != 2 or t.numel() == 0 or t.stride(1) != 1:
+            return False
+        if t.data_ptr() % 16 or (t.stride(0) * t.element_size()) % 16:
+            return False
+    if INTERPRETED:
+        return True
+    device = tensors[0].device
+    if device.type != "cuda":
+        return False
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return _capability(index)[0] >= 9
+
+
+@triton.jit
+def grouped_tile(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
+    """(pid_m, pid_n) of ``tile_id`` when GROUP_M row-tiles sweep the columns together.
+
+    Consecutive programs then share GROUP_M rows of A and a few columns of B, which stay in L2.
+    """
+    tiles_per_group = GROUP_M * num_pid_n
+    first_m = (tile_id // tiles_per_group) * GROUP_M
+    group_m = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (tile_id % tiles_per_group) % group_m
+    pid_n = (tile_id % tiles_per_group) // group_m
+    return pid_m, pid_n
+
+
+def _patch_interpreter_for_numpy_2_4() -> None:
+    """Let the Triton 3.6 interpreter run loops with tensor bounds under numpy >= 2.4.
+
+    The interpreter holds scalars as one-element arrays and turns them into Python ints with
+    ``int(array)``, which numpy 2.4 rejects for arrays with ndim > 0 (``range(0, K)`` in a
+    kernel then fails). This re-installs ``__index__`` with ``.item()`` after the interpreter
+    installs its own, inside the same scope, so it is undone with the interpreter's patches.
+    """
+    try:
+        int(np.ones(1, dtype=np.int32))
+        return
+    except TypeError:
+        pass
+    from triton.runtime import interpreter
+
+    if getattr(interpreter._patch_lang_tensor, "_mage_numpy_fix", False):
+        return
+    original = interpreter._patch_lang_tensor
+
+    def patch_lang_tensor(tensor, scope):
+        original(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.item()))
+
+    patch_lang_tensor._mage_numpy_fix = True
+    interpreter._patch_lang_tensor = patch_lang_tensor
+
+
+if INTERPRETED:
+    _patch_interpreter_for_numpy_2_4()

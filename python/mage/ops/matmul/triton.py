@@ -1,0 +1,237 @@
+"""Matmul at three precisions: ieee (FMA), tf32 (tensor cores) and tf32x3 (three tf32 products).
+
+Two kernels share the tile order (GROUP_M row-tiles sweep the columns together, so the A rows
+and B columns in flight stay in L2):
+
+- ``_matmul_tile_kernel``: one program per output tile, pointer loads that Triton pipelines
+  with cp.async over ``num_stages`` buffers. It serves ieee everywhere (Triton lowers an ieee
+  fp32 dot to FMAs, so tensor memory accelerators buy nothing there) and tf32/tf32x3 when
+  tensor descriptors cannot address the operands.
+- ``_matmul_persistent_kernel``: on Hopper, for tf32 and tf32x3 when every operand is 16-byte
+  aligned. One program per SM walks the tiles (no wave quantization, the next tile's loads
+  overlap the previous epilogue), operands arrive by TMA into swizzled shared memory, and the
+  result leaves by TMA store. A tf32 wgmma needs both operands K-major in shared memory and b
+  is N-major: fed b as it is, Triton copies every B tile through registers into a transposed
+  buffer and waits for each wgmma (seen in its sm_90 TTGIR). So b is transposed once instead,
+  an extra copy of K·N floats (about 4 % of the 8192³ time). tf32x3 splits its operands in
+  registers anyway (big = tf32(x), small = x − big; Triton's native "tf32x3"), so it reads b
+  as it is.
+
+tf32x3 keeps the small·small term out: each product is then exact to about 2⁻²² relative,
+which meets the ieee ceiling of 1e-5 at three tensor-core products per FMA product's work.
+"""
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+from mage.backends.triton import grouped_tile, num_sms, pick_configs, tma_ready, triton_available, triton_tf32_available
+from mage.ops.matmul.spec import SPEC
+from mage.outputs import empty_output
+from mage.registry import implementation
+
+
+def _tile_configs(precision):
+    def config(bm, bn, bk, warps, stages):
+        return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=warps, num_stages=stages)
+
+    if precision == "ieee":
+        # FMA: 64 accumulators a thread (8 warps on 128 × 128, 4 on 128 × 64) is what fits in
+        # 255 registers without spilling; K steps of 16 (the least tl.dot accepts) or 32.
+        full = [
+            config(128, 128, 16, 8, 3),
+            config(128, 128, 16, 8, 4),
+            config(128, 128, 32, 8, 3),
+            config(128, 64, 32, 4, 3),
+            config(64, 128, 32, 4, 3),
+            config(64, 64, 32, 4, 4),
+        ]
+    elif precision == "tf32":
+        full = [
+            config(128, 128, 32, 8, 3),
+            config(128, 128, 32, 4, 4),
+            config(128, 256, 32, 8, 3),
+            config(128, 64, 32, 4, 4),
+            config(64, 128, 32, 4, 4),
+            config(64, 64, 32, 4, 5),
+        ]
+    else:
+        # tf32x3 keeps both splits of each operand live: 4-warp tiles above 64 × 64 spill.
+        full = [
+            config(128, 128, 32, 8, 3),
+            config(128, 128, 32, 8, 4),
+            config(128, 64, 32, 8, 4),
+            config(64, 128, 32, 8, 4),
+            config(64, 64, 32, 4, 5),
+        ]
+    return pick_configs(full, [config(128, 128, 32, 4, 1)])
+
+
+def _tile_kernel(precision):
+    @triton.autotune(configs=_tile_configs(precision), key=["M", "N", "K"])
+    @triton.jit
+    def _matmul_tile_kernel(
+        a_ptr,  # M × K, strides (stride_am, stride_ak)
+        b_ptr,  # K × N, strides (stride_bk, stride_bn)
+        c_ptr,  # M × N, contiguous
+        M,
+        N,
+        K,
+        stride_am,
+        stride_ak,
+        stride_bk,
+        stride_bn,
+        PRECISION: tl.constexpr,
+        BLOCK_M: tl.constexpr,
+        BLOCK_N: tl.constexpr,
+        BLOCK_K: tl.constexpr,
+        GROUP_M: tl.constexpr,
+    ):
+        pid_m, pid_n = grouped_tile(tl.program_id(0), tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        # Rows and columns past the edge read row/column 0 instead of being masked: the loads
+        # stay unmasked along M and N (vectorizable), and the store drops those lanes.
+        rows = tl.where(offs_m < M, offs_m, 0).to(tl.int64)
+        cols = tl.where(offs_n < N, offs_n, 0).to(tl.int64)
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + rows[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            k_left = K - k * BLOCK_K
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c_ptrs = c_ptr + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
+        tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+    return _matmul_tile_kernel
+
+
+# One autotuned kernel object per precision, so each keeps its own tuning cache and config list.
+_TILE_KERNELS = {p: _tile_kernel(p) for p in ("ieee", "tf32", "tf32x3")}
+
+
+def _persistent_configs():
+    def config(bm, bn, bk, warps, stages, subtile):
+        return triton.Config(
+            {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "EPILOGUE_SUBTILE": subtile},
+            num_warps=warps,
+            num_stages=stages,
+            pre_hook=_set_descriptor_blocks,
+        )
+
+    # fp32 tiles are twice the bytes of the fp16 tutorial's: 128×128×32 is 32 KiB a stage, so
+    # 3–4 stages fit Hopper's 227 KiB of shared memory next to the epilogue buffer.
+    full = [
+        config(128, 128, 32, 8, 4, False),
+        config(128, 128, 32, 8, 3, True),
+        config(128, 256, 32, 8, 3, True),
+        config(128, 256, 16, 8, 4, True),
+        config(256, 128, 32, 8, 3, True),
+        config(128, 128, 64, 8, 3, True),
+        config(128, 64, 32, 4, 4, False),
+    ]
+    return pick_configs(full, [config(128, 128, 32, 4, 1, True)])
+
+
+def _prune_persistent(configs, named_args, **kwargs):
+    # tf32x3 holds the split operands in registers: tiles above 128 × 128 spill (ptxas, sm_90).
+    if kwargs["PRECISION"] != "tf32x3":
+        return configs
+    return [c for c in configs if c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128] or configs[:1]
+
+
+def _set_descriptor_blocks(nargs):
+    bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bn, bk] if nargs["B_KMAJOR"] else [bk, bn]
+    nargs["c_desc"].block_shape = [bm, bn // 2] if nargs["EPILOGUE_SUBTILE"] else [bm, bn]
+
+
+@triton.autotune(
+    configs=_persistent_configs(),
+    key=["M", "N", "K", "PRECISION"],
+    prune_configs_by={"early_config_prune": _prune_persistent},
+)
+@triton.jit
+def _matmul_persistent_kernel(
+    a_desc,  # descriptor of a: M × K, block BLOCK_M × BLOCK_K
+    b_desc,  # descriptor of b: K × N, block BLOCK_K × BLOCK_N; or of bᵀ: N × K, block BLOCK_N × BLOCK_K
+    c_desc,  # descriptor of c: M × N, block BLOCK_M × BLOCK_N (or half of BLOCK_N)
+    M,
+    N,
+    K,
+    NUM_SMS: tl.constexpr,
+    PRECISION: tl.constexpr,
+    B_KMAJOR: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EPILOGUE_SUBTILE: tl.constexpr,
+):
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    # flatten=True merges the tile and K loops into one software-pipelined loop, so the next
+    # tile's first TMA loads are in flight during this tile's epilogue.
+    for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = grouped_tile(tile, num_pid_m, num_pid_n, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(k_tiles):
+            # Out-of-bounds boxes arrive zero-filled, so ragged K, M and N need no masks.
+            a = a_desc.load([off_m, k * BLOCK_K])
+            if B_KMAJOR:
+                b = b_desc.load([off_n, k * BLOCK_K]).T
+            else:
+                b = b_desc.load([k * BLOCK_K, off_n])
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        if EPILOGUE_SUBTILE:
+            # Two half-width stores halve the epilogue's shared buffer, leaving room for a stage.
+            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([off_m, off_n], left)
+            c_desc.store([off_m, off_n + BLOCK_N // 2], right)
+        else:
+            c_desc.store([off_m, off_n], acc)
+
+
+def _descriptor(t: torch.Tensor) -> TensorDescriptor:
+    # The block shape is a placeholder: each config's pre-hook sets its own.
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
+
+
+@implementation("matmul", backend="triton", precisions=("tf32",), available=triton_tf32_available)
+@implementation("matmul", backend="triton", precisions=("ieee", "tf32x3"), available=triton_available)
+def matmul(a, b, precision):
+    SPEC.validate(a, b)
+    M, K = a.shape
+    N = b.shape[1]
+    c = empty_output((M, N), like=a)
+    if c.numel() == 0:
+        return c
+    if K == 0:
+        return c.zero_()
+    # K % 4: the transposed b's rows must be 16-byte aligned too.
+    if precision != "ieee" and tma_ready(a, b, c) and K % 4 == 0:
+        b_kmajor = precision == "tf32"
+        b_operand = b.t().contiguous() if b_kmajor else b
+        sms = num_sms(a.device)
+        grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
+        _matmul_persistent_kernel[grid](
+            _descriptor(a), _descriptor(b_operand), _descriptor(c), M, N, K,
+            NUM_SMS=sms, PRECISION=precision, B_KMAJOR=b_kmajor,
+        )
+    else:
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        _TILE_KERNELS[precision][grid](
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), PRECISION=precision
+        )
+    return c

@@ -1,0 +1,142 @@
+"""Neighbor aggregation over CSR in one launch, without atomics: each output row has one owner.
+
+A program owns BLOCK_R consecutive rows and BLOCK_F features, in two loops:
+
+- head: step s gathers, for all its rows at once, each row's edges s·BLOCK_E … s·BLOCK_E +
+  BLOCK_E − 1 (a BLOCK_R × BLOCK_E × BLOCK_F tile of x rows; rows past their degree are masked
+  and fetch nothing), for at most HEAD_STEPS steps. Most rows (median degree 5) end here.
+- tail: each row longer than HEAD_STEPS · BLOCK_E then gets every lane of the program, its
+  remaining edges BLOCK_R · BLOCK_E at a time, so a hub's neighbours' idle lanes do not slow it.
+
+Both loops are ``tl.range`` loops with ``num_stages``, which Triton software-pipelines with
+cp.async on Hopper (step s + 1's column indices and step s's x rows in flight together).
+
+Hub rows: the largest degree the power-law case allows is √edges = 4,096, i.e. 4096 / (BLOCK_R ·
+BLOCK_E) pipelined steps for one program, against one step for the median row; the ~350 such
+hubs among tens of thousands of row blocks overlap with the rest of the grid instead of
+forming its tail. The choice is to not split a row over programs: adding the pieces
+deterministically would take a second pass (or atomics). For far larger hubs, BLOCK_F < F gives
+a row one owner per feature block, and the tail loop keeps a single program streaming at full
+tile width.
+
+Determinism: every row is summed in an order fixed by the graph and the config alone (slot by
+slot over the steps, then a fixed tree over the slots), so results are bitwise reproducible
+run to run. That order differs from eager's index_add; both are float32 sums.
+"""
+
+import triton
+import triton.language as tl
+
+from mage.backends.triton import pick_configs, prune_wider_than, triton_available
+from mage.ops.neighbor_agg.spec import SPEC
+from mage.outputs import empty_output
+from mage.registry import implementation
+
+# Steps of the all-rows loop; a row's edges beyond HEAD_STEPS · BLOCK_E go to the one-row loop.
+HEAD_STEPS = tl.constexpr(4)
+
+
+def _neighbor_agg_configs():
+    def config(r, e, f, warps, stages):
+        return triton.Config({"BLOCK_R": r, "BLOCK_E": e, "BLOCK_F": f, "NUM_STAGES": stages}, num_warps=warps)
+
+    # Tiles of 4 K floats at 4 warps, 8 K at 8 (no spills for sm_90 at F = 128); with F = 128 an
+    # x row is 512 contiguous bytes, 32 lanes × 16 bytes. Few rows × many edge slots suits long
+    # rows, many rows × few slots the median degree of 5. num_stages = 3 pipelines the gathers.
+    full = [
+        config(r, e, f, 4, s)
+        for r, e in ((1, 32), (2, 16), (4, 8), (8, 4), (16, 2))
+        for f in (128, 64)
+        for s in (1, 3)
+    ]
+    full += [config(r, e, 128, 8, 3) for r, e in ((4, 16), (8, 8), (16, 4))]
+    return pick_configs(full, [config(16, 8, 64, 4, 1)])
+
+
+@triton.autotune(
+    configs=_neighbor_agg_configs(),
+    key=["n_rows", "n_edges", "F"],
+    prune_configs_by={
+        "early_config_prune": prune_wider_than("BLOCK_F", lambda args: max(16, triton.next_power_of_2(args["F"])))
+    },
+)
+@triton.jit
+def _neighbor_agg_rows_kernel(
+    rowptr_ptr,  # n_rows + 1, int32 or int64
+    col_ptr,  # n_edges, same dtype as rowptr
+    x_ptr,  # n_src × F, row stride x_stride
+    out_ptr,  # n_rows × F, contiguous
+    n_rows,
+    n_edges,
+    F,
+    x_stride,
+    MEAN: tl.constexpr,
+    BLOCK_R: tl.constexpr,
+    BLOCK_E: tl.constexpr,
+    BLOCK_F: tl.constexpr,
+    NUM_STAGES: tl.constexpr,
+):
+    # Feature blocks vary fastest: the programs sharing a row block read its col range together.
+    f_blocks = tl.cdiv(F, BLOCK_F)
+    pid = tl.program_id(0)
+    rows = (pid // f_blocks) * BLOCK_R + tl.arange(0, BLOCK_R)
+    feats = (pid % f_blocks) * BLOCK_F + tl.arange(0, BLOCK_F)
+    row_ok = rows < n_rows
+    feat_ok = feats < F
+    start = tl.load(rowptr_ptr + rows, mask=row_ok, other=0).to(tl.int64)
+    end = tl.load(rowptr_ptr + rows + 1, mask=row_ok, other=0).to(tl.int64)
+    degree = end - start
+    slots = tl.arange(0, BLOCK_E).to(tl.int64)
+    acc = tl.zeros((BLOCK_R, BLOCK_E, BLOCK_F), dtype=tl.float32)
+    longest = tl.max(degree, axis=0)
+    # Head: all rows together, edge slot by edge slot, for at most HEAD_STEPS steps.
+    for step in tl.range(0, tl.minimum(longest, HEAD_STEPS * BLOCK_E), BLOCK_E, num_stages=NUM_STAGES):
+        live = (step + slots)[None, :] < degree[:, None]
+        edge = start[:, None] + step + slots[None, :]
+        src = tl.load(col_ptr + edge, mask=live, other=0).to(tl.int64)
+        acc += tl.load(
+            x_ptr + src[:, :, None] * x_stride + feats[None, None, :],
+            mask=live[:, :, None] & feat_ok[None, None, :],
+            other=0.0,
+        )
+    total = tl.sum(acc, axis=1)
+    # Tail, for the few rows longer than the head: one row at a time with every lane on its edges,
+    # BLOCK_R · BLOCK_E of them a step, instead of BLOCK_E while its neighbours' lanes idle.
+    if longest > HEAD_STEPS * BLOCK_E:
+        lanes = tl.arange(0, BLOCK_R * BLOCK_E).to(tl.int64)
+        which = tl.arange(0, BLOCK_R)
+        for r in range(0, BLOCK_R):
+            row_end = tl.sum(tl.where(which == r, end, 0), axis=0)
+            row_start = tl.sum(tl.where(which == r, start, 0), axis=0) + HEAD_STEPS * BLOCK_E
+            tail = tl.zeros((BLOCK_R * BLOCK_E, BLOCK_F), dtype=tl.float32)
+            for first in tl.range(row_start, row_end, BLOCK_R * BLOCK_E, num_stages=NUM_STAGES):
+                live = first + lanes < row_end
+                src = tl.load(col_ptr + first + lanes, mask=live, other=0).to(tl.int64)
+                tail += tl.load(
+                    x_ptr + src[:, None] * x_stride + feats[None, :],
+                    mask=live[:, None] & feat_ok[None, :],
+                    other=0.0,
+                )
+            total = tl.where((which == r)[:, None], total + tl.sum(tail, axis=0)[None, :], total)
+    if MEAN:
+        total = total / tl.maximum(degree, 1).to(tl.float32)[:, None]
+    out_ptrs = out_ptr + rows.to(tl.int64)[:, None] * F + feats[None, :]
+    tl.store(out_ptrs, total, mask=row_ok[:, None] & feat_ok[None, :])
+
+
+@implementation("neighbor_agg", backend="triton", variants=("sum", "mean"), available=triton_available)
+def neighbor_agg(rowptr, col, x, variant):
+    SPEC.validate(rowptr, col, x)
+    n_rows, F = rowptr.numel() - 1, x.shape[1]
+    out = empty_output((n_rows, F), like=x)
+    if out.numel() == 0:
+        return out
+    if col.numel() == 0:  # every row is empty (and col may have no storage to point at)
+        return out.zero_()
+    if x.stride(1) != 1:
+        x = x.contiguous()
+    grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_R"]) * triton.cdiv(F, meta["BLOCK_F"]),)
+    _neighbor_agg_rows_kernel[grid](
+        rowptr, col, x, out, n_rows, col.numel(), F, x.stride(0), MEAN=variant == "mean"
+    )
+    return out

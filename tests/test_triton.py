@@ -1,0 +1,461 @@
+"""Triton implementations under the interpreter: contracts on awkward shapes, and the checker's teeth.
+
+The interpreter runs each program in numpy with one autotune config per kernel (see
+mage.backends.triton), so shapes here are chosen against those blocks: matmul 128 × 128 × 32,
+bias_gelu 16 × 256, layernorm 16 rows (chunks of 16 columns), triangle 32 × 32 × 32 with 8
+channels, neighbor_agg 16 rows × 8 edge slots × 64 features (rows longer than 32 edges take the
+one-row tail loop). The interpreter computes every tl.dot in float32, whatever its
+input_precision: tf32 and tf32x3 results here check indexing, not their rounding.
+"""
+
+import os
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported, by mage or by this file
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from mage import registry  # noqa: E402
+from mage.backends import triton as triton_backend  # noqa: E402
+from mage.check import check  # noqa: E402
+from mage.ops.neighbor_agg.spec import NeighborAggSpec  # noqa: E402
+from mage.outputs import empty_output  # noqa: E402
+from mage.spec import Case, draw, generator  # noqa: E402
+
+registry.load()
+TRITON = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op) if impl.backend == "triton"]
+
+
+def _impl(op, variant, precision, backend="triton"):
+    return next(
+        i for i in registry.implementations(op) if (i.backend, i.variant, i.precision) == (backend, variant, precision)
+    )
+
+
+def _eager(impl):
+    """The eager baseline at the precision the contract compares with (tf32x3 meets ieee's)."""
+    precision = "ieee" if impl.precision == "tf32x3" else impl.precision
+    return _impl(impl.op, impl.variant, precision, backend="eager")
+
+
+def _passes(impl, params, seed=11, spec=None):
+    spec = spec or registry.get_op(impl.op)
+    case = Case(impl.op, "test", "seed", params, seed=seed)
+    result = check(impl, _eager(impl), spec, case, "cpu", seed)
+    assert result.passed, result.reason
+    return result
+
+
+# --- where the implementations can run ---------------------------------------------------
+
+
+def test_the_interpreter_was_chosen_before_the_kernels_were_decorated():
+    from mage.ops.matmul import triton as matmul_triton
+
+    assert triton_backend.INTERPRETED
+    assert type(matmul_triton._matmul_persistent_kernel.fn).__name__ == "InterpretedFunction"
+
+
+@pytest.mark.parametrize("impl", TRITON, ids=lambda i: f"{i.op}:{i.name}")
+def test_every_triton_implementation_runs_on_the_cpu_except_tf32(impl):
+    reason = impl.unavailable_reason("cpu")
+    if impl.precision == "tf32":
+        assert reason and "CUDA" in reason
+    else:
+        assert reason is None
+
+
+def test_without_the_interpreter_the_cpu_is_refused_with_the_remedy(monkeypatch):
+    monkeypatch.setattr(triton_backend, "INTERPRETED", False)
+    assert "TRITON_INTERPRET=1" in triton_backend.triton_available("cpu")
+    assert triton_backend.triton_available("mps")
+
+
+def test_every_op_has_triton_implementations_for_all_its_variants():
+    for op, spec in registry.ops().items():
+        assert {i.variant for i in TRITON if i.op == op} == set(spec.variants), op
+    assert {i.precision for i in TRITON if i.op == "matmul"} == {"ieee", "tf32", "tf32x3"}
+    assert {i.precision for i in TRITON if i.op == "triangle"} == {"ieee", "tf32"}
+
+
+@triton.jit
+def _dot_probe_kernel(a_ptr, b_ptr, out_ptr, PRECISION: tl.constexpr):
+    offs = tl.arange(0, 16)
+    a = tl.load(a_ptr + offs[:, None] * 16 + offs[None, :])
+    b = tl.load(b_ptr + offs[:, None] * 16 + offs[None, :])
+    tl.store(out_ptr + offs[:, None] * 16 + offs[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+def _tf32(x):
+    """Round float32 to TF32 (10 explicit mantissa bits), to nearest, as tensor cores read it."""
+    bits = x.view(torch.int32)
+    return ((bits + 0x1000) & ~0x1FFF).view(torch.float32)
+
+
+def test_the_interpreter_computes_tf32_dots_in_float32():
+    """Why tf32 kernels are unavailable on the CPU and their checks here only check indexing."""
+    g = generator(3)
+    a, b = draw((16, 16), g, "normal"), draw((16, 16), g, "normal")
+    out = {p: torch.empty(16, 16) for p in ("tf32", "tf32x3", "ieee")}
+    for precision, o in out.items():
+        _dot_probe_kernel[(1,)](a, b, o, PRECISION=precision)
+    assert torch.equal(out["tf32"], out["ieee"]) and torch.equal(out["tf32x3"], out["ieee"])
+    assert not torch.allclose(out["tf32"], _tf32(a) @ _tf32(b), rtol=0, atol=1e-6)
+
+
+# --- matmul --------------------------------------------------------------------------------
+
+MATMUL_SHAPES = {
+    "odd": {"m": 33, "k": 47, "n": 65},
+    "primes-multi-tile": {"m": 131, "k": 67, "n": 257},
+    "aligned-ragged-tiles": {"m": 132, "k": 68, "n": 260},  # K, N % 4 == 0: the descriptor path
+    "one-row": {"m": 1, "k": 300, "n": 5},
+    "one-column": {"m": 70, "k": 33, "n": 1},
+    "empty-k": {"m": 5, "k": 0, "n": 3},
+    "empty-m": {"m": 0, "k": 4, "n": 8},
+}
+
+
+@pytest.mark.parametrize("precision", ["ieee", "tf32x3", "tf32"])
+@pytest.mark.parametrize("shape", MATMUL_SHAPES, ids=str)
+def test_matmul_contract(shape, precision):
+    _passes(_impl("matmul", "default", precision), MATMUL_SHAPES[shape])
+
+
+@pytest.mark.parametrize(
+    "precision, shape, kernel",
+    [
+        ("ieee", "aligned-ragged-tiles", "_TILE_KERNELS"),
+        ("tf32", "odd", "_TILE_KERNELS"),
+        ("tf32", "aligned-ragged-tiles", "_matmul_persistent_kernel"),
+        ("tf32x3", "aligned-ragged-tiles", "_matmul_persistent_kernel"),
+    ],
+)
+def test_matmul_takes_the_descriptor_path_exactly_when_it_can(monkeypatch, precision, shape, kernel):
+    from mage.ops.matmul import triton as matmul_triton
+
+    ran = []
+    for name, k in [*matmul_triton._TILE_KERNELS.items(), ("persistent", matmul_triton._matmul_persistent_kernel)]:
+        monkeypatch.setattr(k, "run", lambda *a, _run=k.run, _name=name, **kw: (ran.append(_name), _run(*a, **kw))[1])
+    p = MATMUL_SHAPES[shape]
+    a, b = torch.randn(p["m"], p["k"]), torch.randn(p["k"], p["n"])
+    out = _impl("matmul", "default", precision).fn(a, b)
+    torch.testing.assert_close(out, a @ b, rtol=1e-5, atol=1e-4)
+    assert ran == (["persistent"] if kernel == "_matmul_persistent_kernel" else [precision])
+
+
+# --- bias_gelu and layernorm ---------------------------------------------------------------
+
+ROW_SHAPES = {
+    "odd": (33, 65),
+    "one-element": (1, 1),
+    "one-row": (1, 300),
+    "one-column": (300, 1),
+    "multi-block-ragged": (37, 513),
+    "no-rows": (0, 5),
+}
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES, ids=str)
+def test_bias_gelu_contract(shape):
+    rows, cols = ROW_SHAPES[shape]
+    _passes(_impl("bias_gelu", "erf", "ieee"), {"rows": rows, "cols": cols})
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES, ids=str)
+def test_layernorm_contract(shape):
+    rows, cols = ROW_SHAPES[shape]
+    _passes(_impl("layernorm", "affine", "ieee"), {"rows": rows, "cols": cols})
+
+
+@pytest.mark.parametrize("rows, cols", [(5, 65), (3, 200), (1, 4097)], ids=["5x65", "3x200", "1x4097"])
+def test_layernorm_rows_too_wide_for_registers_stream_in_chunks(monkeypatch, rows, cols):
+    from mage.ops.layernorm import triton as layernorm_triton
+
+    monkeypatch.setattr(layernorm_triton, "MAX_FUSED_COLS", 64)
+    ran = []
+    run = layernorm_triton._layernorm_chunked_kernel.run
+    monkeypatch.setattr(
+        layernorm_triton._layernorm_chunked_kernel, "run", lambda *a, **kw: (ran.append(1), run(*a, **kw))[1]
+    )
+    _passes(_impl("layernorm", "affine", "ieee"), {"rows": rows, "cols": cols})
+    assert ran
+
+
+def test_layernorm_is_stable_for_rows_with_a_large_mean():
+    """Two-pass statistics: E[x²] − E[x]² would lose every digit of the variance here."""
+    x = 1e4 + torch.randn(6, 300)
+    w, b = torch.ones(300), torch.zeros(300)
+    out = _impl("layernorm", "affine", "ieee").fn(x, w, b)
+    ref = torch.nn.functional.layer_norm(x.double(), (300,), eps=1e-5).float()
+    torch.testing.assert_close(out, ref, rtol=0, atol=1e-3)
+
+
+# --- triangle ------------------------------------------------------------------------------
+
+TRIANGLE_SHAPES = {
+    "one-tile-ragged-channels": {"batch": 1, "n": 17, "c": 5},
+    "batch-2-tiles-2x2": {"batch": 2, "n": 33, "c": 3},
+    "one-pair": {"batch": 1, "n": 1, "c": 1},
+    "two-channel-slabs": {"batch": 1, "n": 40, "c": 9},
+}
+
+
+@pytest.mark.parametrize("precision", ["ieee", "tf32"])
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("shape", TRIANGLE_SHAPES, ids=str)
+def test_triangle_contract(shape, variant, precision):
+    _passes(_impl("triangle", variant, precision), TRIANGLE_SHAPES[shape])
+
+
+def test_triangle_variants_are_not_interchangeable():
+    g = generator(5)
+    a, b = draw((1, 9, 9, 3), g, "normal"), draw((1, 9, 9, 3), g, "normal")
+    outgoing = _impl("triangle", "outgoing", "ieee").fn(a, b)
+    incoming = _impl("triangle", "incoming", "ieee").fn(a, b)
+    torch.testing.assert_close(outgoing, torch.einsum("bikc,bjkc->bijc", a, b), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(incoming, torch.einsum("bkic,bkjc->bijc", a, b), rtol=1e-5, atol=1e-5)
+    assert not torch.allclose(outgoing, incoming)
+
+
+# --- neighbor_agg --------------------------------------------------------------------------
+
+GENERATED_GRAPHS = {
+    "uniform-i32": {"graph": "uniform", "nodes": 37, "degree": 5, "features": 33, "index": "int32"},
+    "powerlaw-hubs-i64": {"graph": "powerlaw", "nodes": 300, "edges": 3000, "features": 16, "index": "int64"},
+    "rmat-3-feature-blocks-i32": {"graph": "rmat", "nodes": 128, "scale": 7, "edge_factor": 4, "features": 130, "index": "int32"},
+    "no-edges": {"graph": "uniform", "nodes": 10, "degree": 0, "features": 8, "index": "int64"},
+}
+
+
+class FixedGraphSpec(NeighborAggSpec):
+    """neighbor_agg on a hand-written CSR graph (the generators need 4 rows and spread edges)."""
+
+    def __init__(self, rowptr, col, n_src):
+        self.rowptr, self.col, self.n_src = rowptr, col, n_src
+
+    def make_inputs(self, case, seed, device, distribution="normal"):
+        index = {"int32": torch.int32, "int64": torch.int64}[case.params["index"]]
+        x = draw((self.n_src, case.params["features"]), generator(seed), distribution)
+        return self.rowptr.to(device, index), self.col.to(device, index), x.to(device)
+
+
+def _star(hub_degree=200):
+    """Six rows: an empty row, a hub, a one-edge row, three empty rows."""
+    degrees = torch.tensor([0, hub_degree, 1, 0, 0, 0])
+    rowptr = torch.cat([torch.zeros(1, dtype=torch.int64), degrees.cumsum(0)])
+    col = torch.randint(0, 50, (hub_degree + 1,), generator=generator(9))
+    return rowptr, col, 50
+
+
+FIXED_GRAPHS = {
+    "star-hub-200": _star(),
+    "one-row-40": (torch.tensor([0, 40]), torch.arange(40) % 7, 7),
+    "no-rows": (torch.tensor([0]), torch.tensor([], dtype=torch.int64), 3),
+    "empty-rows-only": (torch.zeros(8, dtype=torch.int64), torch.tensor([], dtype=torch.int64), 4),
+}
+
+
+@pytest.mark.parametrize("variant", ["sum", "mean"])
+@pytest.mark.parametrize("graph", GENERATED_GRAPHS, ids=str)
+def test_neighbor_agg_contract_on_generated_graphs(graph, variant):
+    _passes(_impl("neighbor_agg", variant, "ieee"), GENERATED_GRAPHS[graph])
+
+
+@pytest.mark.parametrize("index", ["int32", "int64"])
+@pytest.mark.parametrize("variant", ["sum", "mean"])
+@pytest.mark.parametrize("graph", FIXED_GRAPHS, ids=str)
+def test_neighbor_agg_contract_on_hand_written_graphs(graph, variant, index):
+    spec = FixedGraphSpec(*FIXED_GRAPHS[graph])
+    _passes(_impl("neighbor_agg", variant, "ieee"), {"features": 70, "index": index}, spec=spec)
+
+
+def test_neighbor_agg_is_bitwise_deterministic():
+    rowptr, col, n_src = _star()
+    x = draw((n_src, 70), generator(1), "heavy")
+    impl = _impl("neighbor_agg", "sum", "ieee")
+    assert torch.equal(impl.fn(rowptr, col, x), impl.fn(rowptr, col, x))
+
+
+@pytest.mark.parametrize("graph", ["star-hub-200", "one-row-40", "no-rows", "empty-rows-only"])
+def test_cusparse_peer_computes_the_sum(graph):
+    """torch.sparse.mm is CUDA-only in the registry; its wrapper is checked here on the CPU."""
+    impl = _impl("neighbor_agg", "sum", "ieee", backend="cusparse")
+    assert impl.unavailable_reason("cpu") and impl.unavailable_reason("cuda") is None
+    spec = FixedGraphSpec(*FIXED_GRAPHS[graph])
+    _passes(impl, {"features": 12, "index": "int32"}, spec=spec)
+
+
+# --- the checker rejects broken kernels ----------------------------------------------------
+
+BROKEN_CASES = [
+    ("matmul", "default", "ieee", {"m": 33, "k": 47, "n": 65}),
+    ("matmul", "default", "tf32x3", {"m": 132, "k": 68, "n": 260}),
+    ("bias_gelu", "erf", "ieee", {"rows": 33, "cols": 65}),
+    ("layernorm", "affine", "ieee", {"rows": 33, "cols": 65}),
+    ("triangle", "incoming", "ieee", {"batch": 1, "n": 17, "c": 5}),
+    ("neighbor_agg", "mean", "ieee", {"graph": "uniform", "nodes": 37, "degree": 5, "features": 33, "index": "int32"}),
+]
+
+
+def _broken_case_id(case):
+    return f"{case[0]}:{case[1]}/{case[2]}"
+
+
+@pytest.mark.parametrize("op, variant, precision, params", BROKEN_CASES, ids=[_broken_case_id(c) for c in BROKEN_CASES])
+def test_a_kernel_that_zeroes_half_its_output_is_rejected(impl_like, op, variant, precision, params):
+    good = _impl(op, variant, precision)
+
+    def zeroes_half(*inputs):
+        out = good.fn(*inputs)
+        out.view(-1)[: out.numel() // 2] = 0
+        return out
+
+    case = Case(op, "test", "seed", params, seed=3)
+    result = check(impl_like(good, zeroes_half), _eager(good), registry.get_op(op), case, "cpu", 3)
+    assert not result.passed and "error" in result.reason
+
+
+@pytest.mark.parametrize("op, variant, precision, params", BROKEN_CASES, ids=[_broken_case_id(c) for c in BROKEN_CASES])
+def test_a_kernel_that_skips_its_last_row_is_rejected(impl_like, op, variant, precision, params):
+    """The ragged edge is what block masks get wrong; poisoning shows it was never written."""
+    good = _impl(op, variant, precision)
+
+    def skips_last_row(*inputs):
+        out = good.fn(*inputs)
+        partial = empty_output(out.shape, like=out)
+        partial[:-1] = out[:-1]
+        return partial
+
+    case = Case(op, "test", "seed", params, seed=3)
+    result = check(impl_like(good, skips_last_row), _eager(good), registry.get_op(op), case, "cpu", 3)
+    assert not result.passed and "NaN" in result.reason
+
+
+def test_a_tf32_rounding_kernel_fails_the_ieee_contract(impl_like):
+    """What a tf32 matmul declared as ieee (or tf32x3) would look like: rejected at 1e-5."""
+    good = _impl("matmul", "default", "tf32x3")
+
+    def rounds_to_tf32(a, b):
+        return good.fn(_tf32(a), _tf32(b))
+
+    case = Case("matmul", "test", "seed", {"m": 64, "k": 96, "n": 64}, seed=3)
+    result = check(impl_like(good, rounds_to_tf32), _eager(good), registry.get_op("matmul"), case, "cpu", 3)
+    assert not result.passed and result.rel_error > 1e-4
+
+
+def test_numpy_rejects_what_the_interpreter_shim_works_around():
+    """If numpy ever accepts int() of a 1-element array again, the shim in backends/triton is moot."""
+    if tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 4):
+        pytest.skip("numpy < 2.4 still converts one-element arrays")
+    with pytest.raises(TypeError):
+        int(np.ones(1, dtype=np.int32))
+
+
+# --- what the interpreter does not check ---------------------------------------------------
+
+
+def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
+    """The interpreter runs one config, so the GPU lists and their pruning are checked here."""
+    from mage.ops.bias_gelu import triton as bias_gelu
+    from mage.ops.layernorm import triton as layernorm
+    from mage.ops.matmul import triton as matmul
+    from mage.ops.neighbor_agg import triton as neighbor_agg
+    from mage.ops.triangle import triton as triangle
+
+    monkeypatch.setattr(triton_backend, "INTERPRETED", False)
+    prune = bias_gelu._bias_gelu_tile_kernel.early_config_prune
+    for cols in (1, 33, 1024, 16384):
+        kept = prune(bias_gelu._bias_gelu_configs(), {"cols": cols})
+        assert kept and all(c.kwargs["BLOCK_C"] <= max(64, triton.next_power_of_2(cols)) for c in kept)
+    prune = layernorm._layernorm_fused_kernel.early_config_prune
+    for cols in (1, 1024, 4096, 16384):
+        block_c = triton.next_power_of_2(cols)
+        kept = prune(layernorm._layernorm_configs(), {"cols": cols}, BLOCK_C=block_c)
+        assert kept and all(c.kwargs["BLOCK_R"] * block_c <= max(16384, block_c) for c in kept)
+    for precision in ("ieee", "tf32", "tf32x3"):
+        assert all(c.kwargs["BLOCK_K"] >= 16 for c in matmul._tile_configs(precision))  # tl.dot's least K
+    persistent = matmul._persistent_configs()
+    assert matmul._prune_persistent(persistent, {}, PRECISION="tf32") == persistent
+    assert all(c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128 for c in matmul._prune_persistent(persistent, {}, PRECISION="tf32x3"))
+    assert all(c.kwargs["BLOCK_K"] >= 16 and c.num_warps <= 8 for c in triangle._triangle_configs())
+    prune = triangle._triangle_slab_kernel.early_config_prune
+    assert all(c.kwargs["BLOCK_C"] <= 4 for c in prune(triangle._triangle_configs(), {"C": 3}))
+    prune = neighbor_agg._neighbor_agg_rows_kernel.early_config_prune
+    assert {c.kwargs["BLOCK_F"] for c in prune(neighbor_agg._neighbor_agg_configs(), {"F": 64})} == {64}
+    assert {c.kwargs["BLOCK_F"] for c in prune(neighbor_agg._neighbor_agg_configs(), {"F": 128})} == {64, 128}
+    assert prune(neighbor_agg._neighbor_agg_configs(), {"F": 7})  # the narrowest survives
+
+
+# Compiled for sm_90 in a process without the interpreter: the interpreter accepts code that
+# Triton's compiler refuses (non-constexpr globals, dots with K < 16). One config per kernel.
+_SM90_COMPILE = r'''
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.runtime.jit import JITFunction
+from mage.ops.bias_gelu import triton as bias_gelu
+from mage.ops.layernorm import triton as layernorm
+from mage.ops.matmul import triton as matmul
+from mage.ops.neighbor_agg import triton as neighbor_agg
+from mage.ops.triangle import triton as triangle
+
+def compile_first(kernel, signature, constexprs, config=None):
+    config = config or kernel.configs[0]
+    fn = kernel
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    constexprs = {**constexprs, **config.kwargs}
+    names = list(signature)
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n, t in signature.items() if t[0] in "*i"}
+    src = ASTSource(fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+    triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+    print("compiled", fn.__name__, flush=True)
+
+f32 = "*fp32"
+rows = {"x_ptr": f32, "bias_ptr": f32, "out_ptr": f32, "rows": "i32", "cols": "i32", "x_stride": "i32"}
+compile_first(bias_gelu._bias_gelu_tile_kernel, rows, {})
+norm = {"x_ptr": f32, "w_ptr": f32, "b_ptr": f32, "out_ptr": f32, "rows": "i32", "cols": "i32", "x_stride": "i32", "eps": "fp32"}
+compile_first(layernorm._layernorm_fused_kernel, norm, {"BLOCK_C": 4096})
+compile_first(layernorm._layernorm_chunked_kernel, norm, {})
+mm = {"a_ptr": f32, "b_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K": "i32",
+      "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32"}
+for precision, kernel in matmul._TILE_KERNELS.items():
+    compile_first(kernel, mm, {"PRECISION": precision})
+for precision, kmajor in (("tf32", True), ("tf32x3", False)):
+    config = matmul._matmul_persistent_kernel.configs[0]
+    bm, bn, bk = (config.kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    b_block = [bn, bk] if kmajor else [bk, bn]
+    c_block = [bm, bn // 2] if config.kwargs["EPILOGUE_SUBTILE"] else [bm, bn]
+    desc = {"a_desc": f"tensordesc<fp32[{bm}, {bk}]>", "b_desc": f"tensordesc<fp32{b_block}>",
+            "c_desc": f"tensordesc<fp32{c_block}>", "M": "i32", "N": "i32", "K": "i32"}
+    compile_first(matmul._matmul_persistent_kernel, desc, {"NUM_SMS": 132, "PRECISION": precision, "B_KMAJOR": kmajor})
+tri = {"a_ptr": f32, "b_ptr": f32, "out_ptr": f32, "N": "i32", "C": "i32",
+       "a_sb": "i32", "a_si": "i32", "a_sk": "i32", "b_sb": "i32", "b_sj": "i32", "b_sk": "i32"}
+for precision in ("ieee", "tf32"):
+    compile_first(triangle._triangle_slab_kernel, tri, {"PRECISION": precision})
+for index in ("i32", "i64"):
+    graph = {"rowptr_ptr": "*" + index, "col_ptr": "*" + index, "x_ptr": f32, "out_ptr": f32,
+             "n_rows": "i32", "n_edges": "i32", "F": "i32", "x_stride": "i32"}
+    pipelined = next(c for c in neighbor_agg._neighbor_agg_rows_kernel.configs if c.kwargs["NUM_STAGES"] > 1)
+    compile_first(neighbor_agg._neighbor_agg_rows_kernel, graph, {"MEAN": index == "i64"}, pipelined)
+'''
+
+
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")),
+    reason="Triton's bundled ptxas is missing",
+)
+def test_every_kernel_compiles_for_hopper_without_a_gpu():
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", _SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("compiled") == 12
