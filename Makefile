@@ -11,8 +11,11 @@ SUITE ?= seed
 run: $(STAMP)
 	$(BIN)/mage run --suite $(SUITE)
 
+# cargo test also compiles a kernel with NVRTC when it finds libnvrtc: the pip wheel's, in the venv.
+NVRTC_LIB_DIR = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/nvidia/cu13/lib)))
+
 test: $(STAMP)
-	cd native && cargo test --quiet
+	cd native && MAGE_CUDA_LIB_DIRS="$(NVRTC_LIB_DIR)" cargo test --quiet
 	TRITON_INTERPRET=1 $(BIN)/python -m pytest -q
 
 # The abi3 wheel (Python 3.11 and 3.12) that travels to the GPU machine: see scripts/h200.sh.

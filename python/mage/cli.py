@@ -75,6 +75,12 @@ def run(
     budget: float = typer.Option(Method.budget_s, help="Seconds one measurement may take before its sample count "
                                  "is reduced (never below the method's minimum)."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
+    hypothesis: Optional[str] = typer.Option(None, "--hypothesis", help="What this run is made to test; stored "
+                                             "with it."),
+    predict: Optional[List[str]] = typer.Option(None, "--predict", help="A prediction judged against this run's "
+                                                "results, e.g. 'layernorm/triton@1024x1024:kernel<6' or "
+                                                "'layernorm/triton[graph]:span<0.8*eager' (repeatable; "
+                                                "syntax: mage.experiments)."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
@@ -92,6 +98,7 @@ def run(
     work = plan(request)
     if not work:
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
+    predictions = _predictions(predict, request)
     store = _open_store(db)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
@@ -103,12 +110,17 @@ def run(
                 progress.advance(task)
             progress.update(task, description=description)
 
-        run_id = Runner(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress).run(work)
+        runner = Runner(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
+        try:
+            run_id = runner.run(work)
+        finally:
+            _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)
     console.print(results_table(store.run(run_id), rows))
     failures = failures_table(rows)
     if failures is not None:
         console.print(failures)
+    _print_experiment(store, run_id)
     console.print(f"stored as run {run_id} in {db}")
 
 
@@ -199,17 +211,26 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     failures = failures_table(rows)
     if failures is not None:
         console.print(failures)
+    _print_experiment(store, run_id)
+    _print_findings(stored, rows)
 
 
 @app.command()
 def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
            as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list."),
+           run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
+                                         "samples, predictions) as one JSON document, for mage import."),
+           all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --run-json: write to this "
+                                                 "file (gzip-compressed if it ends in .gz)."),
            db: Path = DB_OPTION):
-    """Print a run's results as rows (JSON with --json)."""
+    """Print a run's results as rows (JSON with --json), or whole runs for mage import (--run-json)."""
     from mage.report.tables import export_rows
 
+    if run_json:
+        return _export_runs(run_id, all_runs, output, db)
     if not as_json:
-        raise MageError("choose an export format: --json (the only one so far)")
+        raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
     store = _open_store(db)
     print(json.dumps(export_rows(store.rows(_run_id(store, run_id))), indent=1))
 
@@ -219,6 +240,143 @@ def amdahl(fraction: float = typer.Option(..., help="Fraction of the request the
            speedup: float = typer.Option(..., help="How many times faster the kernel becomes.")):
     """What a kernel speedup does to a whole request."""
     console.print(amdahl_law.statement(fraction, speedup))
+
+
+def _predictions(texts: Optional[List[str]], request) -> list:
+    """Read and check every --predict before the run starts."""
+    from mage import experiments, registry
+
+    predictions = experiments.parse_all(texts, registry.ops())
+    experiments.validate(predictions, request)
+    return predictions
+
+
+def _record_experiment(store, runner, hypothesis: Optional[str], predictions: list) -> None:
+    if (hypothesis or predictions) and getattr(runner, "run_id", None) is not None:
+        store.set_experiment(runner.run_id, hypothesis, [p.text for p in predictions])
+
+
+def _print_experiment(store, run_id: int) -> None:
+    from mage import experiments
+
+    table = experiments.experiment_table(*experiments.evaluate_run(store, run_id))
+    if table is not None:
+        console.print(table)
+
+
+def _export_runs(run_id: Optional[int], all_runs: bool, output: Optional[Path], db: Path) -> None:
+    from mage import transfer
+
+    store = _open_store(db)
+    if all_runs and run_id is not None:
+        raise MageError("give a run id or --all, not both")
+    ids = [run["id"] for run in store.runs()] if all_runs else [_run_id(store, run_id)]
+    document = transfer.export_runs(store, ids)
+    if output is None:
+        print(json.dumps(document, separators=(",", ":")))
+    else:
+        transfer.write(document, output)
+        errors.print(f"wrote {len(ids)} run{'s' * (len(ids) != 1)} to {output}")
+
+
+@app.command("import")
+def import_runs(files: List[Path] = typer.Argument(..., help="Documents written by mage export --run-json "
+                                                   "(.json or .json.gz)."),
+                db: Path = DB_OPTION):
+    """Merge whole runs into the store; a run it already holds (same fingerprint) is skipped."""
+    from mage import transfer
+
+    store = _open_store(db)
+    for file in files:
+        for source, local, new in transfer.import_runs(store, transfer.read(file)):
+            if new:
+                console.print(f"{file}: run {source} imported as run {local}")
+            else:
+                console.print(f"{file}: run {source} already stored as run {local}; skipped")
+
+
+@app.command("compare")
+def compare_runs(run_a: int = typer.Argument(..., help="The run compared against (A)."),
+                 run_b: int = typer.Argument(..., help="The run judged (B): verdicts say how B differs from A."),
+                 op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
+                 show_all: bool = typer.Option(False, "--all", help="Also list the rows judged the same."),
+                 as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+                 db: Path = DB_OPTION):
+    """Per op, case, implementation and boundary: faster, slower, same or ambiguous (rules: mage.compare)."""
+    from mage import compare
+
+    comparison = compare.compare(_open_store(db), run_a, run_b, op)
+    if as_json:
+        print(json.dumps(compare.as_json(comparison), indent=1))
+        return
+    for part in compare.render(comparison, show_all):
+        console.print(part)
+
+
+@app.command("history")
+def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op."),
+               impl: Optional[str] = typer.Option(None, "--impl", help="Only this implementation (or a name prefix)."),
+               case: Optional[str] = typer.Option(None, "--case", help="Only this case."),
+               path: Optional[str] = typer.Option(None, "--path", help="Only this launch path."),
+               cache: Optional[str] = typer.Option(None, "--cache", help="Only this cache state."),
+               boundary: List[str] = typer.Option(["kernel", "span"], "--boundary",
+                                                  help="kernel, span, host, launches (repeatable)."),
+               points: bool = typer.Option(False, "--points", help="Every point of every series, not only of "
+                                           "those with a step."),
+               html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a history page: one "
+                                                        "chart per implementation, steps marked."),
+               db: Path = DB_OPTION):
+    """Every stored result over time and commits, with the steps where it got faster or slower."""
+    from mage import history
+
+    series = history.load(_open_store(db), op, impl, case, path, cache, boundary)
+    if not series:
+        raise MageError("no stored result matches")
+    console.print(history.summary_table(series))
+    for s in series:
+        if points or s.steps:
+            console.print(history.points_table(s))
+    steps = [st for s in series for st in s.steps]
+    slower = sum(st.direction == "slower" for st in steps)
+    console.print(f"{len(series)} series, {len(steps)} steps: {slower} slower, {len(steps) - slower} faster "
+                  "(step detection: mage.history)")
+    if html_file is not None:
+        from mage.report.history_html import history_page
+
+        html_file.write_text(history_page(series))
+        console.print(f"history page written to {html_file}")
+
+
+def _print_findings(stored: dict, rows: list) -> None:
+    from rich.text import Text
+
+    from mage.report.findings import as_text, findings
+
+    console.print(Text("\nFindings (≈ within noise; Amdahl at 20% of a request: mage report --fraction to change)\n",
+                       style="bold"))
+    console.print(Text(as_text(findings(stored, rows))))
+
+
+@app.command()
+def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
+           out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
+           fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
+           db: Path = DB_OPTION):
+    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md."""
+    from mage.report import figures, html, markdown
+
+    amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
+    store = _open_store(db)
+    run_id = _run_id(store, run_id)
+    stored, rows = store.run(run_id), store.rows(run_id)
+    if not rows:
+        raise MageError(f"run {run_id} has no results to report")
+    out = out or Path("reports") / f"run-{run_id}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.html").write_text(html.build(stored, rows, fraction), encoding="utf-8")
+    (out / "tables.md").write_text(markdown.tables(stored, rows), encoding="utf-8")
+    figures.draw(stored, rows, out)
+    console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md")
 
 
 def main() -> None:

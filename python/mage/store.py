@@ -7,9 +7,11 @@ finished result stored. A run is 'running' until it ends; one that ends by inter
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: runs.fingerprint and runs.hypothesis, predictions (see _migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,7 +34,9 @@ CREATE TABLE IF NOT EXISTS runs (
     env_json TEXT NOT NULL,
     env_end_json TEXT,
     method_json TEXT NOT NULL,
-    ceilings_json TEXT NOT NULL
+    ceilings_json TEXT NOT NULL,
+    fingerprint TEXT,                     -- identifies the run across stores (import skips a known one)
+    hypothesis TEXT                       -- what the run was made to test (mage run --hypothesis)
 );
 CREATE TABLE IF NOT EXISTS cases (
     id INTEGER PRIMARY KEY,
@@ -86,6 +90,12 @@ CREATE TABLE IF NOT EXISTS samples (
     round INTEGER NOT NULL,
     value_us REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS predictions (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL,                   -- as written (mage run --predict); evaluated on reading
+    UNIQUE (run_id, position)
+);
 CREATE INDEX IF NOT EXISTS samples_by_result ON samples(result_id);
 CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 """
@@ -136,7 +146,7 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         with self.db:
             self.db.executescript(SCHEMA)
-            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        _migrate(self.db)
 
     def close(self) -> None:
         self.db.close()
@@ -144,13 +154,31 @@ class Store:
     # Writing a run
 
     def begin_run(self, *, clock: str, suite: str, command: str, env: dict, method: dict, ceilings: dict) -> int:
+        started, pid = _now(), os.getpid()
         with self.db:
             cursor = self.db.execute(
-                "INSERT INTO runs (started_at, status, clock, suite, command, pid, env_json, method_json, ceilings_json)"
-                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                (_now(), clock, suite, command, os.getpid(), json.dumps(env), json.dumps(method), json.dumps(ceilings)),
+                "INSERT INTO runs (started_at, status, clock, suite, command, pid, env_json, method_json, ceilings_json,"
+                " fingerprint) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (started, clock, suite, command, pid, json.dumps(env), json.dumps(method), json.dumps(ceilings),
+                 run_fingerprint(started, env, command, pid, time.time_ns())),
             )
         return cursor.lastrowid
+
+    def set_experiment(self, run_id: int, hypothesis: str | None, predictions: Iterable[str]) -> None:
+        """Store what ``run_id`` was made to test: a hypothesis and predictions (mage.experiments syntax)."""
+        with self.db:
+            self.db.execute("UPDATE runs SET hypothesis = ? WHERE id = ?", (hypothesis, run_id))
+            self.db.execute("DELETE FROM predictions WHERE run_id = ?", (run_id,))
+            self.db.executemany("INSERT INTO predictions (run_id, position, text) VALUES (?, ?, ?)",
+                                [(run_id, i, text) for i, text in enumerate(predictions)])
+
+    def predictions(self, run_id: int) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "SELECT text FROM predictions WHERE run_id = ? ORDER BY position", (run_id,))]
+
+    def run_by_fingerprint(self, fingerprint: str) -> int | None:
+        row = self.db.execute("SELECT id FROM runs WHERE fingerprint = ?", (fingerprint,)).fetchone()
+        return None if row is None else row[0]
 
     def end_run(self, run_id: int, status: str, env_end: dict | None = None) -> None:
         with self.db:
@@ -245,6 +273,43 @@ class Store:
         return [tuple(r) for r in self.db.execute(
             "SELECT round, value_us FROM samples WHERE result_id = ? ORDER BY rowid", (result_id,)
         )]
+
+
+def run_fingerprint(started_at: str, env: dict, command: str, pid, salt) -> str:
+    """A run's identity across stores: when, where (GPU UUID, else hostname), what, which process.
+
+    New runs are salted with the nanosecond clock at their start, so two runs begun in the same second
+    by one process differ; runs stored before schema version 2 are salted with their id in that store.
+    """
+    where = env.get("uuid") or env.get("hostname") or ""
+    text = "|".join(str(part) for part in (started_at, where, command, pid, salt))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Upgrade a store to SCHEMA_VERSION in one transaction; PRAGMA user_version records the version.
+
+    1 → 2: runs gain ``fingerprint`` (backfilled, unique) and ``hypothesis``; the ``predictions``
+    table is created by SCHEMA itself.
+    """
+    if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+        for name in ("fingerprint", "hypothesis"):
+            if name not in columns:
+                db.execute(f"ALTER TABLE runs ADD COLUMN {name} TEXT")
+        legacy = db.execute("SELECT id, started_at, command, pid, env_json FROM runs WHERE fingerprint IS NULL")
+        for run_id, started_at, command, pid, env_json in legacy.fetchall():
+            fingerprint = run_fingerprint(started_at, json.loads(env_json or "{}"), command, pid, f"id{run_id}")
+            db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
+        db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def _alive(pid: int | None) -> bool:

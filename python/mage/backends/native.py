@@ -1,0 +1,313 @@
+"""Native CUDA C++ kernels: what every op's ``native.py`` shares.
+
+Each op keeps its kernels in ``ops/<op>/native.cu`` and a launcher in ``ops/<op>/native.py``
+that validates its inputs, allocates the output with ``empty_output``, picks the kernel and
+its geometry, and calls ``host.launch``. ``register`` registers that one launcher under two
+host paths, which launch the very same cubin:
+
+- ``native``: the Rust extension ``mage._native`` loads the cubin into torch's primary context
+  and calls ``cuLaunchKernel`` from Rust;
+- ``native-py``: cuda-python's driver bindings (``cuda.bindings.driver``) load the same cubin
+  bytes and launch them from Python.
+
+Both compile through the extension (``_native.compile_to_cubin``): NVRTC for the device's
+compute capability, cached in memory and on disk, keyed by source, target and options. A
+kernel is compiled and loaded on its first launch on a device, which the measurement's warm-up
+absorbs: no timed call compiles. Launches go on torch's current stream, with no copy and no
+synchronization, so they are ordered with torch's work and captured by CUDA graphs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+
+from mage.errors import InputError
+from mage.registry import implementation
+
+OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
+ARG_KINDS = "pilf"  # pointer (a tensor), int32, int64, float32
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: kernels are module constants
+class Kernel:
+    """One ``extern "C"`` kernel of ``ops/<op>/native.cu`` and its parameters, one letter each:
+    ``p`` a tensor (passed as its device pointer), ``i`` int32, ``l`` int64, ``f`` float32.
+    The first parameter is a tensor: it says which device the launch is for."""
+
+    op: str
+    name: str
+    signature: str
+    pointers: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if not self.signature.startswith("p") or set(self.signature) - set(ARG_KINDS):
+            raise ValueError(f"kernel {self.name}: signature {self.signature!r} must start with p and use only {ARG_KINDS}")
+        object.__setattr__(self, "pointers", tuple(i for i, k in enumerate(self.signature) if k == "p"))
+
+    def values(self, args: Sequence) -> list:
+        """``args`` with every tensor replaced by its device pointer."""
+        if len(args) != len(self.signature):
+            raise TypeError(f"{self.name} takes {len(self.signature)} arguments ({self.signature}), got {len(args)}")
+        values = list(args)
+        for i in self.pointers:
+            values[i] = values[i].data_ptr()
+        return values
+
+
+@functools.lru_cache(maxsize=None)
+def source(op: str) -> str:
+    """The CUDA C++ source of ``op`` (``ops/<op>/native.cu``)."""
+    return (OPS_DIR / op / "native.cu").read_text()
+
+
+def sources() -> dict[str, str]:
+    """Every op's native source, by op name."""
+    return {path.parent.name: source(path.parent.name) for path in sorted(OPS_DIR.glob("*/native.cu"))}
+
+
+def extension():
+    """The Rust extension, with libnvrtc preloaded for it (see cuda_libs)."""
+    from mage.backends.cuda_libs import preload_nvrtc
+
+    preload_nvrtc()
+    from mage import _native
+
+    return _native
+
+
+def cubin(op: str, arch: int) -> bytes:
+    """The cubin of ``op``'s source for ``sm_<arch>``, from the extension's caches or NVRTC."""
+    return extension().compile_to_cubin(source(op), arch, name=f"{op}.cu")
+
+
+# ---------------------------------------------------------------- device facts
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def _raw_stream_function() -> Callable[[int], int]:
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
+def aligned(*tensors: torch.Tensor) -> bool:
+    """Whether every tensor's data starts on a 16-byte boundary (for float4 loads)."""
+    bits = 0
+    for t in tensors:
+        bits |= t.data_ptr()
+    return bits % 16 == 0
+
+
+# ---------------------------------------------------------------- host paths
+
+
+class Host:
+    """Where and how kernels are launched. Launchers use only what is defined here."""
+
+    backend: str = ""
+    device_type: str = "cuda"
+
+    def available(self, device: str) -> str | None:
+        raise NotImplementedError
+
+    def holds(self, t) -> bool:
+        """Whether ``t`` is a tensor on this host's device type (the launchers' fast path)."""
+        return isinstance(t, torch.Tensor) and t.is_cuda
+
+    def sm_count(self, device: torch.device) -> int:
+        return _sm_count(device.index)
+
+    def launch(self, kernel: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], *args, shared: int = 0):
+        raise NotImplementedError
+
+
+def _cuda_reason(device: str) -> str | None:
+    if device != "cuda":
+        return f"native kernels need a CUDA device, not {device!r}"
+    if not torch.cuda.is_available():
+        return "native kernels need a CUDA device, and none is visible"
+    try:
+        extension().nvrtc_version()
+    except ImportError as error:
+        return f"the native extension mage._native is not built: {error}"
+    except Exception as error:  # noqa: BLE001 - the reason is reported, not raised
+        return f"NVRTC is not usable: {error}"
+    return None
+
+
+class RustHost(Host):
+    """Launches through the Rust extension (``Kernel.launch`` in ``mage._native``)."""
+
+    backend = "native"
+
+    def __init__(self):
+        self._kernels: dict[tuple[Kernel, int], object] = {}
+        self._stream = _raw_stream_function()
+
+    def available(self, device: str) -> str | None:
+        return _cuda_reason(device)
+
+    def _load(self, kernel: Kernel, index: int):
+        loaded = extension().load_kernel(source(kernel.op), kernel.name, kernel.signature, index)
+        self._kernels[(kernel, index)] = loaded
+        return loaded
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        index = args[0].device.index
+        loaded = self._kernels.get((kernel, index)) or self._load(kernel, index)
+        loaded.launch(grid, block, shared, self._stream(index), *kernel.values(args))
+
+
+_CTYPES = {"p": ctypes.c_uint64, "i": ctypes.c_int32, "l": ctypes.c_int64, "f": ctypes.c_float}
+
+
+class CudaPythonHost(Host):
+    """Launches the same cubins through cuda-python's driver bindings.
+
+    Mirrors the Rust path step for step: the module is loaded in the device's primary context
+    (torch's), that context is made current if another one is, arguments are packed into an
+    array of pointers, and ``cuLaunchKernel`` gets torch's current stream.
+    """
+
+    backend = "native-py"
+
+    def __init__(self):
+        self._kernels: dict[tuple[Kernel, int], tuple[object, object]] = {}
+        self._modules: dict[tuple[str, int], object] = {}
+        self._contexts: dict[int, object] = {}
+        self._stream = _raw_stream_function()
+
+    def available(self, device: str) -> str | None:
+        reason = _cuda_reason(device)
+        if reason:
+            return reason
+        try:
+            from cuda.bindings import driver  # noqa: F401
+        except ImportError as error:
+            return f"cuda-python (cuda.bindings) is not installed: {error}"
+        return None
+
+    @staticmethod
+    def _check(result, call: str):
+        from cuda.bindings import driver
+
+        error, *values = result if isinstance(result, tuple) else (result,)
+        if error != driver.CUresult.CUDA_SUCCESS:
+            raise extension().CudaError(f"{call} failed with {driver.CUresult(error).name} (cuda-python host path)")
+        return values[0] if len(values) == 1 else values
+
+    def _context(self, index: int):
+        from cuda.bindings import driver
+
+        if index not in self._contexts:
+            self._check(driver.cuInit(0), "cuInit")
+            device = self._check(driver.cuDeviceGet(index), "cuDeviceGet")
+            self._contexts[index] = self._check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+        return self._contexts[index]
+
+    def _in_context(self, context, call: Callable[[], object]):
+        from cuda.bindings import driver
+
+        current = self._check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
+        if int(current) == int(context):
+            return call()
+        if int(current) == 0:
+            self._check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+            return call()
+        self._check(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent")
+        try:
+            return call()
+        finally:
+            self._check(driver.cuCtxPopCurrent(), "cuCtxPopCurrent")
+
+    def _load(self, kernel: Kernel, index: int):
+        from cuda.bindings import driver
+
+        context = self._context(index)
+        if (kernel.op, index) not in self._modules:
+            major, minor = torch.cuda.get_device_capability(index)
+            image = cubin(kernel.op, major * 10 + minor)
+            self._modules[(kernel.op, index)] = self._in_context(
+                context, lambda: self._check(driver.cuModuleLoadData(image), "cuModuleLoadData")
+            )
+        module = self._modules[(kernel.op, index)]
+        function = self._check(driver.cuModuleGetFunction(module, kernel.name.encode()), f"cuModuleGetFunction({kernel.name})")
+        self._kernels[(kernel, index)] = (function, context)
+        return function, context
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        from cuda.bindings import driver
+
+        index = args[0].device.index
+        function, context = self._kernels.get((kernel, index)) or self._load(kernel, index)
+        values = [_CTYPES[k](v) for k, v in zip(kernel.signature, kernel.values(args))]
+        pointers = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
+        stream = driver.CUstream(self._stream(index))
+        self._in_context(
+            context,
+            lambda: self._check(
+                driver.cuLaunchKernel(function, *grid, *block, shared, stream, ctypes.addressof(pointers), 0),
+                f"cuLaunchKernel({kernel.name})",
+            ),
+        )
+
+
+HOSTS: tuple[Host, ...] = (RustHost(), CudaPythonHost())
+
+
+def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",)):
+    """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path."""
+
+    def decorate(launcher: Callable) -> Callable:
+        for host in HOSTS:
+            implementation(op, backend=host.backend, variants=variants, precisions=precisions, available=host.available)(
+                functools.partial(launcher, host)
+            )
+        return launcher
+
+    return decorate
+
+
+# ---------------------------------------------------------------- input checks
+#
+# A launcher first evaluates one boolean expression that is true only for valid inputs of the
+# common kind (its "ready" test: tensors on the host's device, dtypes, ranks, shapes, one
+# device, contiguous). When it is false, ``check_inputs`` runs the op's full validation, which
+# raises an InputError naming the problem. The ready test may be stricter than the full
+# checks, never looser; it keeps the per-call host cost of a valid call to a few attribute
+# reads, which is what the native paths are measured on at seed scale.
+
+
+def check_inputs(host: Host, spec, **inputs) -> None:
+    """The op's full checks (``spec.check_inputs``: its validate, and its validate_values, which
+    may read device memory, e.g. a graph's structure), then the native layout rules; raises an
+    InputError naming the problem. Kernels index memory with these values, so nothing is
+    launched on inputs that have not passed."""
+    spec.check_inputs(*inputs.values())
+    require_device_layout(host, **inputs)
+
+
+def require_device_layout(host: Host, **tensors: torch.Tensor) -> None:
+    """Every tensor on the host's device type and contiguous (after the op's own validate)."""
+    for name, t in tensors.items():
+        if t.device.type != host.device_type:
+            raise InputError(f"native kernels run on {host.device_type} tensors: {name} is on {t.device}")
+        if not t.is_contiguous():
+            raise InputError(
+                f"{name} must be contiguous for native kernels, got shape {tuple(t.shape)} with strides {t.stride()}"
+            )
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)

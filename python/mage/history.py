@@ -1,0 +1,216 @@
+"""Every stored result of an implementation over time and commits, with its steps found.
+
+A series is one (op, case, implementation, path, cache, boundary) across the runs of a store, in
+chronological order (run start, then id). Results that failed or were skipped stay in the series as
+points without a value; step detection reads only the measured values.
+
+Step detection (binary segmentation with medians, robust to outliers):
+1. Split the series x[0:n] where two levels fit it best: the k minimising the sum of absolute deviations
+   of x[:k] from their median plus those of x[k:] from theirs (and fitting better than one level).
+2. Score the split: spread = the smaller of 1.4826 × the median absolute deviation of every point from
+   the median of its own side, and 1.4826 × the median |x[i+1] − x[i]| / √2 over the whole series
+   (which other steps barely touch); noise = max(spread, the median half-range of the points' round
+   means (span only), NOISE_FLOOR (1 %) × |median before|); score = |median after − median before| / noise.
+   It is a step when score ≥ MIN_SCORE (3) and the medians differ by at least MIN_STEP (5 %).
+3. Search each side of a step again, until no split qualifies.
+A step where times rise is a regression (``slower``), one where they fall an improvement (``faster``).
+A step may be a single point at the end of a series: the latest run is exactly where a regression
+first shows, and it stays a candidate until later runs confirm or revert it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from mage.errors import MageError
+
+BOUNDARY_COLUMNS = {"kernel": "kernel_us", "span": "span_mean_us", "host": "host_us", "launches": "launches"}
+MIN_SCORE = 3.0
+MIN_STEP = 0.05
+NOISE_FLOOR = 0.01
+
+
+@dataclass
+class Point:
+    run_id: int
+    started_at: str
+    commit: str
+    status: str
+    value: float | None
+    low: float | None = None  # round-mean range (span)
+    high: float | None = None
+
+    @property
+    def half_range(self) -> float:
+        if self.low is None or self.high is None:
+            return 0.0
+        return (self.high - self.low) / 2
+
+
+@dataclass
+class Step:
+    index: int  # position in the series of the first point after the step
+    run_id: int
+    commit: str
+    before: float  # medians either side
+    after: float
+    score: float
+
+    @property
+    def change(self) -> float:
+        return (self.after - self.before) / self.before
+
+    @property
+    def direction(self) -> str:
+        return "slower" if self.after > self.before else "faster"
+
+
+@dataclass
+class Series:
+    op: str
+    case: str
+    impl: str
+    path: str
+    cache: str
+    boundary: str
+    points: list[Point] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.case} {self.path}/{self.cache} {self.boundary}"
+
+    def measured(self) -> list[Point]:
+        return [p for p in self.points if p.value is not None]
+
+
+def detect_steps(values: list[float], half_ranges: list[float] | None = None) -> list[tuple[int, float, float, float]]:
+    """Steps in ``values`` as (index of the first point after, median before, median after, score)."""
+    half_ranges = half_ranges or [0.0] * len(values)
+    steps: list[tuple[int, float, float, float]] = []
+    # The noise of points one after another: level shifts touch few differences, so further steps elsewhere
+    # in the series do not inflate it as they inflate the deviations from a two-level fit.
+    differences = [abs(b - a) for a, b in zip(values, values[1:])]
+    successive = 1.4826 * statistics.median(differences) / 2**0.5 if differences else 0.0
+
+    def search(lo: int, hi: int) -> None:
+        segment = values[lo:hi]
+        if len(segment) < 2:
+            return
+        best = (_cost(segment), -1)  # the split must fit better than no split at all
+        for k in range(lo + 1, hi):
+            cost = _cost(values[lo:k]) + _cost(values[k:hi])
+            if cost < best[0]:
+                best = (cost, k)
+        k = best[1]
+        if k < 0:
+            return
+        before, after = values[lo:k], values[k:hi]
+        median_before, median_after = statistics.median(before), statistics.median(after)
+        deviations = [abs(v - median_before) for v in before] + [abs(v - median_after) for v in after]
+        spread = min(1.4826 * statistics.median(deviations), successive)
+        noise = max(spread, statistics.median(half_ranges[lo:hi]), NOISE_FLOOR * abs(median_before), 1e-12)
+        score = abs(median_after - median_before) / noise
+        if score >= MIN_SCORE and abs(median_after - median_before) >= MIN_STEP * abs(median_before):
+            steps.append((k, median_before, median_after, score))
+            search(lo, k)
+            search(k, hi)
+
+    search(0, len(values))
+    return sorted(steps)
+
+
+def _cost(values: list[float]) -> float:
+    """How badly one level fits: the sum of absolute deviations from the median."""
+    median = statistics.median(values)
+    return sum(abs(v - median) for v in values)
+
+
+def _commit(env: dict) -> str:
+    commit = (env.get("git_commit") or "?")[:10]
+    return commit + ("+dirty" if env.get("git_dirty") else "")
+
+
+def load(store, op: str | None = None, impl: str | None = None, case: str | None = None,
+         path: str | None = None, cache: str | None = None, boundaries=("kernel", "span")) -> list[Series]:
+    """Every matching series in ``store``, each with its steps. ``impl``: a name or a prefix ending at '/'."""
+    for boundary in boundaries:
+        if boundary not in BOUNDARY_COLUMNS:
+            raise MageError(f"unknown boundary {boundary!r}; known: {', '.join(BOUNDARY_COLUMNS)}")
+    runs = sorted(store.runs(), key=lambda run: (run["started_at"], run["id"]))
+    series: dict[tuple, Series] = {}
+    for run in runs:
+        for row in store.rows(run["id"]):
+            if op and row["op"] != op or case and row["case"] != case:
+                continue
+            if impl and not (row["impl"] == impl or row["impl"].startswith(impl.rstrip("/") + "/")):
+                continue
+            if path and row["path"] != path or cache and row["cache"] != cache or not row["path"]:
+                continue
+            for boundary in boundaries:
+                value = row[BOUNDARY_COLUMNS[boundary]]
+                if row["status"] == "pass" and value is None:
+                    continue  # not measured at this boundary on this path (kernel time on batch, CPU runs)
+                key = (row["op"], row["case"], row["impl"], row["path"], row["cache"], boundary)
+                if key not in series:
+                    series[key] = Series(*key)
+                low = high = None
+                if boundary == "span":
+                    low, high = row["span_round_min_us"], row["span_round_max_us"]
+                series[key].points.append(Point(run["id"], run["started_at"], _commit(run["env"]), row["status"],
+                                                value if row["status"] == "pass" else None, low, high))
+    out = [s for _, s in sorted(series.items()) if s.measured()]
+    for s in out:
+        positions = [i for i, p in enumerate(s.points) if p.value is not None]
+        measured = [s.points[i] for i in positions]
+        found = detect_steps([p.value for p in measured], [p.half_range for p in measured])
+        s.steps = [Step(positions[k], measured[k].run_id, measured[k].commit, before, after, score)
+                   for k, before, after, score in found]
+    return out
+
+
+# Rendering for the terminal
+
+def _us(value: float | None, boundary: str) -> str:
+    if value is None:
+        return "—"
+    if boundary == "launches":
+        return f"{value:g}"
+    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
+
+
+def summary_table(series: list[Series]):
+    from rich.table import Table
+
+    table = Table(title="history: one row per series (µs per call)", title_justify="left")
+    for column in ("op", "case", "impl", "path", "cache", "boundary", "runs", "first", "best", "latest", "steps"):
+        table.add_column(column, overflow="fold")
+    for s in series:
+        values = [p.value for p in s.measured()]
+        steps = "\n".join(
+            f"[{'bold red' if st.direction == 'slower' else 'green'}]run {st.run_id} ({st.commit}): "
+            f"{st.direction} {st.change:+.1%}[/]" for st in s.steps)
+        best = min(values)  # fewest µs, fewest launches
+        table.add_row(s.op, s.case, s.impl, s.path, s.cache, s.boundary, str(len(s.points)),
+                      _us(values[0], s.boundary), _us(best, s.boundary), _us(values[-1], s.boundary), steps or "—")
+    return table
+
+
+def points_table(s: Series):
+    from rich.table import Table
+
+    table = Table(title=f"{s.op} · {s.impl} · {s.label}", title_justify="left")
+    for column in ("run", "started", "commit", "value", "round range", "step"):
+        table.add_column(column, overflow="fold")
+    step_at = {st.index: st for st in s.steps}
+    for i, p in enumerate(s.points):
+        step = step_at.get(i)
+        marker = ""
+        if step is not None:
+            style = "bold red" if step.direction == "slower" else "green"
+            marker = f"[{style}]{'▲' if step.direction == 'slower' else '▼'} {step.direction} {step.change:+.1%}[/]"
+        value = _us(p.value, s.boundary) if p.status == "pass" else f"[red]{p.status}[/]"
+        spread = "" if p.low is None else f"{_us(p.low, s.boundary)}–{_us(p.high, s.boundary)}"
+        table.add_row(str(p.run_id), p.started_at, p.commit, value, spread, marker)
+    return table

@@ -1,0 +1,156 @@
+// LayerNorm over the last dimension, affine, float32 (see spec.py):
+//     out[r, c] = (x[r, c] − mean[r]) / sqrt(var[r] + eps) · weight[c] + bias[c]
+//
+// A row is held in registers by THREADS threads (one warp, or a whole block for wide rows),
+// each keeping V chunks of W contiguous elements (W = 4: float4 loads). The row is read from
+// memory once: the mean is reduced first, then the mean of squared deviations from the same
+// registers (two passes, no E[x²] − E[x]² cancellation), then the row is normalized and
+// written. Warp kernels put four rows in a block of 128 threads. Rows too wide for the
+// register kernels, or not a multiple of 4 wide beyond 1024, use the looped kernel: a block
+// per row reading the row three times (mean, deviations, output; the re-reads hit L1/L2).
+//
+// Reductions are deterministic: warp butterflies, then every thread sums the per-warp partials
+// in the same order.
+
+template <int THREADS>
+__device__ __forceinline__ float row_sum(float v, float* scratch) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (THREADS == 32) return v;
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) scratch[warp] = v;
+    __syncthreads();
+    float total = 0.0f;
+#pragma unroll
+    for (int w = 0; w < THREADS / 32; ++w) total += scratch[w];
+    __syncthreads();  // scratch is reused by the next reduction
+    return total;
+}
+
+template <int W>
+__device__ __forceinline__ void load_chunk(const float* p, float (&v)[W]) {
+    if (W == 4) {
+        const float4 q = *reinterpret_cast<const float4*>(p);
+        v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) v[j] = p[j];
+    }
+}
+
+template <int W>
+__device__ __forceinline__ void store_chunk(float* p, const float (&v)[W]) {
+    if (W == 4) {
+        *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) p[j] = v[j];
+    }
+}
+
+// x, out: rows × cols contiguous; weight, bias: cols. THREADS · V · W ≥ cols; W = 4 needs
+// cols % 4 == 0 and 16-byte aligned pointers. THREADS == 32: block (128), grid ceil(rows / 4);
+// otherwise block (THREADS), grid (rows).
+template <int THREADS, int V, int W>
+__device__ __forceinline__ void layernorm_registers(const float* __restrict__ x, const float* __restrict__ weight,
+                                                    const float* __restrict__ bias, float* __restrict__ out,
+                                                    long long rows, int cols, float eps) {
+    __shared__ float scratch[THREADS > 32 ? THREADS / 32 : 1];
+    const int t = THREADS == 32 ? (threadIdx.x & 31) : threadIdx.x;
+    const long long row = THREADS == 32 ? (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (long long)blockIdx.x;
+    if (row >= rows) return;  // whole warps only: a warp holds one row
+    const float* xr = x + row * cols;
+    float* outr = out + row * cols;
+
+    float v[V][W];
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int c = (t + i * THREADS) * W;
+        if (c < cols) {
+            load_chunk<W>(xr + c, v[i]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) v[i][j] = 0.0f;
+        }
+#pragma unroll
+        for (int j = 0; j < W; ++j) sum += v[i][j];
+    }
+    const float mean = row_sum<THREADS>(sum, scratch) / (float)cols;
+
+    float squares = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int c = (t + i * THREADS) * W;
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            const float d = (c + j < cols) ? v[i][j] - mean : 0.0f;
+            squares += d * d;
+        }
+    }
+    const float rstd = 1.0f / sqrtf(row_sum<THREADS>(squares, scratch) / (float)cols + eps);
+
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int c = (t + i * THREADS) * W;
+        if (c < cols) {
+            float w[W], b[W], y[W];
+            load_chunk<W>(weight + c, w);
+            load_chunk<W>(bias + c, b);
+#pragma unroll
+            for (int j = 0; j < W; ++j) y[j] = (v[i][j] - mean) * rstd * w[j] + b[j];
+            store_chunk<W>(outr + c, y);
+        }
+    }
+}
+
+#define LAYERNORM_WARP(NAME, V, W)                                                                              \
+    extern "C" __global__ void __launch_bounds__(128) NAME(const float* __restrict__ x, const float* __restrict__ weight, \
+                                                           const float* __restrict__ bias, float* __restrict__ out,    \
+                                                           long long rows, int cols, float eps) {                     \
+        layernorm_registers<32, V, W>(x, weight, bias, out, rows, cols, eps);                                     \
+    }
+
+#define LAYERNORM_BLOCK(NAME, THREADS, V, W)                                                                        \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(const float* __restrict__ x, const float* __restrict__ weight, \
+                                                               const float* __restrict__ bias, float* __restrict__ out,    \
+                                                               long long rows, int cols, float eps) {                     \
+        layernorm_registers<THREADS, V, W>(x, weight, bias, out, rows, cols, eps);                                    \
+    }
+
+// float4 rows: a warp holds up to 128·V columns, a block up to 16·THREADS.
+LAYERNORM_WARP(layernorm_f32_warp_x4_v1, 1, 4)
+LAYERNORM_WARP(layernorm_f32_warp_x4_v2, 2, 4)
+LAYERNORM_WARP(layernorm_f32_warp_x4_v4, 4, 4)
+LAYERNORM_WARP(layernorm_f32_warp_x4_v8, 8, 4)
+LAYERNORM_BLOCK(layernorm_f32_block128_x4, 128, 4, 4)
+LAYERNORM_BLOCK(layernorm_f32_block256_x4, 256, 4, 4)
+LAYERNORM_BLOCK(layernorm_f32_block512_x4, 512, 4, 4)
+LAYERNORM_BLOCK(layernorm_f32_block1024_x4, 1024, 4, 4)
+// Scalar rows (any width): a warp holds up to 32·V columns.
+LAYERNORM_WARP(layernorm_f32_warp_v1, 1, 1)
+LAYERNORM_WARP(layernorm_f32_warp_v2, 2, 1)
+LAYERNORM_WARP(layernorm_f32_warp_v4, 4, 1)
+LAYERNORM_WARP(layernorm_f32_warp_v8, 8, 1)
+LAYERNORM_WARP(layernorm_f32_warp_v16, 16, 1)
+LAYERNORM_WARP(layernorm_f32_warp_v32, 32, 1)
+
+// Any width: block (256) per row, grid (rows); three reads of the row.
+extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
+    const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ out,
+    long long rows, int cols, float eps) {
+    __shared__ float scratch[256 / 32];
+    const long long row = blockIdx.x;
+    const float* xr = x + row * cols;
+    float* outr = out + row * cols;
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += 256) sum += xr[c];
+    const float mean = row_sum<256>(sum, scratch) / (float)cols;
+    float squares = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += 256) {
+        const float d = xr[c] - mean;
+        squares += d * d;
+    }
+    const float rstd = 1.0f / sqrtf(row_sum<256>(squares, scratch) / (float)cols + eps);
+    for (int c = threadIdx.x; c < cols; c += 256) outr[c] = (xr[c] - mean) * rstd * weight[c] + bias[c];
+}

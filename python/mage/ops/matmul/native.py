@@ -1,0 +1,42 @@
+"""Matmul (ieee, FFMA) in one launch of a tiled CUDA C++ kernel (native.cu).
+
+128 × 128 tiles when they give every SM at least one block, else 64 × 64; float4 loads when
+K and N are multiples of 4 and the pointers are 16-byte aligned.
+"""
+
+import torch
+
+from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.errors import InputError
+from mage.ops.matmul.spec import SPEC
+from mage.outputs import empty_output
+
+THREADS = 256
+KERNELS = {
+    (tile, vector): Kernel("matmul", f"matmul_f32_{tile}x{tile}{'_x4' if vector else ''}", "pppiii")  # a, b, c, M, N, K
+    for tile in (128, 64)
+    for vector in (True, False)
+}
+
+
+@register("matmul", precisions=("ieee",))
+def matmul(host, a, b):
+    ready = (
+        host.holds(a) and host.holds(b) and a.dtype == torch.float32 and b.dtype == torch.float32
+        and a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0]
+        and a.get_device() == b.get_device() and a.is_contiguous() and b.is_contiguous()
+    )
+    if not ready:
+        check_inputs(host, SPEC, a=a, b=b)
+    m, k = a.shape
+    n = b.shape[1]
+    out = empty_output((m, n), like=a)
+    if out.numel() == 0:
+        return out
+    tile = 128 if cdiv(m, 128) * cdiv(n, 128) >= host.sm_count(a.device) else 64
+    if cdiv(m, tile) > 65535:
+        raise InputError(f"a has {m} rows; the native matmul's grid covers at most {65535 * tile}")
+    vector = k % 4 == 0 and n % 4 == 0 and aligned(a, b, out)
+    grid = (cdiv(n, tile), cdiv(m, tile), 1)
+    host.launch(KERNELS[(tile, vector)], grid, (THREADS, 1, 1), a, b, out, m, n, k)
+    return out

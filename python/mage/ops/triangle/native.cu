@@ -1,0 +1,160 @@
+// Triangle multiplicative update, contraction only, channel-last float32 FFMA (ieee; spec.py):
+//     outgoing:  out[b, i, j, c] = Σ_k a[b, i, k, c] · b[b, j, k, c]
+//     incoming:  out[b, i, j, c] = Σ_k a[b, k, i, c] · b[b, k, j, c]
+// a, b, out: B × N × N × C contiguous. For each (b, c) this is an N × N × N matrix product
+// A_c · B_cᵀ with A_c(i, k) = a[b, i, k, c] (outgoing) or a[b, k, i, c] (incoming), B_c alike
+// with j; one launch computes every (b, c), with no permuted copies.
+//
+// A block owns TC = 8 consecutive channels and a TI × TI tile of (i, j) for each, and walks k
+// in stages of KB = 4. Global loads read a[b, i, k, c0 : c0 + 8] (32 contiguous bytes, a whole
+// sector) as two float4s; shared memory holds each operand transposed to [k][c][i], so a
+// thread reads 4 consecutive i (or j) of its channel as one float4. Each thread accumulates an
+// 8 × 8 micro-tile of (i, j) for one channel in registers: rows {4·ty + r, TI/2 + 4·ty + r},
+// columns {4·tx + s, TI/2 + 4·tx + s}. Lanes of a warp are 8 channels × 4 (ty, tx) pairs, so
+// a warp's stores write 32 contiguous bytes per (i, j) and its shared reads are free of bank
+// conflicts (channel rows are TI + 4 floats apart). Stages are double-buffered through
+// registers like the matmul kernel: one __syncthreads per stage.
+//
+// TI = 64 (512 threads) for large N, TI = 32 (128 threads) when 64-tiles would leave SMs idle.
+// VEC = true needs C % 4 == 0 and 16-byte aligned a and b; VEC = false loads scalars. Any N,
+// C and batch: tails load zeros and stores are guarded.
+//
+// grid: (ceil(N / TI)², ceil(C / 8), B); block: (8 · (TI / 8)²).
+
+#define TRI_TC 8
+#define TRI_KB 4
+
+template <int TI, bool OUTGOING, bool VEC>
+__device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
+                                              int N, int C) {
+    constexpr int TC = TRI_TC, KB = TRI_KB;
+    constexpr int TG = TI / 8;               // threads per side of a channel's tile
+    constexpr int THREADS = TG * TG * TC;
+    constexpr int PADI = TI + 4;
+    // Per-thread share of one stage (per operand): float4s (VEC) or scalars.
+    constexpr int LOADS = VEC ? TI * KB * (TC / 4) / THREADS : TI * KB * TC / THREADS;
+    constexpr int WIDTH = VEC ? 4 : 1;
+
+    __shared__ __align__(16) float As[2][KB][TC][PADI];
+    __shared__ __align__(16) float Bs[2][KB][TC][PADI];
+
+    const int tid = threadIdx.x;
+    const int c = tid % TC;
+    const int g = tid / TC, gw = g >> 2, gl = g & 3;
+    const int ty = (gw / (TG / 2)) * 2 + (gl >> 1);
+    const int tx = (gw % (TG / 2)) * 2 + (gl & 1);
+
+    const int tiles = (N + TI - 1) / TI;
+    const int i0 = (blockIdx.x / tiles) * TI, j0 = (blockIdx.x % tiles) * TI;
+    const int c0 = blockIdx.y * TC;
+    const long long batch = (long long)blockIdx.z * N * N * C;
+    const float* ab = a + batch;
+    const float* bb = b + batch;
+
+    // Offset of the pair-map entry for row `p` (i or j) and contraction index `k`.
+    auto offset = [&](int p, int k) -> long long {
+        return OUTGOING ? ((long long)p * N + k) * C : ((long long)k * N + p) * C;
+    };
+
+    float a_next[LOADS][WIDTH], b_next[LOADS][WIDTH];
+
+    auto load_stage = [&](int k0) {
+#pragma unroll
+        for (int l = 0; l < LOADS; ++l) {
+            const int f = tid + l * THREADS;
+            if (VEC) {
+                const int c4 = (f % (TC / 4)) * 4, k = (f / (TC / 4)) % KB, p = f / ((TC / 4) * KB);
+                const bool kc = k0 + k < N && c0 + c4 < C;
+                float4 qa = make_float4(0.0f, 0.0f, 0.0f, 0.0f), qb = qa;
+                if (kc && i0 + p < N) qa = *reinterpret_cast<const float4*>(ab + offset(i0 + p, k0 + k) + c0 + c4);
+                if (kc && j0 + p < N) qb = *reinterpret_cast<const float4*>(bb + offset(j0 + p, k0 + k) + c0 + c4);
+                a_next[l][0] = qa.x; a_next[l][1] = qa.y; a_next[l][2] = qa.z; a_next[l][3] = qa.w;
+                b_next[l][0] = qb.x; b_next[l][1] = qb.y; b_next[l][2] = qb.z; b_next[l][3] = qb.w;
+            } else {
+                const int cc = f % TC, k = (f / TC) % KB, p = f / (TC * KB);
+                const bool kc = k0 + k < N && c0 + cc < C;
+                a_next[l][0] = (kc && i0 + p < N) ? ab[offset(i0 + p, k0 + k) + c0 + cc] : 0.0f;
+                b_next[l][0] = (kc && j0 + p < N) ? bb[offset(j0 + p, k0 + k) + c0 + cc] : 0.0f;
+            }
+        }
+    };
+
+    auto store_stage = [&](int s) {
+#pragma unroll
+        for (int l = 0; l < LOADS; ++l) {
+            const int f = tid + l * THREADS;
+            if (VEC) {
+                const int c4 = (f % (TC / 4)) * 4, k = (f / (TC / 4)) % KB, p = f / ((TC / 4) * KB);
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    As[s][k][c4 + q][p] = a_next[l][q];
+                    Bs[s][k][c4 + q][p] = b_next[l][q];
+                }
+            } else {
+                const int cc = f % TC, k = (f / TC) % KB, p = f / (TC * KB);
+                As[s][k][cc][p] = a_next[l][0];
+                Bs[s][k][cc][p] = b_next[l][0];
+            }
+        }
+    };
+
+    float acc[8][8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+        for (int s = 0; s < 8; ++s) acc[r][s] = 0.0f;
+
+    const int stages = (N + KB - 1) / KB;
+    if (stages > 0) {
+        load_stage(0);
+        store_stage(0);
+    }
+    __syncthreads();
+    for (int t = 0; t < stages; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < stages) load_stage((t + 1) * KB);
+#pragma unroll
+        for (int k = 0; k < KB; ++k) {
+            const float4 a_lo = *reinterpret_cast<const float4*>(&As[cur][k][c][ty * 4]);
+            const float4 a_hi = *reinterpret_cast<const float4*>(&As[cur][k][c][TI / 2 + ty * 4]);
+            const float4 b_lo = *reinterpret_cast<const float4*>(&Bs[cur][k][c][tx * 4]);
+            const float4 b_hi = *reinterpret_cast<const float4*>(&Bs[cur][k][c][TI / 2 + tx * 4]);
+            const float av[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+            const float bv[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+            for (int r = 0; r < 8; ++r)
+#pragma unroll
+                for (int s = 0; s < 8; ++s) acc[r][s] = fmaf(av[r], bv[s], acc[r][s]);
+        }
+        if (t + 1 < stages) store_stage(cur ^ 1);
+        __syncthreads();
+    }
+
+    if (c0 + c >= C) return;
+    float* ob = out + batch + c0 + c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        const int i = i0 + (r < 4 ? ty * 4 + r : TI / 2 + ty * 4 + r - 4);
+        if (i >= N) continue;
+#pragma unroll
+        for (int s = 0; s < 8; ++s) {
+            const int j = j0 + (s < 4 ? tx * 4 + s : TI / 2 + tx * 4 + s - 4);
+            if (j < N) ob[((long long)i * N + j) * C] = acc[r][s];
+        }
+    }
+}
+
+#define TRIANGLE_KERNEL(NAME, TI, OUTGOING, VEC, MIN_BLOCKS)                                                  \
+    extern "C" __global__ void __launch_bounds__(TRI_TC * (TI / 8) * (TI / 8), MIN_BLOCKS)                    \
+        NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, int N, int C) { \
+        triangle_tile<TI, OUTGOING, VEC>(a, b, out, N, C);                                                     \
+    }
+
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64_x4, 64, true, true, 1)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64, 64, true, false, 1)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32_x4, 32, true, true, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32, 32, true, false, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64_x4, 64, false, true, 1)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64, 64, false, false, 1)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32_x4, 32, false, true, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32, 32, false, false, 2)

@@ -1,0 +1,44 @@
+"""Triangle multiplication (ieee, FFMA), outgoing or incoming, in one launch (native.cu).
+
+Every (batch, channel) product in one grid: blocks of 8 channels × a TI × TI tile of (i, j),
+TI = 64 when that gives every SM at least one block, else 32.
+"""
+
+import torch
+
+from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.errors import InputError
+from mage.ops.triangle.spec import SPEC
+from mage.outputs import empty_output
+
+CHANNELS = 8  # TRI_TC in native.cu
+KERNELS = {
+    (variant, tile, vector): Kernel("triangle", f"triangle_{variant}_f32_t{tile}{'_x4' if vector else ''}", "pppii")
+    for variant in ("outgoing", "incoming")
+    for tile in (64, 32)
+    for vector in (True, False)
+}  # a, b, out, N, C
+
+
+@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",))
+def triangle(host, a, b, variant):
+    ready = (
+        host.holds(a) and host.holds(b) and a.dtype == torch.float32 and b.dtype == torch.float32
+        and a.dim() == 4 and a.shape[1] == a.shape[2] and a.shape == b.shape
+        and a.get_device() == b.get_device() and a.is_contiguous() and b.is_contiguous()
+    )
+    if not ready:
+        check_inputs(host, SPEC, a=a, b=b)
+    batch, n, _, channels = a.shape
+    out = empty_output(tuple(a.shape), like=a)
+    if out.numel() == 0:
+        return out
+    groups = cdiv(channels, CHANNELS)
+    if batch > 65535 or groups > 65535:
+        raise InputError(f"the native triangle kernel's grid covers at most 65535 batches and {65535 * CHANNELS} channels, got shape {tuple(a.shape)}")
+    tile = 64 if batch * cdiv(n, 64) ** 2 * groups >= host.sm_count(a.device) else 32
+    vector = channels % 4 == 0 and aligned(a, b)
+    grid = (cdiv(n, tile) ** 2, groups, batch)
+    block = (CHANNELS * (tile // 8) ** 2, 1, 1)
+    host.launch(KERNELS[(variant, tile, vector)], grid, block, a, b, out, n, channels)
+    return out

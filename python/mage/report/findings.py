@@ -1,0 +1,396 @@
+"""Findings in words, generated from one stored run (GUIDE §1).
+
+Every sentence cites the numbers it rests on and claims no more than they show: a boundary is only
+compared with itself, a call-span difference is never called a kernel difference, and no number of
+another run is used. Two results are within noise ("≈") when
+- kernel time: they differ by less than KERNEL_NOISE (no rounds, so no measured spread);
+- host time: they differ by less than HOST_NOISE (the spread of its chunks is not stored);
+- call span: their ranges of round means overlap, or they differ by less than the larger range.
+
+The implementations that compete are those of one op, case and variant ("a formulation"); their
+backends and precisions differ. The same helpers give the HTML, the figure and the tables their
+grouping and labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from mage import amdahl
+from mage.measure.method import CACHES
+
+KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
+HOST_NOISE = 0.10
+LISTED_PAIRS = 3  # longer lists of pairs are cut, with the count of the rest
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    sentences: list[str]
+
+
+# Reading rows
+
+
+def us(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
+
+
+def measured(rows: list[dict], **where) -> list[dict]:
+    """The passing rows that match every ``field=value``."""
+    return [r for r in rows if r["status"] == "pass" and all(r[k] == v for k, v in where.items())]
+
+
+def caches_of(rows: list[dict]) -> list[str]:
+    present = {r["cache"] for r in rows}
+    return [c for c in CACHES if c in present]
+
+
+def formulations(rows: list[dict]) -> list[tuple[str, str, str]]:
+    """(op, case, variant) in the order the run measured them."""
+    return list(dict.fromkeys((r["op"], r["case"], r["variant"]) for r in rows))
+
+
+def _varying(names: list[str]) -> list[int]:
+    """Positions of the name parts (backend/variant/precision) that differ between ``names``."""
+    parts = [name.split("/") for name in names]
+    width = max((len(p) for p in parts), default=0)
+    return [i for i in range(width) if len({tuple(p[i:i + 1]) for p in parts}) > 1] or [0]
+
+
+def short_labels(names: list[str]) -> dict[str, str]:
+    """Implementation names without the parts all of them share: eager/erf/ieee → eager."""
+    varying = _varying(names)
+    return {name: "/".join(p for i, p in enumerate(name.split("/")) if i in varying) for name in names}
+
+
+def shared_parts(names: list[str]) -> str:
+    """What ``short_labels`` left out: erf/ieee."""
+    varying = _varying(names)
+    return "/".join(p for i, p in enumerate(names[0].split("/")) if i not in varying)
+
+
+# Noise and order
+
+
+def _same_relative(a: float, b: float, threshold: float) -> bool:
+    return abs(a - b) <= threshold * min(a, b)
+
+
+def same_span(a: dict, b: dict) -> bool:
+    low_a, high_a, low_b, high_b = (a["span_round_min_us"], a["span_round_max_us"],
+                                    b["span_round_min_us"], b["span_round_max_us"])
+    spread = max(high_a - low_a, high_b - low_b)
+    return (low_a <= high_b and low_b <= high_a) or abs(a["span_mean_us"] - b["span_mean_us"]) <= spread
+
+
+@dataclass(frozen=True)
+class Boundary:
+    name: str
+    field: str
+    same: Callable[[dict, dict], bool]
+    show: Callable[[dict], str]
+
+
+KERNEL = Boundary("kernel time", "kernel_us",
+                  lambda a, b: _same_relative(a["kernel_us"], b["kernel_us"], KERNEL_NOISE),
+                  lambda r: f"{us(r['kernel_us'])} µs" + (f" in {r['launches']:g} launch{'es' * (r['launches'] != 1)}"
+                                                          if r["launches"] is not None else ""))
+SPAN = Boundary("call span", "span_mean_us", same_span,
+                lambda r: f"{us(r['span_mean_us'])} µs [{us(r['span_round_min_us'])}–{us(r['span_round_max_us'])}]")
+HOST = Boundary("host time", "host_us",
+                lambda a, b: _same_relative(a["host_us"], b["host_us"], HOST_NOISE),
+                lambda r: f"{us(r['host_us'])} µs")
+
+
+def tiers(rows: list[dict], boundary: Boundary) -> list[list[dict]]:
+    """Rows sorted by the boundary, grouped so each row is within noise of its tier's first row."""
+    grouped: list[list[dict]] = []
+    for row in sorted((r for r in rows if r[boundary.field] is not None), key=lambda r: r[boundary.field]):
+        if grouped and boundary.same(grouped[-1][0], row):
+            grouped[-1].append(row)
+        else:
+            grouped.append([row])
+    return grouped
+
+
+def ladder(grouped: list[list[dict]], boundary: Boundary, labels: dict[str, str]) -> str:
+    """'a 2.73 µs < b 6.55 µs (2.40×)': ≈ within noise, < beyond it, ratios to the fastest."""
+    fastest = grouped[0][0][boundary.field]
+
+    def item(row: dict, first_tier: bool) -> str:
+        ratio = "" if first_tier else f" ({row[boundary.field] / fastest:.2f}×)"
+        return f"{labels[row['impl']]} {boundary.show(row)}{ratio}"
+
+    return " < ".join(" ≈ ".join(item(r, i == 0) for r in tier) for i, tier in enumerate(grouped))
+
+
+def decisively_faster(a: dict, b: dict, boundary: Boundary) -> bool:
+    if a[boundary.field] is None or b[boundary.field] is None:
+        return False
+    return a[boundary.field] < b[boundary.field] and not boundary.same(a, b)
+
+
+def reversals(rows: list[dict], first: Boundary, second: Boundary) -> list[tuple[dict, dict]]:
+    """Pairs (a, b): a beyond noise faster at ``first``, b beyond noise faster at ``second``."""
+    return [(a, b) for a in rows for b in rows
+            if decisively_faster(a, b, first) and decisively_faster(b, a, second)]
+
+
+def _listed(items: list[str]) -> str:
+    rest = len(items) - LISTED_PAIRS
+    return "; ".join(items[:LISTED_PAIRS]) + (f"; and {rest} more" if rest > 0 else "")
+
+
+# Sentences of one formulation
+
+
+def _boundary_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    sentences = []
+    for boundary in (KERNEL, SPAN, HOST):
+        grouped = tiers(rows, boundary)
+        if grouped:
+            sentences.append(f"{boundary.name.capitalize()}: {ladder(grouped, boundary, labels)}.")
+    return sentences
+
+
+def _order_sentences(single: list[dict], graph: list[dict], labels: dict[str, str]) -> list[str]:
+    def name(row: dict) -> str:
+        return labels[row["impl"]]
+
+    sentences = []
+    changed = reversals(single, KERNEL, SPAN)
+    if changed:
+        sentences.append("The order changes between kernel time and call span: " + _listed([
+            f"{name(a)} has the shorter kernel ({us(a['kernel_us'])} vs {us(b['kernel_us'])} µs) but {name(b)} "
+            f"the shorter span ({us(b['span_mean_us'])} vs {us(a['span_mean_us'])} µs)" for a, b in changed]) + ".")
+        sentences.append(_why_span_differs(changed, name))
+        by_impl = {r["impl"]: r for r in graph}
+        back = [(a, b) for a, b in changed
+                if a["impl"] in by_impl and b["impl"] in by_impl
+                and decisively_faster(by_impl[a["impl"]], by_impl[b["impl"]], SPAN)]
+        if back:
+            a, b = by_impl[back[0][0]["impl"]], by_impl[back[0][1]["impl"]]
+            sentences.append(
+                f"Replayed from a CUDA graph, which removes per-call submission, {name(a)} is faster again "
+                f"({us(a['span_mean_us'])} vs {us(b['span_mean_us'])} µs per call)"
+                + (f", as in {len(back)} of the {len(changed)} changed pairs" if len(changed) > 1 else "") + ".")
+    hidden = [(a, b) for a in single for b in single
+              if decisively_faster(a, b, KERNEL) and b["span_mean_us"] is not None and a["span_mean_us"] is not None
+              and SPAN.same(a, b)]
+    if hidden:
+        sentences.append("A shorter kernel that the call span does not show (the spans are within noise): " + _listed([
+            f"{name(a)} {us(a['kernel_us'])} vs {name(b)} {us(b['kernel_us'])} µs of kernel, spans "
+            f"{SPAN.show(a)} ≈ {SPAN.show(b)}" for a, b in hidden]) + ".")
+    kernel_host = [pair for pair in reversals(single, KERNEL, HOST) if pair not in changed]
+    if kernel_host:
+        sentences.append("The order changes between kernel time and host time: " + _listed([
+            f"{name(a)} has the shorter kernel ({us(a['kernel_us'])} vs {us(b['kernel_us'])} µs) but {name(b)} "
+            f"the shorter host time ({us(b['host_us'])} vs {us(a['host_us'])} µs)" for a, b in kernel_host])
+            + "; host time orders the cost of submission alone, not of the work.")
+    against_host = reversals(single, SPAN, HOST)
+    if against_host:
+        sentences.append("The order changes between call span and host time: " + _listed([
+            f"{name(a)} has the shorter span ({us(a['span_mean_us'])} vs {us(b['span_mean_us'])} µs) but {name(b)} "
+            f"the shorter host time ({us(b['host_us'])} vs {us(a['host_us'])} µs)" for a, b in against_host])
+            + "; host time is taken on back-to-back calls without synchronizing, the span on one synchronized call.")
+    if not changed and not hidden and len(tiers(single, KERNEL)) > 1 and tiers(single, SPAN):
+        sentences.append("Kernel time and call span put the implementations in the same order.")
+    return sentences
+
+
+def _why_span_differs(changed: list[tuple[dict, dict]], name) -> str:
+    if all(decisively_faster(b, a, HOST) for a, b in changed):
+        a, b = changed[0]
+        opening = "In every changed pair the" if len(changed) > 1 else "The"
+        text = (f"{opening} shorter span comes with the shorter host time ({name(b)} {us(b['host_us'])} vs "
+                f"{name(a)} {us(a['host_us'])} µs): the span order follows the cost of submitting the call, so "
+                "the shorter span is a cheaper call, not a faster kernel.")
+        if a["host_us"] > a["kernel_us"]:
+            text += (f" {name(a)}'s host time alone exceeds its kernel time ({us(a['host_us'])} vs "
+                     f"{us(a['kernel_us'])} µs): the call is host-bound at this size.")
+        return text
+    return ("Host time does not account for every changed pair; the span also holds the gaps between launches "
+            "and the synchronization, which kernel time excludes, so a span difference is not a kernel difference.")
+
+
+def _graph_sentence(graph: list[dict], labels: dict[str, str]) -> list[str]:
+    grouped = tiers(graph, SPAN)
+    if len(graph) < 2 or not grouped:
+        return []
+    calls = graph[0]["calls_per_sample"]
+    return [f"In a CUDA graph ({calls} calls per replay, span ÷ {calls}): {ladder(grouped, SPAN, labels)}."]
+
+
+def _floor_kind(row: dict, ceilings: dict) -> str:
+    memory_us = row["bytes"] / (ceilings["copy_gbps"] * 1e3) if ceilings.get("copy_gbps") else None
+    if memory_us is not None and abs(memory_us - row["floor_us"]) <= 1e-6 * row["floor_us"]:
+        return f"memory: {row['bytes'] / 1e6:.3g} MB at {ceilings['copy_gbps']:,.0f} GB/s"
+    return f"compute: {row['flops'] / 1e9:.3g} GFLOP at {row['flops'] / row['floor_us'] / 1e6:.1f} TFLOP/s"
+
+
+def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[str, str]) -> list[str]:
+    """How far each kernel is from its floor; cold L2 preferred, since a warm one can beat the memory floor."""
+    chosen = [r for r in rows if r["cache"] == cache and r["floor_us"] and r["kernel_us"]]
+    if not chosen:
+        return []
+    floors: dict[tuple, list[dict]] = {}
+    for row in chosen:
+        floors.setdefault((round(row["floor_us"], 6), _floor_kind(row, ceilings)), []).append(row)
+    parts = [f"floor {us(floor)} µs ({kind}): " + ", ".join(
+        f"{labels[r['impl']]} {r['floor_us'] / r['kernel_us']:.0%}" for r in group)
+        for (floor, kind), group in floors.items()]
+    sentences = [f"Kernel time as a fraction of its roofline floor ({cache} L2): " + "; ".join(parts) + "."]
+    beyond = [r for r in rows if r["cache"] == "warm" and r["floor_us"] and r["kernel_us"]
+              and r["kernel_us"] < r["floor_us"] and _floor_kind(r, ceilings).startswith("memory")]
+    if beyond:
+        sentences.append("With a warm L2, " + ", ".join(
+            f"{labels[r['impl']]} reaches {r['floor_us'] / r['kernel_us']:.0%}" for r in beyond)
+            + " of the memory floor: above 100% is a cache artefact, not bandwidth.")
+    return sentences
+
+
+def _baseline(rows: list[dict]) -> dict | None:
+    eager = [r for r in rows if r["backend"] == "eager"]
+    return next((r for r in eager if r["precision"] == "ieee"), eager[0] if eager else None)
+
+
+def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]) -> list[str]:
+    base = _baseline(single)
+    timed = [r for r in single if r["kernel_us"] is not None]
+    if base is None or base["kernel_us"] is None or len(timed) < 2:
+        return []
+    # Among kernels within noise of the fastest, the one a caller waits least for.
+    best = min(tiers(timed, KERNEL)[0], key=lambda r: (r["span_mean_us"] is None, r["span_mean_us"] or 0.0))
+    if not decisively_faster(best, base, KERNEL):
+        return [f"No kernel is shorter than {labels[base['impl']]}'s ({us(base['kernel_us'])} µs) beyond the "
+                f"{KERNEL_NOISE:.0%} threshold, so Amdahl's law has no speedup to scale."]
+    speedup = base["kernel_us"] / best["kernel_us"]
+    overall = amdahl.overall_speedup(fraction, speedup)
+    text = (f"Amdahl: if this op is {fraction:.0%} of a request, {labels[best['impl']]}'s {speedup:.2f}× shorter "
+            f"kernel than {labels[base['impl']]} ({us(best['kernel_us'])} vs {us(base['kernel_us'])} µs) speeds the "
+            f"request up {overall:.2f}× (latency −{1 - 1 / overall:.1%}), everything else unchanged")
+    if best["precision"] != base["precision"]:
+        text += (f"; it computes at {best['precision']} precision (error {best['rel_error']:.1e} vs "
+                 f"{base['rel_error']:.1e})")
+    if decisively_faster(base, best, SPAN):
+        text += (f". Its call span is longer than {labels[base['impl']]}'s ({us(best['span_mean_us'])} vs "
+                 f"{us(base['span_mean_us'])} µs), so a request that pays the call span does not get this speedup")
+    return [text + "."]
+
+
+def _cold_sentence(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    warm = {r["impl"]: r for r in rows if r["cache"] == "warm" and r["kernel_us"]}
+    cold = [r for r in rows if r["cache"] == "cold" and r["kernel_us"] and r["impl"] in warm]
+    if not cold:
+        return []
+    ratios = [r["kernel_us"] / warm[r["impl"]]["kernel_us"] for r in cold]
+    low, high = f"{min(ratios):.2f}", f"{max(ratios):.2f}"
+    spread = f"kernel times are {low if low == high else f'{low}–{high}'}× the warm ones"
+    if {r["impl"] for r in tiers(cold, KERNEL)[0]} == {r["impl"] for r in tiers(list(warm.values()), KERNEL)[0]}:
+        return [f"With a cold L2 the fastest kernel is the same and {spread}."]
+    return [f"With a cold L2 the kernel-time order changes ({ladder(tiers(cold, KERNEL), KERNEL, labels)}); {spread}."]
+
+
+def _failure_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    seen = {}
+    for row in rows:
+        if row["status"] in ("fail", "skip"):
+            seen.setdefault((row["impl"], row["status"], row["reason"]), row)
+    sentences = []
+    for (impl, status, reason), row in seen.items():
+        reason = reason or "no reason stored"
+        if status == "skip":
+            sentences.append(f"{labels[impl]} was skipped: {reason}.")
+        elif row["contract"] == "pass":  # the contract held; a launch path did not run
+            sentences.append(f"{labels[impl]} FAILED, its contract passed: {reason}.")
+        else:
+            error = f" (error {row['rel_error']:.1e})" if row["rel_error"] is not None else ""
+            sentences.append(f"{labels[impl]} FAILED its contract{error}: {reason}.")
+    return sentences
+
+
+def formulation_section(rows: list[dict], op: str, case: str, variant: str, ceilings: dict,
+                        fraction: float) -> Section:
+    mine = [r for r in rows if (r["op"], r["case"], r["variant"]) == (op, case, variant)]
+    names = list(dict.fromkeys(r["impl"] for r in mine))
+    labels = short_labels(names)
+    caches = caches_of(mine)
+    cache = "warm" if "warm" in caches else caches[0]
+    single = measured(mine, path="single", cache=cache)
+    graph = measured(mine, path="graph", cache=cache)
+    title = f"{op} · {case} · {shared_parts(names) or variant} · {cache} L2"
+    sentences = _failure_sentences(mine, labels)
+    if len(single) == 1:
+        sentences.append(f"Only {labels[single[0]['impl']]} was measured here.")
+    sentences += _boundary_sentences(single, labels)
+    sentences += _graph_sentence(graph, labels)
+    sentences += _order_sentences(single, graph, labels)
+    every_cache = measured(mine, path="single")
+    sentences += _cold_sentence(every_cache, labels)
+    sentences += _floor_sentences(every_cache, "cold" if "cold" in caches else cache, ceilings, labels)
+    sentences += _amdahl_sentence(single, fraction, labels)
+    return Section(title, sentences)
+
+
+# The run
+
+
+def _pairs(keys: list[tuple]) -> str:
+    return ", ".join(" ".join(key) for key in keys)
+
+
+def run_section(run: dict, rows: list[dict]) -> Section:
+    env, ops = run["env"], list(dict.fromkeys(r["op"] for r in rows))
+    impls = {(r["op"], r["case"], r["impl"]) for r in rows}
+    sentences = [f"Run {run['id']} ({run['status']}): {run['suite']} suite on {env.get('gpu') or env.get('host_cpu')}, "
+                 f"started {run['started_at']}; {len(rows)} results of {len(impls)} implementation·case pairs "
+                 f"over {len(ops)} ops ({', '.join(ops)})."]
+    if run["clock"] == "cpu":
+        sentences.append("No GPU: every number is CPU wall-clock time; kernel time and launches were not measured.")
+    failed = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == "fail"})
+    skipped = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == "skip"})
+    if failed:
+        sentences.append(f"{len(failed)} of {len(impls)} implementation·case pairs FAILED a contract or a launch "
+                         f"path: {_pairs(failed)} (contract table below).")
+    else:
+        sentences.append(f"No implementation failed its contract or a launch path "
+                         f"({len(impls) - len(skipped)} checked).")
+    if skipped:
+        sentences.append(f"{len(skipped)} {'was' if len(skipped) == 1 else 'were'} skipped: {_pairs(skipped)}.")
+    sentences += _clock_sentences(run)
+    sentences.append(f"≈ marks a difference within noise (kernel time under {KERNEL_NOISE:.0%}, host time under "
+                     f"{HOST_NOISE:.0%}, call span when the ranges of round means overlap or the difference is "
+                     "within the larger range); < marks one beyond it; × is the ratio to the fastest.")
+    return Section(f"run {run['id']}", sentences)
+
+
+def _clock_sentences(run: dict) -> list[str]:
+    """NVML's reading at the start and end of the run: the only clock evidence a run keeps."""
+    states = [("start", run["env"].get("gpu_state_start")),
+              ("end", (run.get("env_end") or {}).get("gpu_state_end"))]
+    states = [(when, state) for when, state in states if state]
+    if not states:
+        return []
+    readings = " and ".join(f"{state['sm_clock_mhz']:,} MHz, {state['temperature_c']} °C at the {when}"
+                            for when, state in states)
+    reasons = sorted({reason for _, state in states for reason in state.get("throttle_reasons", [])})
+    maximum = states[0][1].get("max_sm_clock_mhz")
+    return [f"SM clock {readings}" + (f" (maximum {maximum:,} MHz)" if maximum else "")
+            + (f"; clock-event reasons reported: {', '.join(reasons)}." if reasons
+               else "; no clock-event (throttle) reasons reported.")]
+
+
+def findings(run: dict, rows: list[dict], fraction: float = 0.2) -> list[Section]:
+    """The run's summary, then one section per formulation (op, case, variant)."""
+    return [run_section(run, rows)] + [
+        formulation_section(rows, op, case, variant, run["ceilings"], fraction)
+        for op, case, variant in formulations(rows)]
+
+
+def as_text(sections: list[Section]) -> str:
+    return "\n\n".join(s.title + "\n" + "\n".join(f"- {sentence}" for sentence in s.sentences) for s in sections)

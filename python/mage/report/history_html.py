@@ -1,0 +1,90 @@
+"""The history page: one chart per implementation, every series of it over the runs, steps marked.
+
+Self-contained (plotly.js inlined once). ``history_section`` gives the charts alone, for a report that
+embeds them in a page of its own (it must then load plotly.js itself).
+"""
+
+from __future__ import annotations
+
+import html
+from itertools import groupby
+
+from mage.history import Series
+
+SLOWER, FASTER = "#d62728", "#2ca02c"
+
+
+def _figure(op: str, impl: str, series: list[Series]):
+    import plotly.graph_objects as go
+
+    figure = go.Figure()
+    runs = sorted({(p.started_at, p.run_id, p.commit) for s in series for p in s.points})
+    order = [f"run {run_id}<br>{commit}" for _, run_id, commit in runs]
+    for s in series:
+        measured = [p for p in s.points if p.value is not None]
+        x = [f"run {p.run_id}<br>{p.commit}" for p in measured]
+        error = None
+        if any(p.low is not None for p in measured):
+            error = dict(type="data", symmetric=False,
+                         array=[(p.high - p.value) if p.high is not None else 0 for p in measured],
+                         arrayminus=[(p.value - p.low) if p.low is not None else 0 for p in measured])
+        figure.add_trace(go.Scatter(
+            x=x, y=[p.value for p in measured], mode="lines+markers", name=s.label, error_y=error,
+            customdata=[[p.started_at, p.run_id] for p in measured],
+            hovertemplate="%{y:.3g} µs<br>%{customdata[0]}<extra>" + html.escape(s.label) + "</extra>"))
+        for step in s.steps:
+            point = s.points[step.index]
+            color = SLOWER if step.direction == "slower" else FASTER
+            figure.add_trace(go.Scatter(
+                x=[f"run {point.run_id}<br>{point.commit}"], y=[point.value], mode="markers+text",
+                marker=dict(symbol="triangle-up" if step.direction == "slower" else "triangle-down", size=16,
+                            color=color, line=dict(width=1, color="black")),
+                text=[f"{step.direction} {step.change:+.0%}"], textposition="top center",
+                textfont=dict(color=color), showlegend=False,
+                hovertemplate=f"step: {html.escape(s.label)} {step.direction} {step.change:+.1%} "
+                              f"({step.before:.3g} → {step.after:.3g} µs, score {step.score:.1f})<extra></extra>"))
+    regressions = sum(st.direction == "slower" for s in series for st in s.steps)
+    title = f"{op} · {impl}" + (f" · {regressions} regression{'s' * (regressions != 1)}" if regressions else "")
+    figure.update_layout(title=title, yaxis_title="µs per call (log)", yaxis_type="log", height=420,
+                         xaxis=dict(type="category", categoryorder="array", categoryarray=order),
+                         legend=dict(font=dict(size=10)),
+                         margin=dict(l=60, r=20, t=60, b=60))
+    return figure
+
+
+def history_section(series: list[Series], include_plotlyjs: bool | str = False) -> str:
+    """HTML of one chart per (op, implementation); plotly.js inlined into the first when asked."""
+    parts = []
+    ordered = sorted(series, key=lambda s: (s.op, s.impl))
+    for (op, impl), group in groupby(ordered, key=lambda s: (s.op, s.impl)):
+        figure = _figure(op, impl, list(group))
+        parts.append(figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs if not parts else False))
+    return "\n".join(parts)
+
+
+def history_page(series: list[Series], title: str = "Mage history") -> str:
+    steps = [(s, st) for s in series for st in s.steps]
+    rows = "".join(
+        f"<tr class='{st.direction}'><td>{html.escape(s.op)}</td><td>{html.escape(s.impl)}</td>"
+        f"<td>{html.escape(s.label)}</td><td>run {st.run_id}</td><td>{html.escape(st.commit)}</td>"
+        f"<td>{st.before:.3g} → {st.after:.3g}</td><td>{st.direction} {st.change:+.1%}</td></tr>"
+        for s, st in steps)
+    table = ("<table><tr><th>op</th><th>implementation</th><th>series</th><th>first run after</th><th>commit</th>"
+             f"<th>median µs before → after</th><th>step</th></tr>{rows}</table>" if steps
+             else "<p>No steps found.</p>")
+    charts = history_section(series, include_plotlyjs=True) if series else "<p>No stored results match.</p>"
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:2px 8px}} tr.slower td{{color:{SLOWER}}} tr.faster td{{color:{FASTER}}}</style>
+</head><body>
+<h1>{html.escape(title)}</h1>
+<p>Every stored result, in the order the runs started. Whiskers on span points are the min and max of the
+round means. A step is a shift of the median beyond 3× the series' robust noise and at least 5 %
+(mage.history); ▲ marks a regression, ▼ an improvement.</p>
+<h2>Steps</h2>
+{table}
+<h2>Series, one chart per implementation</h2>
+{charts}
+</body></html>
+"""

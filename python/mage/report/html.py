@@ -1,0 +1,338 @@
+"""The run report: one self-contained HTML file (plotly.js inline, so it opens offline and from file://).
+
+Sections, top to bottom: failures (if any), findings, per-op boundaries, launch paths, fractions of
+the roofline floor, the roofline, contracts, environment and method.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from mage.report.figures import BACKEND_COLORS, styles
+from mage.report.findings import Section, caches_of, findings, short_labels, us
+from mage.report.tables import export_rows
+
+PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the variant/precision within one backend's colour
+# Button label → (row field, axis title); kernel time, launches and host time exist on the single path only.
+VIEWS = {
+    "kernel time": ("kernel_us", "kernel time, µs per call"),
+    "call span": ("span_mean_us", "call span, µs per call (whiskers: range of round means)"),
+    "launches per call": ("launches", "launches per call"),
+    "host time": ("host_us", "host time, µs per call"),
+}
+PATHS = {"single": "single", "batch": "batch (span ÷ B)", "graph": "graph (replay ÷ B)"}
+PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+EXCLUSIONS = ("Excluded from every number: compilation and autotuning (done during warm-up), host↔device "
+              "transfers (inputs are on the device before timing), and process start.")
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1280px; padding: 0 24px 48px; color: #222; }
+h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid #ccc; margin-top: 36px; }
+.meta, .note { color: #555; } nav a { margin-right: 14px; }
+.banner { background: #fde2e2; border: 2px solid #c00; color: #900; padding: 10px 14px; font-weight: 600; }
+.banner.skip { background: #fff6d6; border-color: #c90; color: #750; }
+.findings li { margin: 3px 0; } .findings summary { margin-top: 12px; cursor: pointer; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+tr.fail td { background: #fde2e2; color: #900; font-weight: 600; }
+tr.skip td { background: #fff6d6; color: #750; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+details { margin: 10px 0; }
+"""
+
+
+def _esc(value) -> str:
+    return html.escape("—" if value is None else str(value))
+
+
+def _table(header: list[str], body: list[list], classes: list[str] | None = None) -> str:
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    lines = []
+    for i, cells in enumerate(body):
+        css = f' class="{classes[i]}"' if classes and classes[i] else ""
+        tds = "".join(f'<td class="num">{_esc(c)}</td>' if isinstance(c, (int, float)) else f"<td>{_esc(c)}</td>"
+                      for c in cells)
+        lines.append(f"<tr{css}>{tds}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+
+
+def _figure_html(figure: go.Figure, div_id: str) -> str:
+    figure.update_layout(template="plotly_white", margin={"t": 100, "l": 70, "r": 20, "b": 60},
+                         title={"x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"})
+    return figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOT_CONFIG,
+                          default_height=f"{figure.layout.height}px")
+
+
+def _markers(rows: list[dict]) -> dict[str, dict]:
+    """Plotly bar markers with the static figure's colours and patterns."""
+    return {impl: {"color": color, "pattern": {"shape": PATTERNS[kind % len(PATTERNS)]}}
+            for impl, (color, kind) in styles(rows).items()}
+
+
+def _whiskers(values: list[dict | None]) -> dict:
+    """Error bars from the range of round means; absent where a value is missing."""
+    present = [r if r and r["span_mean_us"] is not None else None for r in values]
+    return {"type": "data", "symmetric": False, "visible": True,
+            "array": [r and r["span_round_max_us"] - r["span_mean_us"] for r in present],
+            "arrayminus": [r and r["span_mean_us"] - r["span_round_min_us"] for r in present]}
+
+
+def _labels(rows: list[dict]) -> dict[str, str]:
+    """Short implementation labels; one that never passed says so, where its bars would be."""
+    labels = short_labels(list(dict.fromkeys(r["impl"] for r in rows)))
+    for impl in labels:
+        statuses = {r["status"] for r in rows if r["impl"] == impl}
+        if "pass" not in statuses:
+            labels[impl] += " (FAILED)" if "fail" in statuses else " (skipped)"
+    return labels
+
+
+def _lookup(rows: list[dict], **where) -> dict | None:
+    return next((r for r in rows if all(r[k] == v for k, v in where.items())), None)
+
+
+# Figures
+
+
+def boundaries_figure(op: str, rows: list[dict]) -> go.Figure:
+    """Implementations side by side per case and cache; buttons switch the boundary."""
+    single = [r for r in rows if r["path"] == "single" and r["status"] == "pass"]
+    slots = list(dict.fromkeys((r["case"], r["cache"]) for r in single))
+    impls = list(dict.fromkeys(r["impl"] for r in rows))
+    labels, markers = _labels(rows), _markers(rows)
+    cells = {impl: [_lookup(single, impl=impl, case=c, cache=k) for c, k in slots] for impl in impls}
+
+    def ys(field: str) -> list[list]:
+        return [[None if r is None else r[field] for r in cells[impl]] for impl in impls]
+
+    figure = go.Figure()
+    for impl, y in zip(impls, ys("kernel_us")):
+        figure.add_bar(name=labels[impl], x=[[c for c, _ in slots], [k for _, k in slots]], y=y,
+                       marker=markers[impl], hovertemplate=f"{impl}<br>%{{x}}: %{{y:.4g}}<extra></extra>")
+    no_whiskers = [{"visible": False}] * len(impls)
+    buttons = [{"label": label, "method": "update", "args": [
+        {"y": ys(field), "error_y": [_whiskers(cells[i]) for i in impls] if field == "span_mean_us" else no_whiskers},
+        {"yaxis.title.text": title}]} for label, (field, title) in VIEWS.items()]
+    figure.update_layout(
+        title=f"{op}: implementations side by side (single path)", barmode="group", height=460,
+        yaxis_title=VIEWS["kernel time"][1], legend_title="implementation",
+        updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "x": 0, "xanchor": "left",
+                      "y": 1.02, "yanchor": "bottom", "showactive": True, "active": 0}])
+    return figure
+
+
+def paths_figure(op: str, rows: list[dict]) -> go.Figure:
+    """Per implementation: span per call on each launch path, and its kernel time; buttons switch the cache."""
+    impls = list(dict.fromkeys(r["impl"] for r in rows))
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    labels, caches = _labels(rows), caches_of(rows)
+    slots = [(c, i) for c in cases for i in impls if _lookup(rows, case=c, impl=i)]
+    x = [[c for c, _ in slots], [labels[i].replace("/", "<br>") for _, i in slots]]
+    passed = [r for r in rows if r["status"] == "pass"]
+
+    def cells(path: str, cache: str) -> list[dict | None]:
+        return [_lookup(passed, case=c, impl=i, path=path, cache=cache) for c, i in slots]
+
+    figure = go.Figure()
+    for path, name in PATHS.items():
+        values = cells(path, caches[0])
+        figure.add_bar(name=name, x=x, y=[r and r["span_mean_us"] for r in values], error_y=_whiskers(values))
+    kernel = cells("single", caches[0])
+    figure.add_scatter(name="kernel time (profiler)", x=x, y=[r and r["kernel_us"] for r in kernel], mode="markers",
+                       marker={"symbol": "line-ew-open", "size": 26, "color": "#222", "line": {"width": 3}})
+    buttons = []
+    for cache in caches:
+        per_path = [cells(path, cache) for path in PATHS]
+        buttons.append({"label": f"{cache} L2", "method": "restyle", "args": [{
+            "y": [[r and r["span_mean_us"] for r in v] for v in per_path]
+            + [[r and r["kernel_us"] for r in cells("single", cache)]],
+            "error_y": [_whiskers(v) for v in per_path] + [{"visible": False}]}]})
+    figure.update_layout(
+        title=f"{op}: launch paths, µs per call (compile-* implementations are the compiled path)",
+        barmode="group", height=460, yaxis_title="µs per call",
+        updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "x": 0, "xanchor": "left",
+                      "y": 1.02, "yanchor": "bottom", "active": 0}])
+    return figure
+
+
+def floor_figure(rows: list[dict]) -> go.Figure:
+    """Every result as a fraction of its roofline floor; the menu picks the boundary, path and cache."""
+    single = [r for r in rows if r["path"] == "single" and r["status"] == "pass" and r["floor_us"]]
+    keys = list(dict.fromkeys((r["op"], r["case"], r["impl"]) for r in single))
+    names = [f"{op} · {case} · {impl}" for op, case, impl in keys]
+    colors = styles(rows)
+    views = []
+    for cache in sorted(caches_of(rows), key=lambda c: c != "cold"):  # cold first: a warm L2 can beat the floor
+        views.append((f"kernel time, {cache} L2", "single", cache, "kernel_us"))
+        views += [(f"{path} span per call, {cache} L2", path, cache, "span_mean_us") for path in PATHS]
+
+    def fractions(path: str, cache: str, field: str) -> list:
+        found = [_lookup(rows, op=o, case=c, impl=i, path=path, cache=cache, status="pass") for o, c, i in keys]
+        return [r["floor_us"] / r[field] if r and r[field] else None for r in found]
+
+    first = fractions(*views[0][1:]) if views else []
+    figure = go.Figure(go.Bar(y=names, x=first, orientation="h", marker_color=[colors[i][0] for *_, i in keys],
+                              texttemplate="%{x:.0%}", textposition="outside",
+                              hovertemplate="%{y}<br>floor ÷ measured = %{x:.1%}<extra></extra>"))
+    figure.add_vline(x=1.0, line_dash="dash", annotation_text="floor")
+    figure.update_layout(
+        title="Fraction of the roofline floor (floor ÷ measured time; 100% = at the floor)",
+        height=160 + 24 * len(names), xaxis={"tickformat": ".0%", "title": "floor ÷ measured"},
+        yaxis={"autorange": "reversed"},
+        updatemenus=[{"type": "dropdown", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+                      "buttons": [{"label": label, "method": "restyle", "args": [{"x": [fractions(p, c, f)]}]}
+                                  for label, p, c, f in views]}])
+    return figure
+
+
+def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
+    """Arithmetic intensity against achieved throughput at kernel time, under the measured ceilings."""
+    points = [r for r in rows if r["path"] == "single" and r["status"] == "pass" and r["kernel_us"]
+              and r["flops"] and r["bytes"]]
+    figure = go.Figure()
+    symbols = {"warm": "circle", "cold": "diamond"}
+    for index, op in enumerate(dict.fromkeys(r["op"] for r in points)):
+        for cache in caches_of(points):
+            mine = [r for r in points if r["op"] == op and r["cache"] == cache]
+            if mine:
+                figure.add_scatter(
+                    name=f"{op} ({cache})", legendgroup=op, mode="markers",
+                    x=[r["flops"] / r["bytes"] for r in mine], y=[r["flops"] / r["kernel_us"] / 1e6 for r in mine],
+                    marker={"symbol": symbols.get(cache, "circle"), "size": 10,
+                            "color": BACKEND_COLORS[index % len(BACKEND_COLORS)]},
+                    text=[f"{r['impl']} · {r['case']} · {us(r['kernel_us'])} µs" for r in mine],
+                    hovertemplate="%{text}<br>%{x:.3g} flop/byte, %{y:.3g} TFLOP/s<extra></extra>")
+    intensities = [r["flops"] / r["bytes"] for r in points]
+    if ceilings and intensities:
+        ridges = [ceilings[key] * 1e3 / ceilings["copy_gbps"] for key in ("matmul_ieee_tflops", "matmul_tf32_tflops")]
+        xs = sorted({min(intensities) / 4, max(intensities) * 4, *ridges})  # the roofs bend at the ridges
+        for key, name in (("matmul_ieee_tflops", "ieee"), ("matmul_tf32_tflops", "tf32")):
+            figure.add_scatter(name=f"ceiling: copy {ceilings['copy_gbps']:,.0f} GB/s, {name} matmul "
+                                    f"{ceilings[key]:.1f} TFLOP/s", mode="lines", line={"dash": "dot"},
+                               x=xs, y=[min(x * ceilings["copy_gbps"] / 1e3, ceilings[key]) for x in xs])
+    figure.update_layout(title="Roofline: arithmetic intensity vs achieved throughput (kernel time)", height=520,
+                         xaxis={"type": "log", "title": "arithmetic intensity, flop per compulsory byte"},
+                         yaxis={"type": "log", "title": "achieved TFLOP/s"})
+    return figure
+
+
+# Sections
+
+
+def _failure_banner(rows: list[dict]) -> str:
+    parts = []
+    for status, word in (("fail", "FAILED"), ("skip", "skipped")):
+        bad = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == status})
+        if bad:
+            listed = ", ".join(f"{op} {case} {impl}" for op, case, impl in bad)
+            parts.append(f'<p class="banner {status}">{len(bad)} implementation·case pair{"s" * (len(bad) != 1)} '
+                         f'{word}: {_esc(listed)}. See <a href="#contracts">contracts</a>.</p>')
+    return "".join(parts)
+
+
+def _findings_html(sections: list[Section]) -> str:
+    return "".join(f"<details open><summary><b>{_esc(s.title)}</b></summary>"
+                   f"<ul>{''.join(f'<li>{_esc(x)}</li>' for x in s.sentences)}</ul></details>" for s in sections)
+
+
+def contracts_table(rows: list[dict]) -> str:
+    """One line per op, case and implementation, failures first; where a path failed, which one."""
+    entries: dict[tuple, dict] = {}
+    for row in rows:
+        entry = entries.setdefault((row["op"], row["case"], row["impl"]), {"row": row, "status": "pass", "reasons": {}})
+        if row["status"] != "pass":
+            entry["status"] = "fail" if "fail" in (row["status"], entry["status"]) else "skip"
+            entry["reasons"].setdefault(row["reason"] or "no reason stored", []).append(f"{row['path']}/{row['cache']}")
+    order = {"fail": 0, "skip": 1, "pass": 2}
+    ranked = sorted(entries.items(), key=lambda item: order[item[1]["status"]])
+    body, classes = [], []
+    for (op, case, impl), entry in ranked:
+        row = entry["row"]
+        reasons = "; ".join(f"{reason} ({', '.join(where)})" for reason, where in entry["reasons"].items())
+        body.append([op, case, impl, row["precision"], entry["status"].upper() if entry["status"] != "pass" else "pass",
+                     row["contract"] or "not checked", None if row["rel_error"] is None else f"{row['rel_error']:.2e}",
+                     None if row["eager_error"] is None else f"{row['eager_error']:.2e}", reasons or ""])
+        classes.append(entry["status"] if entry["status"] != "pass" else "")
+    return _table(["op", "case", "implementation", "precision", "status", "contract", "rel. error",
+                   "eager error", "reason / error (path/cache)"], body, classes)
+
+
+def _environment_html(run: dict) -> str:
+    env = {k: v for k, v in run["env"].items() if not isinstance(v, dict)}
+    states = {"start": run["env"].get("gpu_state_start") or {},
+              "end": (run.get("env_end") or {}).get("gpu_state_end") or {}}
+    state_keys = list(dict.fromkeys(k for s in states.values() for k in s))
+    method = run["method"]
+    return (
+        f"<p>{_esc(EXCLUSIONS)}</p>"
+        "<p>Boundaries, never subtracted from one another: <b>kernel time</b> = profiler capture of "
+        f"{method.get('kernel_calls', '?')} warmed calls, device activity summed ÷ calls (gaps excluded); "
+        f"<b>call span</b> = CUDA events around one call, {method.get('span_samples', '?')} samples in "
+        f"{method.get('rounds', '?')} rounds with the implementation order rotated, whiskers = range of round means "
+        "(not a confidence interval); <b>launches</b> = device activities ÷ calls; <b>host time</b> = wall clock "
+        f"of back-to-back unsynchronized calls in chunks of {method.get('host_chunk', '?')}. Batch and graph paths "
+        f"time B = {method.get('batch', '?')} calls per span. Cold L2: a {method.get('l2_flush_bytes', 0) / 1e6:.0f} "
+        "MB buffer is written before each sample, outside the timed window. See docs/METHOD.md.</p>"
+        f"<p>Command: <code>{_esc(run['command'])}</code></p>"
+        "<h3>Ceilings (measured in this run)</h3>"
+        + _table(["ceiling", "value"], [[k, f"{v:,.1f}"] for k, v in run["ceilings"].items()])
+        + "<h3>GPU state (NVML)</h3>"
+        + _table(["", *states], [[k, *[s.get(k) for s in states.values()]] for k in state_keys])
+        + "<h3>Environment</h3>" + _table(["key", "value"], [[k, v] for k, v in env.items()])
+        + "<h3>Method</h3>" + _table(["parameter", "value"], [[k, json.dumps(v)] for k, v in method.items()]))
+
+
+def _results_table(rows: list[dict]) -> str:
+    fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "span_mean_us",
+              "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "floor_fraction"]
+    body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] for r in export_rows(rows)]
+    return _table(fields, body, [r["status"] if r["status"] != "pass" else "" for r in rows])
+
+
+def build(run: dict, rows: list[dict], fraction: float = 0.2) -> str:
+    """The whole report as one HTML string."""
+    ops = list(dict.fromkeys(r["op"] for r in rows))
+    per_op = "".join(
+        f'<h3 id="op-{op}">{_esc(op)}</h3>'
+        + _figure_html(boundaries_figure(op, [r for r in rows if r["op"] == op]), f"boundaries-{op}")
+        + _figure_html(paths_figure(op, [r for r in rows if r["op"] == op]), f"paths-{op}") for op in ops)
+    unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
+    env = run["env"]
+    title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
+    commit = (env.get("git_commit") or "?")[:10] + ("+dirty" if env.get("git_dirty") else "")
+    nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
+        ("findings", "findings"), ("ops", "ops"), ("floor", "floor"), ("roofline", "roofline"),
+        ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
+<style>{STYLE}</style>
+<script>{get_plotlyjs()}</script></head>
+<body>
+<h1>{_esc(title)}</h1>
+<p class="meta">{_esc(run['status'])} · {unit} · started {_esc(run['started_at'])} ·
+torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
+<nav>{nav}</nav>
+{_failure_banner(rows)}
+<h2 id="findings">Findings</h2><div class="findings">{_findings_html(findings(run, rows, fraction))}</div>
+<h2 id="ops">Per op: boundaries and launch paths</h2>
+<p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
+measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
+{per_op}
+<h2 id="floor">Fraction of the roofline floor</h2>
+<p class="note">Floor = the larger of compulsory bytes ÷ measured copy bandwidth and flops ÷ the library matmul
+rate at the implementation's precision. With a warm L2 a small case can beat the memory floor: a cache artefact.</p>
+{_figure_html(floor_figure(rows), "floor-figure")}
+<h2 id="roofline">Roofline</h2>
+{_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
+<h2 id="contracts">Contracts</h2>
+{contracts_table(rows)}
+<h2 id="environment">Environment and method</h2>
+{_environment_html(run)}
+<h2 id="results">All results</h2>
+<details><summary>{len(rows)} rows, µs per call</summary>{_results_table(rows)}</details>
+</body></html>
+"""

@@ -1,0 +1,92 @@
+"""Markdown tables of a run, ready to paste: one row per op, case and formulation, one column per backend.
+
+They hold the static figure's numbers (single path, its cache state) and, beside them, the launch
+paths, host time, fractions of the floor and every failure.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of, us
+from mage.report.figures import figure_cache
+
+PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
+
+
+def _formulation(row: dict) -> str:
+    """The row label: op, case, and the implementation name without its backend."""
+    return f"{row['op']} {row['case']} {row['impl'].split('/', 1)[-1]}"
+
+
+def _table(rows: list[dict], cell: Callable[[dict], str]) -> str:
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    keys = list(dict.fromkeys(_formulation(r) for r in rows))
+    found = {(_formulation(r), r["backend"]): r for r in rows}
+    lines = ["| Operation | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
+    for key in keys:
+        cells = [cell(found[key, b]) if (key, b) in found else "—" for b in backends]
+        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _span(row: dict) -> str:
+    if row["span_mean_us"] is None:
+        return "—"
+    return f"{us(row['span_mean_us'])} [{us(row['span_round_min_us'])}–{us(row['span_round_max_us'])}]"
+
+
+def _floor_fraction(row: dict) -> str:
+    return f"{row['floor_us'] / row['kernel_us']:.0%}" if row["floor_us"] and row["kernel_us"] else "—"
+
+
+def _failures(rows: list[dict]) -> str:
+    bad = list(dict.fromkeys((r["op"], r["case"], r["impl"], r["status"], r["path"], r["cache"], r["reason"] or "")
+                             for r in rows if r["status"] != "pass"))
+    if not bad:
+        return "Every implementation passed its contract and ran on every path."
+    lines = ["| op | case | implementation | status | path/cache | reason |", "|---|---|---|---|---|---|"]
+    for op, case, impl, status, path, cache, reason in bad:
+        reason = reason.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {op} | {case} | {impl} | **{status.upper()}** | {path}/{cache} | {reason} |")
+    return "\n".join(lines)
+
+
+def tables(run: dict, rows: list[dict]) -> str:
+    cache = figure_cache(rows)
+    caches = caches_of(rows)
+    floor_cache = "cold" if "cold" in caches else cache
+
+    def at(path: str, where: str) -> list[dict]:
+        return [r for r in rows if r["path"] == path and r["cache"] == where and r["status"] == "pass"]
+
+    unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
+    env = run["env"]
+    sections = [
+        (f"Kernel time (µs per call), single path, {cache} L2",
+         "Profiler capture of warmed calls; device activity summed ÷ calls, gaps between launches excluded. "
+         f"Differences under {KERNEL_NOISE:.0%} are within noise.", at("single", cache), lambda r: us(r["kernel_us"])),
+        (f"Call span (µs per call), single path, {cache} L2",
+         "Mean of the CUDA-event spans [range of the round means, not a confidence interval]. A span includes "
+         "host submission; it is not a kernel time.", at("single", cache), _span),
+        ("Launches per call", "Device activities (kernels, memsets, memcpys) in the capture ÷ calls.",
+         at("single", cache), lambda r: "—" if r["launches"] is None else f"{r['launches']:g}"),
+        ("Host time (µs per call)", f"Wall clock of back-to-back unsynchronized calls ÷ calls. Differences under "
+         f"{HOST_NOISE:.0%} are within noise.", at("single", cache), lambda r: us(r["host_us"])),
+        *[(f"{path.capitalize()} path (µs per call), {cache} L2",
+           f"Span of B calls {how} ÷ B [range of round means].", at(path, cache), _span)
+          for path, how in PATHS.items()],
+        (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2",
+         "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger.",
+         at("single", floor_cache), _floor_fraction),
+    ]
+    parts = [f"## Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')} ({unit})",
+             f"torch {env.get('torch')}, commit {(env.get('git_commit') or '?')[:10]}"
+             f"{'+dirty' if env.get('git_dirty') else ''}, started {run['started_at']}. Compilation, transfers and "
+             "process start are excluded. Rows compare within themselves; numbers are never subtracted across "
+             "boundaries."]
+    for title, note, chosen, cell in sections:
+        if chosen:
+            parts += [f"### {title}", note, _table(chosen, cell)]
+    parts += ["### Contracts and failures", _failures(rows)]
+    return "\n\n".join(parts) + "\n"

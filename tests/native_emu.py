@@ -1,0 +1,123 @@
+"""Run Mage's native.cu kernels on the CPU: a test-only host path for the native launchers.
+
+Each op's ``native.cu`` is compiled by the system C++ compiler together with cuda_emu/cuda_emu.h
+(threads for CUDA threads, barriers for __syncthreads and warp shuffles) and one C wrapper per
+kernel that the op's launcher declares. ``EmuHost`` then launches those wrappers with ctypes on
+CPU tensors, through the very launchers the GPU hosts use: same validation, same kernel
+choice, same grid and arguments. It checks the kernels' arithmetic, indexing and tails; it
+says nothing about their speed, memory ordering across real warps, or the CUDA compiler.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import importlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import torch
+
+from mage.backends import native
+from mage.backends.native import Host, Kernel
+
+HEADER = Path(__file__).parent / "cuda_emu" / "cuda_emu.h"
+C_TYPES = {"p": "void*", "i": "int", "l": "long long", "f": "float"}
+CTYPES = {"p": ctypes.c_void_p, "i": ctypes.c_int32, "l": ctypes.c_int64, "f": ctypes.c_float}
+# Keeps the emulated grids small and lets tests reach both tile-size choices of a launcher.
+EMULATED_SMS = 4
+
+
+def compiler() -> str | None:
+    return shutil.which(os.environ.get("CXX", "g++")) or shutil.which("clang++")
+
+
+def op_kernels(op: str) -> list[Kernel]:
+    """Every Kernel the op's launcher module declares (module constants, dicts or lists of them)."""
+    module = importlib.import_module(f"mage.ops.{op}.native")
+    found: dict[str, Kernel] = {}
+
+    def visit(value):
+        if isinstance(value, Kernel):
+            found[value.name] = value
+        elif isinstance(value, dict):
+            for item in value.values():
+                visit(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item)
+
+    for value in vars(module).values():
+        visit(value)
+    return sorted(found.values(), key=lambda k: k.name)
+
+
+def _wrapper(kernel: Kernel) -> str:
+    params = ", ".join(f"{C_TYPES[k]} a{i}" for i, k in enumerate(kernel.signature))
+    args = ", ".join(f"emu::Ptr{{a{i}}}" if k == "p" else f"a{i}" for i, k in enumerate(kernel.signature))
+    return (
+        f'extern "C" void emu_{kernel.name}(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, '
+        f"unsigned bz, {params}) {{\n"
+        f"    emu::launch(dim3{{gx, gy, gz}}, dim3{{bx, by, bz}}, [=] {{ {kernel.name}({args}); }});\n}}\n"
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def library(op: str) -> ctypes.CDLL:
+    """The op's kernels built for the CPU (cached on disk by the hash of everything compiled)."""
+    cxx = compiler()
+    if cxx is None:
+        raise RuntimeError("no C++ compiler (g++ or clang++) to build the CPU emulation")
+    unit = (
+        f'#include "{HEADER}"\n#include "{native.OPS_DIR / op / "native.cu"}"\n'
+        + "".join(_wrapper(k) for k in op_kernels(op))
+    )
+    digest = hashlib.sha256((unit + HEADER.read_text() + native.source(op)).encode()).hexdigest()[:16]
+    build = Path(tempfile.gettempdir()) / "mage-cuda-emu"
+    build.mkdir(exist_ok=True)
+    target = build / f"{op}-{digest}.so"
+    if not target.exists():
+        source = build / f"{op}-{digest}.cpp"
+        source.write_text(unit)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        built = subprocess.run(
+            [cxx, "-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread", "-w",
+             "-o", str(partial), str(source)],
+            capture_output=True, text=True,
+        )
+        if built.returncode:
+            raise RuntimeError(f"building the CPU emulation of {op} failed:\n{built.stderr[-4000:]}")
+        partial.rename(target)
+    return ctypes.CDLL(str(target))
+
+
+class EmuHost(Host):
+    """Launches native kernels on CPU tensors through the emulation library."""
+
+    backend = "native-emu"
+    device_type = "cpu"
+
+    def __init__(self):
+        self.launches: list[tuple[str, tuple, tuple]] = []
+
+    def available(self, device: str) -> str | None:
+        return None if device == "cpu" and compiler() else "the emulation runs on the CPU with a C++ compiler"
+
+    def holds(self, t) -> bool:
+        return isinstance(t, torch.Tensor) and t.device.type == "cpu"
+
+    def sm_count(self, device: torch.device) -> int:
+        return EMULATED_SMS
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        assert all(1 <= g for g in grid) and grid[1] <= 65535 and grid[2] <= 65535, grid
+        assert 1 <= block[0] * block[1] * block[2] <= 1024, block
+        function = getattr(library(kernel.op), f"emu_{kernel.name}")
+        function.restype = None
+        function.argtypes = [ctypes.c_uint] * 6 + [CTYPES[k] for k in kernel.signature]
+        self.launches.append((kernel.name, tuple(grid), tuple(block)))
+        function(*grid, *block, *kernel.values(args))

@@ -1,0 +1,187 @@
+"""Reports built from a stored run: HTML, findings, static figure and Markdown tables (CPU only).
+
+The run is written through the Store API with GPU-like numbers, so every boundary, path, cache,
+a contract failure, a skip and a failed launch path are present without a GPU.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from mage.measure.ceilings import floor_us
+from mage.report import figures, findings, html, markdown
+from mage.spec import Case
+from mage.store import Result, Store
+
+CEILINGS = {"copy_gbps": 4000.0, "matmul_ieee_tflops": 50.0, "matmul_tf32_tflops": 400.0}
+ROUNDS = 3
+# op → (case, flops, bytes, {backend: (kernel µs, launches, host µs, single span round means)})
+MEASURED = {
+    "layernorm": ("1024x1024", 8.4e6, 8.4e6, "affine", {
+        "eager": (5.20, 1, 30.0, (41.0, 42.0, 43.0)),
+        "compile-default": (2.90, 1, 77.0, (98.0, 99.0, 100.0)),
+    }),
+    "matmul": ("256x256x256", 2 * 256**3, 3 * 256 * 256 * 4, "default", {
+        "eager": (10.00, 1, 20.0, (29.0, 30.0, 31.0)),
+        "compile-default": (10.20, 1, 21.0, (29.5, 30.5, 31.5)),  # within noise of eager at both boundaries
+    }),
+}
+FAILED = {"layernorm": ("triton", "fail", "error 3.0e-03 above the ieee ceiling 1e-05", 3e-3)}
+SKIPPED = {"layernorm": ("native", "skip", "the native extension is not built on this machine", None)}
+GRAPH_FAILS = ("matmul", "compile-default",
+               "graph path: RuntimeError: operation not permitted when stream is capturing")
+
+
+def _span_result(path: str, cache: str, round_means: tuple, calls: int, **fields) -> tuple[Result, list]:
+    samples = [(r, mean + offset) for r, mean in enumerate(round_means) for offset in (-0.5, 0.0, 0.5)]
+    values = [v for _, v in samples]
+    result = Result(path, cache, "pass", contract="pass", span_mean_us=sum(values) / len(values),
+                    span_median_us=sorted(values)[len(values) // 2], span_round_min_us=min(round_means),
+                    span_round_max_us=max(round_means), span_samples=len(samples), calls_per_sample=calls, **fields)
+    return result, samples
+
+
+def make_run(db_path) -> tuple[Store, int]:
+    """A complete two-op run on a pretend H200, with one failure, one skip and one failed graph path."""
+    store = Store(db_path)
+    run_id = store.begin_run(clock="gpu", suite="seed", command="mage run --suite seed --cold",
+                             env={"gpu": "NVIDIA H200", "torch": "2.11.0", "git_commit": "abc123",
+                                  "gpu_state_start": {"sm_clock_mhz": 1980, "max_sm_clock_mhz": 1980,
+                                                      "temperature_c": 40, "throttle_reasons": []}},
+                             method={"kernel_calls": 100, "span_samples": 9, "rounds": ROUNDS, "batch": 10,
+                                     "paths": ["single", "batch", "graph"], "caches": ["warm", "cold"]},
+                             ceilings=CEILINGS)
+    for op, (case_name, flops, nbytes, variant, impls) in MEASURED.items():
+        case_id = store.case_id(run_id, Case(op, case_name, "seed", {}, seed=1))
+        work = {"flops": flops, "bytes": nbytes, "floor_us": floor_us(CEILINGS, flops, nbytes, "ieee")}
+        for backend, (kernel, launches, host, means) in impls.items():
+            impl = SimpleNamespace(op=op, name=f"{backend}/{variant}/ieee", backend=backend, variant=variant,
+                                   precision="ieee")
+            impl_id = store.impl_id(run_id, impl)
+            for cache, slower in (("warm", 1.0), ("cold", 1.2)):
+                for path, per_call in (("single", 1.0), ("batch", 0.7), ("graph", None)):
+                    if (op, backend, path) == GRAPH_FAILS[:2] + ("graph",):
+                        store.add_result(run_id, case_id, impl_id, Result(path, cache, "fail", GRAPH_FAILS[2],
+                                                                          "pass", 1e-7, 1e-7, **work))
+                        continue
+                    scaled = tuple(kernel * slower * 1.1 + i * 0.05 for i in range(ROUNDS)) if per_call is None \
+                        else tuple(m * per_call for m in means)
+                    extra = {"kernel_us": kernel * slower, "launches": launches, "host_us": host} \
+                        if path == "single" else {}
+                    result, samples = _span_result(path, cache, scaled, 1 if path == "single" else 10,
+                                                   rel_error=1e-7, eager_error=1e-7, **work, **extra)
+                    store.add_result(run_id, case_id, impl_id, result, samples)
+        for backend, status, reason, error in [t for t in (FAILED.get(op), SKIPPED.get(op)) if t]:
+            impl = SimpleNamespace(op=op, name=f"{backend}/{variant}/ieee", backend=backend, variant=variant,
+                                   precision="ieee")
+            impl_id = store.impl_id(run_id, impl)
+            for cache in ("warm", "cold"):
+                for path in ("single", "batch", "graph"):
+                    store.add_result(run_id, case_id, impl_id, Result(
+                        path, cache, status, reason, "fail" if status == "fail" else None, error, 1e-7, **work))
+    store.end_run(run_id, "complete", {"gpu_state_end": {"sm_clock_mhz": 1980, "temperature_c": 44,
+                                                         "throttle_reasons": []}})
+    return store, run_id
+
+
+@pytest.fixture
+def stored(tmp_path):
+    store, run_id = make_run(tmp_path / "mage.db")
+    return tmp_path, store.run(run_id), store.rows(run_id)
+
+
+def test_html_report_contains_every_op_and_implementation(stored):
+    _, run, rows = stored
+    page = html.build(run, rows)
+    for op in {r["op"] for r in rows}:
+        assert f'id="boundaries-{op}"' in page and f'id="paths-{op}"' in page
+    for impl in {r["impl"] for r in rows}:
+        assert f"<td>{impl}</td>" in page  # its line in the contract table
+    assert "Plotly.newPlot" in page and "plotly.js v" in page  # plotly.js itself is inline
+    assert not re.search(r"<script[^>]+src=", page)  # nothing fetched: opens offline and from file://
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))  # a figure drawn into a heading of the same id would vanish
+
+
+def test_failures_are_impossible_to_miss(stored):
+    _, run, rows = stored
+    page = html.build(run, rows)
+    banner = page.index('class="banner fail"')
+    assert banner < page.index('id="findings"')  # above everything else
+    assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>triton/affine/ieee</td>.*?'
+                     r"error 3\.0e-03 above the ieee ceiling", page)
+    assert re.search(r'<tr class="skip"><td>layernorm</td>.*?native/affine/ieee.*?not built', page)
+    assert re.search(r'<tr class="fail">.*?compile-default/default/ieee.*?operation not permitted.*?graph/warm', page)
+    assert "FAIL" in markdown.tables(run, rows)
+
+
+def test_findings_cite_numbers_and_respect_noise(stored):
+    _, run, rows = stored
+    text = findings.as_text(findings.findings(run, rows))
+    # The order changes: a shorter kernel with a longer span, explained by host time, not called a faster kernel.
+    assert ("The order changes between kernel time and call span: compile-default has the shorter kernel "
+            "(2.90 vs 5.20 µs) but eager the shorter span (42.00 vs 99.00 µs)") in text
+    assert "a cheaper call, not a faster kernel" in text
+    assert "Kernel time: compile-default 2.90 µs in 1 launch < eager 5.20 µs in 1 launch (1.79×)" in text
+    # Within noise: 2% of kernel time and overlapping round-mean ranges are not a difference.
+    assert "Kernel time: eager 10.00 µs in 1 launch ≈ compile-default 10.20 µs in 1 launch." in text
+    assert "≈ compile-default 30.50 µs [29.50–31.50]" in text
+    assert "No kernel is shorter than eager's (10.00 µs) beyond the 3% threshold" in text
+    # Amdahl at the stated fraction, with the span caveat.
+    assert "if this op is 20% of a request, compile-default's 1.79× shorter kernel than eager" in text
+    assert "does not get this speedup" in text
+    assert "triton FAILED its contract (error 3.0e-03): error 3.0e-03 above the ieee ceiling 1e-05." in text
+    assert "compile-default FAILED, its contract passed: graph path: RuntimeError" in text
+    assert "Kernel time as a fraction of its roofline floor (cold L2)" in text
+
+
+def test_fraction_changes_amdahl(stored):
+    _, run, rows = stored
+    text = findings.as_text(findings.findings(run, rows, fraction=0.5))
+    assert "if this op is 50% of a request" in text and "1.28×" in text  # 1 / (0.5 + 0.5 / 1.793)
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ((10.0, 9.0, 11.0), (10.5, 10.8, 12.0), True),    # ranges overlap
+    ((10.0, 9.9, 10.1), (12.0, 11.9, 12.1), False),   # apart, difference beyond both spreads
+    ((10.0, 8.0, 10.5), (11.5, 11.0, 12.0), True),    # apart, but the difference is within the larger spread
+])
+def test_span_noise_rule(a, b, same):
+    row = lambda mean, low, high: {"span_mean_us": mean, "span_round_min_us": low, "span_round_max_us": high}  # noqa
+    assert findings.same_span(row(*a), row(*b)) is same
+
+
+def test_static_figure_and_tables_show_the_same_numbers(stored):
+    tmp_path, run, rows = stored
+    paths = figures.draw(run, rows, tmp_path)
+    assert paths[0].read_bytes().startswith(b"\x89PNG") and b"<svg" in paths[1].read_bytes()[:400]
+    text = markdown.tables(run, rows)
+    kernel_table = text.split("### Kernel time")[1].split("###")[0]
+    span_table = text.split("### Call span")[1].split("###")[0]
+    for op, case, column in figures.columns(rows, figures.figure_cache(rows)):
+        for row in column:
+            assert f"| {op} {case} {row['impl'].split('/', 1)[1]} |" in kernel_table
+            assert findings.us(row["kernel_us"]) in kernel_table
+            assert findings.us(row["span_mean_us"]) in span_table
+
+
+def test_report_and_show_commands(stored):
+    tmp_path, run, _ = stored
+    command = [sys.executable, "-c", "from mage.cli import main; main()"]
+    env = os.environ | {"COLUMNS": "200"}
+    made = subprocess.run([*command, "report", str(run["id"]), "--db", "mage.db", "--fraction", "0.3"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "reports" / f"run-{run['id']}"
+    assert sorted(p.name for p in out.iterdir()) == ["figure.png", "figure.svg", "report.html", "tables.md"]
+    assert "if this op is 30% of a request" in (out / "report.html").read_text()
+    shown = subprocess.run([*command, "show", str(run["id"]), "--db", "mage.db"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert shown.returncode == 0 and "The order changes between kernel time and call span" in shown.stdout
+    refused = subprocess.run([*command, "report", "--db", "mage.db", "--fraction", "2"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert refused.returncode == 2 and "fraction must be between 0 and 1" in refused.stderr

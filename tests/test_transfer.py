@@ -1,0 +1,163 @@
+"""Whole runs move between stores (mage export --run-json / mage import) without duplicates."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from mage import transfer
+from mage.errors import MageError
+from mage.registry import Implementation
+from mage.spec import Case
+from mage.store import SCHEMA_VERSION, Result, Store
+
+MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
+
+
+def store_run(store, command="mage run", hypothesis=None, predictions=()):
+    run = store.begin_run(clock="gpu", suite="seed", command=command,
+                          env={"gpu": "NVIDIA H200", "uuid": "GPU-1234", "gpu_state_start": {"sm_clock_mhz": 1980}},
+                          method={"rounds": 3}, ceilings={"copy_gbps": 4200.0})
+    case_id = store.case_id(run, Case("layernorm", "1024x1024", "seed", {"rows": 1024, "cols": 1024}, 7))
+    for backend in ("eager", "triton"):
+        impl_id = store.impl_id(run, Implementation("layernorm", backend, "affine", "ieee", fn=None))
+        for path in ("single", "graph"):
+            store.add_result(run, case_id, impl_id, Result(
+                path, "warm", "pass", contract="pass", rel_error=1e-7, kernel_us=5.0 if path == "single" else None,
+                span_mean_us=40.0, span_round_min_us=39.0, span_round_max_us=41.0, span_samples=6),
+                [(r, 39.0 + r + i / 10) for r in range(3) for i in range(2)])
+        store.add_result(run, case_id, impl_id, Result("batch", "warm", "skip", "no batch here"))
+    store.set_experiment(run, hypothesis, list(predictions))
+    store.end_run(run, "complete", {"gpu_state_end": {"sm_clock_mhz": 1975}})
+    return run
+
+
+def content(store, run_id):
+    """Everything of a run but its local ids."""
+    document = transfer.export_run(store, run_id)
+    document["run"].pop("source_id")
+    return document
+
+
+def test_export_then_import_reproduces_the_run(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    run = store_run(source, hypothesis="triton fuses the passes", predictions=["layernorm/triton:kernel<6"])
+    local = Store(tmp_path / "local.db")
+    store_run(local, command="an earlier local run")
+    [(source_id, local_id, new)] = transfer.import_runs(local, transfer.export_runs(source, [run]))
+    assert (source_id, local_id, new) == (run, 2, True)
+    assert content(local, local_id) == content(source, run)
+    imported = local.run(local_id)
+    assert imported["hypothesis"] == "triton fuses the passes"
+    assert local.predictions(local_id) == ["layernorm/triton:kernel<6"]
+    rows = local.rows(local_id)
+    assert len(rows) == 6 and all(len(local.samples(r["result_id"])) == 6 for r in rows if r["status"] == "pass")
+
+
+def test_import_is_idempotent(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    runs = [store_run(source), store_run(source)]
+    document = transfer.export_runs(source, runs)
+    local = Store(tmp_path / "local.db")
+    first = transfer.import_runs(local, document)
+    assert [new for _, _, new in first] == [True, True]
+    counts = [local.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+              for t in ("runs", "cases", "implementations", "results", "samples", "predictions")]
+    again = transfer.import_runs(local, document)
+    assert [(local_id, new) for _, local_id, new in again] == [(local_id, False) for _, local_id, _ in first]
+    assert counts == [local.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                      for t in ("runs", "cases", "implementations", "results", "samples", "predictions")]
+    # Back into the store it came from: nothing new either.
+    assert [new for _, _, new in transfer.import_runs(source, document)] == [False, False]
+    assert len(source.runs()) == 2
+
+
+def test_two_runs_begun_in_the_same_second_by_one_process_differ(tmp_path):
+    store = Store(tmp_path / "mage.db")
+    a, b = store_run(store), store_run(store)
+    assert store.run(a)["fingerprint"] != store.run(b)["fingerprint"]
+
+
+def test_gzip_files_round_trip(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    run = store_run(source)
+    transfer.write(transfer.export_runs(source, [run]), tmp_path / "run.json.gz")
+    local = Store(tmp_path / "local.db")
+    [(_, local_id, _)] = transfer.import_runs(local, transfer.read(tmp_path / "run.json.gz"))
+    assert content(local, local_id) == content(source, run)
+
+
+def test_a_broken_document_is_refused_and_leaves_nothing(tmp_path):
+    (tmp_path / "rows.json").write_text("[]")
+    with pytest.raises(MageError, match="not a Mage run document"):
+        transfer.read(tmp_path / "rows.json")
+    (tmp_path / "junk.json").write_text("{")
+    with pytest.raises(MageError, match="not a Mage run document"):
+        transfer.read(tmp_path / "junk.json")
+    source = Store(tmp_path / "gpu.db")
+    document = transfer.export_runs(source, [store_run(source)])
+    document["runs"][0]["run"]["fingerprint"] = "new"
+    document["runs"][0]["results"][-1]["impl"] = "cublas/affine/ieee"  # names no implementation of the run
+    local = Store(tmp_path / "local.db")
+    with pytest.raises(MageError, match="malformed"):
+        transfer.import_runs(local, document)
+    assert local.runs() == [] and local.db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+
+
+V1_RUNS = """CREATE TABLE runs (
+    id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL, clock TEXT NOT NULL,
+    suite TEXT NOT NULL, command TEXT NOT NULL, pid INTEGER, env_json TEXT NOT NULL, env_end_json TEXT,
+    method_json TEXT NOT NULL, ceilings_json TEXT NOT NULL)"""
+
+
+def test_a_version_1_store_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.execute(V1_RUNS)
+    for i in (1, 2):
+        old.execute("INSERT INTO runs (started_at, finished_at, status, clock, suite, command, pid, env_json, "
+                    "env_end_json, method_json, ceilings_json) VALUES ('2026-11-29T21:57:46+00:00', "
+                    "'2026-11-29T21:58:47+00:00', 'complete', 'gpu', 'seed', 'mage run', 456, ?, '{}', '{}', '{}')",
+                    (json.dumps({"uuid": "GPU-64ce"}),))
+    old.execute("PRAGMA user_version=1")
+    old.commit()
+    old.close()
+    store = Store(path)
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    fingerprints = [run["fingerprint"] for run in store.runs()]
+    assert all(fingerprints) and len(set(fingerprints)) == 2  # unique even for identical rows
+    assert store.predictions(1) == [] and store.run(1)["hypothesis"] is None
+    store.close()
+    assert [run["fingerprint"] for run in Store(path).runs()] == fingerprints  # stable, upgraded once
+    # The same legacy run, upgraded in another copy of the store, is recognised on import.
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(path.read_bytes())
+    assert [new for _, _, new in transfer.import_runs(Store(copy), transfer.export_runs(Store(path), [1, 2]))] \
+        == [False, False]
+
+
+def test_the_export_and_import_commands(tmp_path):
+    def mage(*args):
+        return subprocess.run([*MAGE, *args], cwd=tmp_path, capture_output=True, text=True,
+                              env=os.environ | {"COLUMNS": "200"})
+
+    source = Store(tmp_path / "gpu.db")
+    store_run(source)
+    store_run(source)
+    source.close()
+    exported = mage("export", "--run-json", "--all", "--db", "gpu.db")
+    assert exported.returncode == 0, exported.stderr
+    assert [r["run"]["source_id"] for r in json.loads(exported.stdout)["runs"]] == [1, 2]
+    assert mage("export", "2", "--run-json", "--db", "gpu.db", "-o", "run2.json.gz").returncode == 0
+    (tmp_path / "all.json").write_text(exported.stdout)
+    first = mage("import", "run2.json.gz", "--db", "local.db")
+    assert first.returncode == 0 and "run 2 imported as run 1" in first.stdout
+    second = mage("import", "all.json", "run2.json.gz", "--db", "local.db")
+    assert "run 1 imported as run 2" in second.stdout
+    assert second.stdout.count("already stored") == 2
+    assert len(Store(tmp_path / "local.db").runs()) == 2
+    missing = mage("import", "nope.json", "--db", "local.db")
+    assert missing.returncode == 2 and "cannot read nope.json" in missing.stderr
