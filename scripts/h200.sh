@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run through the device tool from the repo root,
 # after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine):
-#   bash scripts/h200.sh [mage run options…]        results land in $OUT (or results/h200)
-# The working tree's Python runs as is; only the compiled extension comes from the wheel.
+#   [MAGE_GPU_TESTS=1] bash scripts/h200.sh [mage run options…]
+# Results land in $OUT (or results/h200): the run is appended to a copy of the committed
+# results/h200/mage.db, so every run stays beside the earlier ones. The working tree's Python runs
+# as is; only the compiled extension comes from the wheel.
 set -euo pipefail
 out=${OUT:-results/h200}
 mkdir -p "$out"
 python3 -m zipfile -e dist/*.whl /tmp/wheel >/dev/null
 cp /tmp/wheel/mage/_native*.so python/mage/
-export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=/tmp/triton-cache
+export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=/tmp/triton-cache TRITON_INTERPRET=0
 mage() { python3 -m mage "$@"; }
 
+db=$out/mage.db
+if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ]; then cp results/h200/mage.db "$db"; fi
+if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
+    python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_native_gpu.py -k "not large" 2>&1 | tail -40 | tee "$out/gpu-tests.log" || true
+fi
 mage env --ceilings > "$out/env.json"
-mage run --db "$out/mage.db" "$@" 2>&1 | tee "$out/run.log"
-mage export --json --db "$out/mage.db" > "$out/rows.json"
+mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
+mage export --json --db "$db" > "$out/rows.json"
