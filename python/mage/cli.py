@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -379,7 +380,12 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md")
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         app(standalone_mode=False)
     except MageError as error:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import numpy
 import torch
 
 from mage.errors import InputError, UnknownNameError
@@ -89,21 +88,24 @@ class OpSpec:
 
 
 def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:
-    """float32 values on the CPU: standard normal, or heavy-tailed (Student t, 3 degrees of freedom)."""
+    """float32 values on the generator's device: standard normal, or heavy-tailed (Student t, 3 dof).
+
+    Drawn where they are used, so the large cases' 10⁸ values cost milliseconds on a GPU.
+    """
+    device = generator.device
     if distribution == "normal":
-        return torch.randn(*shape, generator=generator, dtype=torch.float32)
+        return torch.randn(*shape, generator=generator, dtype=torch.float32, device=device)
     if distribution == "heavy":
-        # Student t with 3 degrees of freedom, normal / sqrt(χ²₃/3), χ²₃ = 2·Gamma(3/2), drawn in float32
-        # by numpy: the large cases need 10⁸ values in seconds.
-        rng = numpy.random.default_rng(int(torch.randint(2**62, (1,), generator=generator)))
-        shape = tuple(shape)
-        chi2_over_3 = rng.standard_gamma(1.5, size=shape, dtype=numpy.float32) * numpy.float32(2 / 3)
-        return torch.from_numpy(rng.standard_normal(size=shape, dtype=numpy.float32) / numpy.sqrt(chi2_over_3))
+        # t₃ = normal / sqrt(χ²₃ / 3), with χ²₃ the sum of three squared normals.
+        normal = torch.randn(*shape, generator=generator, dtype=torch.float32, device=device)
+        chi2 = sum(torch.randn(*shape, generator=generator, dtype=torch.float32, device=device).square_()
+                   for _ in range(3))
+        return normal.div_(chi2.div_(3).sqrt_())
     raise UnknownNameError(f"unknown distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
 
 
-def generator(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
+def generator(seed: int, device: str | torch.device = "cpu") -> torch.Generator:
+    return torch.Generator(device=device).manual_seed(seed)
 
 
 # Input checks shared by every op. Each raises InputError naming the argument and the problem.

@@ -37,7 +37,7 @@ class BiasGeluSpec(OpSpec):
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         rows, cols = case.params["rows"], case.params["cols"]
-        g = generator(seed)
+        g = generator(seed, device)
         x = draw((rows, cols), g, distribution)
         bias = 0.5 * draw((cols,), g, "normal")
         return x.to(device), bias.to(device)

@@ -28,7 +28,7 @@ class LayerNormSpec(OpSpec):
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         rows, cols = case.params["rows"], case.params["cols"]
-        g = generator(seed)
+        g = generator(seed, device)
         x = draw((rows, cols), g, distribution)
         weight = 1.0 + 0.1 * draw((cols,), g, "normal")
         bias = 0.1 * draw((cols,), g, "normal")

@@ -34,7 +34,7 @@ class MatmulSpec(OpSpec):
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         m, k, n = case.params["m"], case.params["k"], case.params["n"]
-        g = generator(seed)
+        g = generator(seed, device)
         a = draw((m, k), g, distribution)
         b = draw((k, n), g, distribution)
         return a.to(device), b.to(device)

@@ -86,7 +86,7 @@ class NeighborAggSpec(OpSpec):
     def make_inputs(self, case, seed, device, distribution="normal"):
         rowptr, col = self.graph(case)
         index = INDEX_DTYPES[case.params["index"]]
-        x = draw((case.params["nodes"], case.params["features"]), generator(seed), distribution)
+        x = draw((case.params["nodes"], case.params["features"]), generator(seed, device), distribution)
         # copy=True: the cached graph must never be handed out, since an implementation could write it.
         return rowptr.to(device, index, copy=True), col.to(device, index, copy=True), x.to(device)
 

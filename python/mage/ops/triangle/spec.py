@@ -37,7 +37,7 @@ class TriangleSpec(OpSpec):
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         shape = (case.params["batch"], case.params["n"], case.params["n"], case.params["c"])
-        g = generator(seed)
+        g = generator(seed, device)
         a = draw(shape, g, distribution)
         b = draw(shape, g, distribution)
         return a.to(device), b.to(device)
