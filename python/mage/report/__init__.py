@@ -1,1 +1,1 @@
-"""Reports built from stored runs: plain tables now; HTML and figures build on the same rows."""
+"""Reports built from stored runs: terminal tables, findings in words, the HTML report, figures, Markdown."""
