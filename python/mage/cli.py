@@ -1,4 +1,4 @@
-"""The `mage` command: run, check, env, runs, show, export, amdahl."""
+"""The `mage` command: run, check, env, runs, show, report, export, import, compare, history, amdahl."""
 
 from __future__ import annotations
 
@@ -82,20 +82,28 @@ def run(
                                                 "results, e.g. 'layernorm/triton@1024x1024:kernel<6' or "
                                                 "'layernorm/triton[graph]:span<0.8*eager' (repeatable; "
                                                 "syntax: mage.experiments)."),
+    resume_run: Optional[int] = typer.Option(None, "--resume", help="Continue this incomplete run into the same "
+                                             "run id, repeating only what is missing; its cases, "
+                                             "implementations and method are those it was started with."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
     from mage.report.tables import failures_table, results_table
     from mage.runner import Request, Runner, fresh_method, plan
 
-    where = _device(device)
+    if resume_run is not None:
+        request = _resumed_request(resume_run, db, op=op, impl=impl, path=path, hypothesis=hypothesis,
+                                   predict=predict, cold=cold or None, device=device is not DeviceChoice.auto or None)
+        where = _device(DeviceChoice(request.device))
+    else:
+        where = _device(device)
+        paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
+        request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
+                          caches=["warm", "cold"] if cold else ["warm"], device=where,
+                          method=fresh_method(Method(budget_s=budget)))
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
                       "every number below is CPU time, not GPU time.[/]")
-    paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
-    request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
-                      caches=["warm", "cold"] if cold else ["warm"], device=where,
-                      method=fresh_method(Method(budget_s=budget)))
     work = plan(request)
     if not work:
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
@@ -113,7 +121,7 @@ def run(
 
         runner = Runner(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
         try:
-            run_id = runner.run(work)
+            run_id = runner.run(work) if resume_run is None else runner.resume(resume_run, work)
         finally:
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)
@@ -123,6 +131,18 @@ def run(
         console.print(failures)
     _print_experiment(store, run_id)
     console.print(f"stored as run {run_id} in {db}")
+
+
+def _resumed_request(run_id: int, db: Path, **selections):
+    """The stored request of ``run_id``; selecting anything else alongside --resume is refused."""
+    from mage import resume
+
+    given = [name.replace("_", "-") for name, value in selections.items() if value]
+    if given:
+        raise MageError(f"--resume takes the run's own selection; drop --{', --'.join(given)}")
+    if not db.exists():
+        raise MageError(f"no store at {db}; give the one the run is in with --db")
+    return resume.stored_request(_open_store(db).run(run_id))
 
 
 @app.command("check")

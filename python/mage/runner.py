@@ -2,7 +2,9 @@
 
 The recipe per case: fresh inputs → contract of each implementation (fresh seeds) → warm-up →
 kernel capture and host time per implementation → call spans of all passing implementations
-together, in rotated rounds, per path and cache state → one stored result per row.
+together, in rotated rounds, per path and cache state → a re-check of each on fresh inputs →
+suspect flags → one stored result per row. A case's timed rows are stored together once it ends,
+so an interrupted case is redone whole on resume (mage.resume).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Callable
 
 import torch
 
-from mage import check, registry
+from mage import check, registry, resume, suspect
 from mage.backends.precision import BASELINE_PRECISION, precision_mode
 from mage.measure import ceilings, env, host, kernel, span
 from mage.measure.device import Timer
@@ -120,16 +122,40 @@ class Runner:
             command=self.command,
             env=env.capture(device) | {"gpu_state_start": env.gpu_state()},
             method=self.method.as_dict() | {"paths": self.request.paths, "caches": self.request.caches,
-                                            "l2_flush_bytes": self.flush.bytes},
+                                            "l2_flush_bytes": self.flush.bytes,
+                                            resume.REQUEST_KEY: resume.request_record(self.request)},
             ceilings=self.ceilings,
         )
+        return self._run_cases(work, stored=set(), end_notes={})
+
+    def resume(self, run_id: int, work: list[Planned]) -> int:
+        """Continue an incomplete run into the same run id: only cases not wholly stored are run."""
+        run = self.store.run(run_id)
+        here = env.capture(self.request.device)
+        resume.check_comparable(run, here)
+        self.flush = L2Flush(self.request.device)
+        self.ceilings = run["ceilings"]  # floors stay those of the run's own ceilings
+        self.run_id = run_id
+        self.store.reopen_run(run_id)
+        resumed = run["env_end"].get("resumed", []) + [{"uuid": here.get("uuid"), "hostname": here.get("hostname"),
+                                                        "gpu_state_start": env.gpu_state()}]
+        return self._run_cases(work, self.store.stored_rows(run_id), {"resumed": resumed})
+
+    def _run_cases(self, work: list[Planned], stored: set, end_notes: dict) -> int:
         status = "incomplete"
         try:
             for planned in work:
+                rows = resume.case_rows(planned, self.request.paths, self.request.caches)
+                if rows <= stored:
+                    for impl in planned.impls:
+                        self.on_progress(f"{planned.case.key} check {impl.name}: stored before")
+                    continue
+                if rows & stored:
+                    self.store.delete_case_results(self.run_id, self.store.case_id(self.run_id, planned.case))
                 self._run_case(planned)
             status = "complete"
         finally:
-            self.store.end_run(self.run_id, status, {"gpu_state_end": env.gpu_state()})
+            self.store.end_run(self.run_id, status, end_notes | {"gpu_state_end": env.gpu_state()})
         return self.run_id
 
     # One case
@@ -214,6 +240,7 @@ class Runner:
         contenders = [
             span.Contender(name, _bound(impl, inputs), _mode(impl)) for name, (impl, _) in passing.items()
         ]
+        timed = []  # (name, result, samples)
         for path in self.request.paths:
             for cache in self.request.caches:
                 self.on_progress(f"{case.key} span {path}/{cache}")
@@ -221,8 +248,27 @@ class Runner:
                 stats, failures = span.measure(contenders, path, self.timer, self.method, flush)
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
-                    samples = stats[name].samples if name in stats else ()
-                    self.store.add_result(self.run_id, case_id, impl_ids[name], result, samples)
+                    timed.append((name, result, stats[name].samples if name in stats else ()))
+        self._recheck(spec, case, passing, timed)
+        suspect.flag([(name, passing[name][0].variant, result) for name, result, _ in timed], self.flush.bytes)
+        for name, result, samples in timed:
+            self.store.add_result(self.run_id, case_id, impl_ids[name], result, samples)
+
+    def _recheck(self, spec, case, passing: dict, timed: list) -> None:
+        """Call each timed implementation once more on fresh inputs; one that now fails fails every row."""
+        for name, (impl, _) in passing.items():
+            self.on_progress(f"{case.key} re-check {name}")
+            try:
+                seed = _seed(self.method.check_seed, "recheck", case.key, name)
+                reason = check.recheck(impl, spec, case, self.request.device, seed)
+            except Exception as error:
+                reason = _error_text(error)
+            self._release()
+            if not reason:
+                continue
+            for result in (result for row_name, result, _ in timed if row_name == name):
+                result.status, result.contract = "fail", "fail"
+                result.reason = f"failed a re-check during timing: {reason}"
 
     def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
         contract = measured["contract"]

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 2  # 2: runs.fingerprint and runs.hypothesis, predictions (see _migrate)
+SCHEMA_VERSION = 3  # 2: runs.fingerprint and runs.hypothesis, predictions; 3: results.suspect (see _migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -83,6 +83,7 @@ CREATE TABLE IF NOT EXISTS results (
     span_samples INTEGER,
     calls_per_sample INTEGER,
     floor_us REAL,
+    suspect TEXT,                         -- why a passing result's time is not believable (mage.suspect)
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -103,7 +104,7 @@ CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "span_mean_us", "span_median_us",
-    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us",
+    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
 )
 
 
@@ -135,6 +136,7 @@ class Result:
     span_samples: int | None = None
     calls_per_sample: int | None = None
     floor_us: float | None = None
+    suspect: str | None = None
 
 
 class Store:
@@ -186,6 +188,26 @@ class Store:
                 "UPDATE runs SET status = ?, finished_at = ?, env_end_json = ? WHERE id = ?",
                 (status, _now(), json.dumps(env_end or {}), run_id),
             )
+
+    def reopen_run(self, run_id: int) -> None:
+        """Mark an interrupted run as running again, in this process (mage run --resume)."""
+        with self.db:
+            self.db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = ? WHERE id = ?",
+                            (os.getpid(), run_id))
+
+    def stored_rows(self, run_id: int) -> set[tuple[str, str, str, str, str]]:
+        """(op, case, implementation, path, cache) of every result stored for ``run_id``."""
+        return {tuple(row) for row in self.db.execute(
+            """SELECT c.op, c.name, i.name, res.path, res.cache FROM results res
+               JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
+               WHERE res.run_id = ?""", (run_id,))}
+
+    def delete_case_results(self, run_id: int, case_id: int) -> None:
+        """Remove every result of one case of a run, with its samples, in one transaction."""
+        with self.db:
+            self.db.execute("DELETE FROM samples WHERE result_id IN"
+                            " (SELECT id FROM results WHERE run_id = ? AND case_id = ?)", (run_id, case_id))
+            self.db.execute("DELETE FROM results WHERE run_id = ? AND case_id = ?", (run_id, case_id))
 
     def case_id(self, run_id: int, case) -> int:
         with self.db:
@@ -291,6 +313,7 @@ def _migrate(db: sqlite3.Connection) -> None:
 
     1 → 2: runs gain ``fingerprint`` (backfilled, unique) and ``hypothesis``; the ``predictions``
     table is created by SCHEMA itself.
+    2 → 3: results gain ``suspect`` (NULL for results stored before suspects were flagged).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -305,6 +328,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             fingerprint = run_fingerprint(started_at, json.loads(env_json or "{}"), command, pid, f"id{run_id}")
             db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
+        if "suspect" not in {row[1] for row in db.execute("PRAGMA table_info(results)")}:
+            db.execute("ALTER TABLE results ADD COLUMN suspect TEXT")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:

@@ -247,7 +247,10 @@ def contracts_table(rows: list[dict]) -> str:
         if row["status"] != "pass":
             entry["status"] = "fail" if "fail" in (row["status"], entry["status"]) else "skip"
             entry["reasons"].setdefault(row["reason"] or "no reason stored", []).append(f"{row['path']}/{row['cache']}")
-    order = {"fail": 0, "skip": 1, "pass": 2}
+        elif row.get("suspect"):
+            entry["status"] = "suspect" if entry["status"] == "pass" else entry["status"]
+            entry["reasons"].setdefault(f"suspect: {row['suspect']}", []).append(f"{row['path']}/{row['cache']}")
+    order = {"fail": 0, "suspect": 1, "skip": 2, "pass": 3}
     ranked = sorted(entries.items(), key=lambda item: order[item[1]["status"]])
     body, classes = [], []
     for (op, case, impl), entry in ranked:
@@ -256,7 +259,8 @@ def contracts_table(rows: list[dict]) -> str:
         body.append([op, case, impl, row["precision"], entry["status"].upper() if entry["status"] != "pass" else "pass",
                      row["contract"] or "not checked", None if row["rel_error"] is None else f"{row['rel_error']:.2e}",
                      None if row["eager_error"] is None else f"{row['eager_error']:.2e}", reasons or ""])
-        classes.append(entry["status"] if entry["status"] != "pass" else "")
+        # A suspect time is shown like a failure: the row's numbers must not be trusted.
+        classes.append({"pass": "", "suspect": "fail"}.get(entry["status"], entry["status"]))
     return _table(["op", "case", "implementation", "precision", "status", "contract", "rel. error",
                    "eager error", "reason / error (path/cache)"], body, classes)
 

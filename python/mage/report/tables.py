@@ -8,7 +8,7 @@ EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
     "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "span_mean_us",
     "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample",
-    "floor_us", "floor_fraction", "flops", "bytes", "kernel_names",
+    "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
 )
 
 
@@ -47,7 +47,7 @@ def results_table(run: dict, rows: list[dict]) -> Table:
         elif row["contract"] == "fail" or row["status"] == "fail":
             contract = "[bold red]FAIL[/]"
         else:
-            contract = "[green]pass[/]"
+            contract = "[green]pass[/]" + (" [bold magenta]SUSPECT[/]" if row["suspect"] else "")
         table.add_row(
             row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
@@ -59,19 +59,22 @@ def results_table(run: dict, rows: list[dict]) -> Table:
 
 
 def failures_table(rows: list[dict]) -> Table | None:
-    failing = [r for r in rows if r["status"] in ("fail", "skip")]
-    if not failing:
+    """Failed and skipped rows with their reasons, and passing rows whose time is suspect (mage.suspect)."""
+    listed = [(r, r["status"], r["reason"]) for r in rows if r["status"] in ("fail", "skip")]
+    listed += [(r, "suspect", f"{r['path']}/{r['cache']}: {r['suspect']}") for r in rows
+               if r["status"] == "pass" and r.get("suspect")]
+    if not listed:
         return None
-    seen, table = set(), Table(title="failed and skipped", show_lines=False)
+    seen, table = set(), Table(title="failed, skipped and suspect", show_lines=False)
     for column in ("op", "case", "impl", "status", "reason"):
         table.add_column(column, overflow="fold")
-    for row in failing:
-        key = (row["op"], row["case"], row["impl"], row["status"], row["reason"])
+    styles = {"fail": "bold red", "skip": "yellow", "suspect": "bold magenta"}
+    for row, status, reason in listed:
+        key = (row["op"], row["case"], row["impl"], status, reason)
         if key in seen:
             continue
         seen.add(key)
-        style = "bold red" if row["status"] == "fail" else "yellow"
-        table.add_row(row["op"], row["case"], row["impl"], f"[{style}]{row['status']}[/]", row["reason"] or "")
+        table.add_row(row["op"], row["case"], row["impl"], f"[{styles[status]}]{status}[/]", reason or "")
     return table
 
 

@@ -1,0 +1,51 @@
+"""Resuming an interrupted run (mage run --resume RUN): repeat only what is missing.
+
+A run stores its Request in its method, so it can be planned again exactly. Resumption works a
+whole case at a time: the spans of one case are measured for all its implementations together, in
+rotated rounds, so a case with some rows stored is deleted (in one transaction) and redone whole,
+rather than measuring the missing rows against a different set of contenders.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mage.errors import MageError
+from mage.measure.method import Method
+
+REQUEST_KEY = "request"
+# What must match for the numbers of one run to stay comparable. Another machine of the same kind
+# is allowed (a lost machine is a reason to resume); where each part ran is recorded at the end.
+_MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit")
+
+
+def request_record(request) -> dict:
+    """What is stored with a run so that it can be planned again (the method is stored beside it)."""
+    return {"suites": request.suites, "ops": request.ops, "impls": request.impls, "paths": request.paths,
+            "caches": request.caches, "device": request.device}
+
+
+def stored_request(run: dict):
+    """The Request of a stored run, or a MageError saying why it cannot be resumed."""
+    from mage.runner import Request
+
+    if run["status"] != "incomplete":
+        raise MageError(f"run {run['id']} is {run['status']}; only an incomplete run can be resumed")
+    record = run["method"].get(REQUEST_KEY)
+    if record is None:
+        raise MageError(f"run {run['id']} was stored before runs recorded their request; it cannot be resumed")
+    method = Method(**{f.name: run["method"][f.name] for f in dataclasses.fields(Method)})
+    return Request(**record, method=method)
+
+
+def check_comparable(run: dict, current_env: dict) -> None:
+    for key in _MUST_MATCH:
+        if run["env"].get(key) != current_env.get(key):
+            raise MageError(f"run {run['id']} was measured with {key} {run['env'].get(key)!r}, this is "
+                            f"{current_env.get(key)!r}; its numbers would not be comparable, so it is not resumed")
+
+
+def case_rows(planned, paths: list[str], caches: list[str]) -> set[tuple]:
+    """(op, case, implementation, path, cache) of every row the case stores when it runs."""
+    return {(planned.case.op, planned.case.name, impl.name, path, cache)
+            for impl in planned.impls for path in paths for cache in caches}

@@ -1,0 +1,122 @@
+"""Implementations that cheat are caught: aliasing, re-checks during timing, suspect times."""
+
+import io
+
+import pytest
+from rich.console import Console
+
+from mage import check, suspect
+from mage.measure.method import Method
+from mage.report.html import contracts_table
+from mage.report.tables import failures_table, results_table
+from mage.runner import Planned, Request, Runner
+from mage.spec import DISTRIBUTIONS
+from mage.store import Result, Store
+
+QUICK = Method(span_samples=6, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=2)
+
+
+def _check(layernorm, impl):
+    spec, eager, case = layernorm
+    return check.check(impl, eager, spec, case, "cpu", seed=11)
+
+
+def _run(tmp_path, layernorm, impls, case=None):
+    spec, _, default_case = layernorm
+    request = Request(suites=["seed"], device="cpu", method=QUICK)
+    store = Store(tmp_path / "mage.db")
+    run_id = Runner(store, request, "pytest").run([Planned(spec, case or default_case, impls)])
+    return store.run(run_id), store.rows(run_id)
+
+
+def test_returning_an_input_fails(layernorm, impl_like):
+    result = _check(layernorm, impl_like(layernorm[1], lambda x, w, b: x))
+    assert not result.passed and "shares memory with its input #0" in result.reason
+
+
+def test_returning_a_view_of_an_input_fails(layernorm, impl_like):
+    result = _check(layernorm, impl_like(layernorm[1], lambda x, w, b: x.view(-1).view(x.shape)))
+    assert not result.passed and "input #0" in result.reason
+
+
+def test_returning_the_same_tensor_every_call_fails(layernorm, impl_like):
+    eager, cache = layernorm[1], []
+
+    def cached(x, w, b):
+        if not cache:
+            cache.append(eager.fn(x, w, b))
+        return cache[0]
+
+    result = _check(layernorm, impl_like(eager, cached))
+    assert not result.passed and "output of the previous call" in result.reason
+
+
+def test_an_honest_implementation_is_not_called_an_alias(layernorm):
+    assert _check(layernorm, layernorm[1]).passed
+
+
+def test_right_while_checked_then_wrong_fails_the_recheck(tmp_path, layernorm, impl_like):
+    eager, calls = layernorm[1], {"n": 0}
+
+    def drifts(x, w, b):
+        calls["n"] += 1
+        out = eager.fn(x, w, b)
+        return out if calls["n"] <= len(DISTRIBUTIONS) else out * 2
+
+    rows = {r["backend"]: r for r in _run(tmp_path, layernorm, [impl_like(eager, drifts), eager])[1]}
+    assert rows["fixture"]["status"] == "fail" and rows["fixture"]["contract"] == "fail"
+    assert rows["fixture"]["reason"].startswith("failed a re-check during timing: error")
+    assert rows["fixture"]["span_mean_us"] is not None  # its numbers are kept, marked failed
+    assert rows["eager"]["status"] == "pass"
+
+
+def test_memoizing_on_its_inputs_is_flagged_suspect(tmp_path, layernorm, impl_like):
+    spec, eager, case = layernorm
+    big = type(case)(case.op, "512x2048", "seed", {"rows": 512, "cols": 2048}, seed=5)
+    memo = {}
+
+    def memoized(x, w, b):  # honest on fresh inputs (so it passes every check), instant on the timed ones
+        if memo.get("key") != x.data_ptr():
+            memo["key"], memo["out"] = x.data_ptr(), eager.fn(x, w, b)
+        return memo["out"]
+
+    run, stored = _run(tmp_path, layernorm, [impl_like(eager, memoized), eager], big)
+    rows = {r["backend"]: r for r in stored}
+    assert rows["fixture"]["status"] == "pass"
+    assert "faster than the best other implementation (eager/" in rows["fixture"]["suspect"]
+    assert rows["eager"]["suspect"] is None
+    console = Console(width=300, file=io.StringIO())
+    console.print(results_table(run, stored), failures_table(stored))
+    shown = console.file.getvalue()
+    assert "pass SUSPECT" in shown and "│ suspect │ single/warm: span" in shown
+    assert '<tr class="fail"><td>layernorm</td><td>512x2048</td><td>fixture/affine/ieee</td><td>ieee</td><td>SUSPECT' \
+        in contracts_table(stored)
+
+
+def _timed(path="single", cache="cold", kernel=None, span=None, floor=None, bytes_=1e9, status="pass"):
+    return Result(path, cache, status, kernel_us=kernel, span_mean_us=span, floor_us=floor, bytes=bytes_)
+
+
+def test_below_the_floor_is_suspect_only_where_the_floor_holds():
+    cold, warm_small, warm_large = (_timed(kernel=1.0, floor=2.0), _timed(cache="warm", kernel=1.0, floor=2.0, bytes_=1e3),
+                                    _timed(cache="warm", kernel=1.0, floor=2.0, bytes_=1e9))
+    suspect.flag([("a", "v", cold), ("b", "v", warm_small), ("c", "v", warm_large)], cache_bytes=1e6)
+    assert "below its roofline floor" in cold.suspect and "below its roofline floor" in warm_large.suspect
+    assert warm_small.suspect is None
+
+
+def test_ratio_rule_compares_within_variant_path_and_cache():
+    fast, slow, other_variant, other_path, failed = (
+        _timed(span=1.0), _timed(span=20.0), _timed(span=100.0), _timed(path="batch", span=100.0),
+        _timed(span=100.0, status="fail"))
+    suspect.flag([("fast", "v", fast), ("slow", "v", slow), ("x", "w", other_variant), ("y", "v", other_path),
+                  ("z", "v", failed)], cache_bytes=0)
+    assert "20× faster than the best other implementation (slow" in fast.suspect
+    assert slow.suspect is other_variant.suspect is other_path.suspect is None
+
+
+@pytest.mark.parametrize("ratio, flagged", [(9.9, False), (10.1, True)])
+def test_ratio_threshold_is_ten(ratio, flagged):
+    fast, slow = _timed(cache="warm", span=1.0), _timed(cache="warm", span=ratio)
+    suspect.flag([("fast", "v", fast), ("slow", "v", slow)], cache_bytes=0)
+    assert (fast.suspect is not None) == flagged
