@@ -166,3 +166,38 @@ def test_the_command_lists_environment_differences_first(tmp_path):
     as_json = subprocess.run(command + ["--json"], cwd=tmp_path, capture_output=True, text=True)
     document = json.loads(as_json.stdout)
     assert {v["verdict"] for v in document["verdicts"] if v["boundary"] == "span"} == {"slower"}
+
+
+def test_runs_on_different_gpus_leave_small_span_and_host_changes_ambiguous(store):
+    a = store_run(store, seed=1, env={"uuid": "GPU-aaaa", "hostname": "vm"})
+    b = store_run(store, seed=2, span_factor=1.05, env={"uuid": "GPU-bbbb", "hostname": "vm"})
+    comparison = compare.compare(store, a, b)
+    assert comparison.machines == "GPU" and "different machines" in comparison.machines_statement()
+    span = [v for v in comparison.verdicts if v.boundary == "span"]
+    assert {v.verdict for v in span} == {"ambiguous"}
+    assert all(v.note.startswith("different GPU: within between-machine spread") for v in span)
+    assert set(verdicts(comparison, "kernel").values()) == {"same"}  # kernel-time rules stay
+    # A change beyond the between-machine threshold is still called, and kernel time still is at any size.
+    c = store_run(store, seed=3, span_factor=1.2, kernel_factor=1.2, env={"uuid": "GPU-bbbb", "hostname": "vm"})
+    far = compare.compare(store, a, c)
+    assert set(verdicts(far, "span").values()) == {"slower"} and set(verdicts(far, "kernel").values()) == {"slower"}
+    rendered = " ".join(str(part) for part in compare.render(comparison))
+    assert "the runs are from different machines" in rendered
+    assert compare.as_json(comparison)["different_machines"] == "GPU"
+
+
+def test_the_same_gpu_keeps_the_existing_span_verdict(store):
+    a = store_run(store, seed=1, env={"uuid": "GPU-aaaa", "hostname": "vm"})
+    b = store_run(store, seed=2, span_factor=1.05, env={"uuid": "GPU-aaaa", "hostname": "vm"})
+    comparison = compare.compare(store, a, b)
+    assert comparison.machines is None and comparison.machines_statement() is None
+    assert set(verdicts(comparison, "span").values()) == {"slower"}
+
+
+def test_different_hosts_are_different_machines(store):
+    a = store_run(store, seed=1, env={"hostname": "one"})
+    b = store_run(store, seed=2, env={"hostname": "two"})
+    assert compare.different_machines(store.run(a), store.run(b)) == "host"
+    # A value recorded in one run only is not a difference.
+    c = store_run(store, seed=3, env={"uuid": "GPU-aaaa"})
+    assert compare.different_machines(store.run(c), store.run(store_run(store, seed=4))) is None

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from html import escape
 from types import SimpleNamespace
 
 import pytest
@@ -185,3 +186,65 @@ def test_report_and_show_commands(stored):
     refused = subprocess.run([*command, "report", "--db", "mage.db", "--fraction", "2"],
                              cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
     assert refused.returncode == 2 and "fraction must be between 0 and 1" in refused.stderr
+
+
+def test_a_run_with_predictions_shows_them_with_their_outcomes(tmp_path):
+    store, run_id = make_run(tmp_path / "mage.db")
+    predictions = {
+        "layernorm/compile-default:kernel<4": "held",  # 2.90 µs
+        "layernorm/eager:kernel<4": "failed",  # 5.20 µs
+        "matmul/compile-default:kernel<10.1": "unclear",  # 10.20 µs, within 3 % of the bound
+        "layernorm/triton:kernel<4": "no data",  # it failed its contract
+    }
+    store.set_experiment(run_id, "compiling layernorm shortens its kernel", list(predictions))
+    page = html.build(store.run(run_id), store.rows(run_id), store=store)
+    section = page.split('<h2 id="experiment">')[1].split("<h2 ")[0]
+    assert "compiling layernorm shortens its kernel" in section and 'href="#experiment"' in page
+    for prediction, outcome in predictions.items():
+        assert re.search(rf"<code>{re.escape(escape(prediction))}</code></td><td>.*?</td>"
+                         rf'<td class="{outcome.replace(" ", "")}">{outcome}</td>', section), prediction
+    assert "compile-default/affine/ieee @1024x1024: 2.90 µs → held" in section
+    assert "1 held, 1 failed, 1 unclear, 1 no data" in section
+    # A run that states neither has no such section.
+    other, other_id = make_run(tmp_path / "other.db")
+    assert 'id="experiment"' not in html.build(other.run(other_id), other.rows(other_id), store=other)
+
+
+def test_a_store_with_two_runs_shows_a_history_chart_per_implementation(tmp_path):
+    store, first = make_run(tmp_path / "mage.db")
+    alone = html.build(store.run(first), store.rows(first), store=store)
+    assert "no history yet" in alone and 'id="history-1"' not in alone
+    _, second = make_run(tmp_path / "mage.db")
+    page = html.build(store.run(second), store.rows(second), store=store)
+    section = page.split('<h2 id="history">')[1].split("<h2 ")[0]
+    measured = sorted({(r["op"], r["impl"]) for r in store.rows(second) if r["status"] == "pass"})
+    charts = re.findall(r'id="history-(\d+)"', section)
+    assert len(charts) == len(measured) == 4  # layernorm and matmul, eager and compile-default
+    for op, impl in measured:  # the chart titles, as plotly's JSON escapes them
+        assert f'"text":"{op} · {impl}"'.replace("·", "\\u00b7").replace("/", "\\u002f") in section
+    assert f'<tr><td class="num">{first}</td>' in section  # the runs, this one in bold
+    assert f'<tr class="this"><td class="num">{second}</td>' in section
+    assert page.count("plotly.js v") == 1 and not re.search(r"<script[^>]+src=", page)
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    assert page == html.build(store.run(second), store.rows(second), store=store)  # deterministic
+
+
+def test_a_suspect_result_is_never_the_fastest_without_saying_so(stored):
+    _, run, rows = stored
+    for row in rows:  # the shortest layernorm kernel, flagged as not believable
+        if row["impl"] == "compile-default/affine/ieee" and row["status"] == "pass":
+            row["suspect"] = "kernel time 2.9 µs is below its roofline floor 4 µs"
+    text = findings.as_text(findings.findings(run, rows))
+    assert "Kernel time: compile-default (suspect) 2.90 µs in 1 launch < eager 5.20 µs" in text
+    assert "compile-default's time is SUSPECT, not to be trusted" in text
+    assert "1 implementation·case pair passed with a SUSPECT time" in text
+    layernorm = text.split("layernorm · 1024x1024")[1].split("matmul · ")[0]
+    for sentence in layernorm.splitlines():
+        if "fastest" in sentence or "compile-default" in sentence:
+            assert "suspect" in sentence.lower(), sentence
+    assert "compile-default's 1.79× shorter kernel" not in text  # no Amdahl speedup from a suspect time
+    page = html.build(run, rows)
+    assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>compile-default/affine/ieee</td>'
+                     r"<td>ieee</td><td>SUSPECT</td>", page)
+    assert "compile-default (SUSPECT)" in page  # the figures' legend

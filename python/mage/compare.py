@@ -21,6 +21,14 @@ SM clocks: when the two runs' SM clocks (mean of the clock at start and end) dif
 CLOCK_TOLERANCE (5 %), GPU times of B are also judged scaled to A's clock (time × clock_B / clock_A,
 exact for clock-bound work, wrong for memory-bound work); a verdict that changes with the scaling is
 reported ambiguous. Host time is not scaled.
+
+Different machines: when the two runs were made on different GPUs (``env.uuid`` differs) or different
+hosts (``env.hostname`` differs), the within-run spread says nothing about the spread between two
+machines of the same model (silicon, clocks under load, PCIe and host CPU differ). A span or host-time
+verdict of faster or slower whose |change| is under BETWEEN_MACHINES (10 %) is then reported
+``ambiguous``, noted "different GPU: within between-machine spread" (or "different host: ..."), and the
+header says the runs are from different machines. Kernel-time verdicts keep their rules: the kernel
+boundary excludes the host and submission, and its 3 %/6 % resolution already stands in for noise.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ ALPHA = 0.01
 # (same below, faster/slower from); "same below" is docs/METHOD.md's "within noise" for these boundaries.
 RESOLUTION = {"kernel": (0.03, 0.06), "host": (0.10, 0.20)}
 CLOCK_TOLERANCE = 0.05
+BETWEEN_MACHINES = 0.10  # span and host changes under this are not attributed across machines
 IGNORED_ENV = {"method.check_seed"}  # differs by design in every run
 
 
@@ -91,6 +100,14 @@ class Comparison:
     env_differences: list[tuple[str, object, object]]
     clocks: Clocks
     verdicts: list[Verdict] = field(default_factory=list)
+    machines: str | None = None  # "GPU" or "host" when the runs were made on different machines
+
+    def machines_statement(self) -> str | None:
+        if self.machines is None:
+            return None
+        what = {"GPU": "different GPUs (env uuid differs)", "host": "different hosts (env hostname differs)"}
+        return (f"the runs are from different machines: {what[self.machines]}; span and host-time changes under "
+                f"{BETWEEN_MACHINES:.0%} are ambiguous (within between-machine spread)")
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -209,6 +226,17 @@ def sm_clock(run: dict) -> float | None:
     return sum(readings) / len(readings) if readings else None
 
 
+def different_machines(run_a: dict, run_b: dict) -> str | None:
+    """"GPU" when the runs' GPU uuids differ, "host" when their hostnames do, else None.
+
+    A value recorded in one run only is not taken as a difference (older runs may lack it)."""
+    for key, word in (("uuid", "GPU"), ("hostname", "host")):
+        va, vb = run_a["env"].get(key), run_b["env"].get(key)
+        if va and vb and va != vb:
+            return word
+    return None
+
+
 def _key(row: dict) -> tuple:
     return row["op"], row["case"], row["impl"], row["path"], row["cache"]
 
@@ -218,20 +246,34 @@ def compare(store, run_a: int, run_b: int, ops: list[str] | None = None) -> Comp
     if a["clock"] != b["clock"]:
         raise MageError(f"run {run_a} is timed on the {a['clock'].upper()} clock and run {run_b} on the "
                         f"{b['clock'].upper()} clock: their numbers cannot be compared")
-    comparison = Comparison(a, b, env_differences(a, b), Clocks(sm_clock(a), sm_clock(b)))
+    comparison = Comparison(a, b, env_differences(a, b), Clocks(sm_clock(a), sm_clock(b)),
+                            machines=different_machines(a, b))
     rows_a = {_key(r): r for r in store.rows(run_a) if not ops or r["op"] in ops}
     rows_b = {_key(r): r for r in store.rows(run_b) if not ops or r["op"] in ops}
     scale = comparison.clocks.ratio if comparison.clocks.differ else None  # B's times at A's clock
     for key in sorted(set(rows_a) | set(rows_b)):
-        comparison.verdicts.extend(_compare_rows(store, key, rows_a.get(key), rows_b.get(key), scale))
+        comparison.verdicts.extend(_compare_rows(store, key, rows_a.get(key), rows_b.get(key), scale,
+                                                 comparison.machines))
     return comparison
 
 
-def _compare_rows(store, key, a: dict | None, b: dict | None, scale: float | None) -> list[Verdict]:
-    """Verdicts of every boundary of one (op, case, impl, path, cache). ``scale``: clock scaling of B."""
+def between_machines(word: str, change: float | None, machines: str | None, note: str = "") -> tuple[str, str]:
+    """A span or host verdict across machines: faster/slower under BETWEEN_MACHINES becomes ambiguous."""
+    if machines is None or word not in ("faster", "slower") or change is None or abs(change) >= BETWEEN_MACHINES:
+        return word, note
+    return "ambiguous", f"different {machines}: within between-machine spread ({word} {change:+.1%}" + (
+        f"; {note})" if note else ")")
+
+
+def _compare_rows(store, key, a: dict | None, b: dict | None, scale: float | None,
+                  machines: str | None = None) -> list[Verdict]:
+    """Verdicts of every boundary of one (op, case, impl, path, cache). ``scale``: clock scaling of B;
+    ``machines``: "GPU" or "host" when the runs were made on different machines."""
 
     def verdict(boundary, va, vb, word, note=""):
         change = (vb - va) / va if va and vb is not None else None
+        if boundary in ("span", "host"):
+            word, note = between_machines(word, change, machines, note)
         return Verdict(*key, boundary, va, vb, change, word, note)
 
     if a is None or b is None:
@@ -309,6 +351,8 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
         env.add_row(key, _value(va), _value(vb) + change)
     if not comparison.env_differences:
         env.add_row("(none)", "", "")
+    if comparison.machines:
+        out.append(f"[bold yellow]{comparison.machines_statement()}[/]")
     out += [env, comparison.clocks.statement()]
     table = Table(title="verdicts, B against A (µs per call)", title_justify="left")
     for column in ("op", "case", "impl", "path", "cache", "boundary", "A", "B", "change", "verdict", "note"):
@@ -333,5 +377,6 @@ def as_json(comparison: Comparison) -> dict:
         "env_differences": [{"key": k, "a": va, "b": vb} for k, va, vb in comparison.env_differences],
         "clocks": {"a_mhz": comparison.clocks.a_mhz, "b_mhz": comparison.clocks.b_mhz,
                    "scaled": comparison.clocks.differ, "statement": comparison.clocks.statement()},
+        "different_machines": comparison.machines, "machines_statement": comparison.machines_statement(),
         "verdicts": [v.__dict__ for v in comparison.verdicts],
     }

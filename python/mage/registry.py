@@ -8,6 +8,11 @@ An implementation is one decorated function in its op's folder:
 
 If the function takes ``variant`` or ``precision`` keyword arguments, one implementation is
 registered per listed variant/precision with those arguments bound.
+
+Implementations outside mage.ops (a test's deliberately crashing fixtures, say) are plugins: load()
+also imports every module named in the environment variable MAGE_PLUGINS (comma-separated module
+paths, e.g. ``MAGE_PLUGINS=tests.plugins.crashing``). An environment variable, rather than an
+import in the caller, so that the worker processes of an isolated run (mage.isolation) see them too.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import os
 import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -98,7 +104,7 @@ def add(impl: Implementation) -> None:
 
 
 def load() -> None:
-    """Import every op package under mage.ops and every module in it, once."""
+    """Import every op package under mage.ops and every module in it, then the plugins, once."""
     global _LOADED
     if _LOADED:
         return
@@ -117,6 +123,8 @@ def load() -> None:
     from mage.backends import compiled
 
     compiled.register_compiled_variants()
+    for plugin in filter(None, os.environ.get("MAGE_PLUGINS", "").split(",")):
+        importlib.import_module(plugin.strip())
 
 
 def ops() -> dict:

@@ -27,10 +27,15 @@ def request_record(request) -> dict:
 
 def stored_request(run: dict):
     """The Request of a stored run, or a MageError saying why it cannot be resumed."""
-    from mage.runner import Request
-
     if run["status"] != "incomplete":
         raise MageError(f"run {run['id']} is {run['status']}; only an incomplete run can be resumed")
+    return request_of(run)
+
+
+def request_of(run: dict):
+    """The Request a run was started with, as stored in its method."""
+    from mage.runner import Request
+
     record = run["method"].get(REQUEST_KEY)
     if record is None:
         raise MageError(f"run {run['id']} was stored before runs recorded their request; it cannot be resumed")

@@ -133,13 +133,17 @@ class Runner:
         run = self.store.run(run_id)
         here = env.capture(self.request.device)
         resume.check_comparable(run, here)
-        self.flush = L2Flush(self.request.device)
-        self.ceilings = run["ceilings"]  # floors stay those of the run's own ceilings
-        self.run_id = run_id
+        self.attach(run)
         self.store.reopen_run(run_id)
         resumed = run["env_end"].get("resumed", []) + [{"uuid": here.get("uuid"), "hostname": here.get("hostname"),
                                                         "gpu_state_start": env.gpu_state()}]
         return self._run_cases(work, self.store.stored_rows(run_id), {"resumed": resumed})
+
+    def attach(self, run: dict) -> None:
+        """Measure into the stored ``run`` (resuming it, or as an isolated case's worker)."""
+        self.flush = L2Flush(self.request.device)
+        self.ceilings = run["ceilings"]  # floors stay those of the run's own ceilings
+        self.run_id = run["id"]
 
     def _run_cases(self, work: list[Planned], stored: set, end_notes: dict) -> int:
         status = "incomplete"
@@ -199,10 +203,13 @@ class Runner:
         if self.timer.is_cuda:
             torch.cuda.empty_cache()
 
-    def _store_all(self, case_id, impl_id, spec, case, impl, template: Result) -> None:
-        """A skip or failure is stored once per requested path and cache, so every row is accounted for."""
+    def _store_all(self, case_id, impl_id, spec, case, impl, template: Result, stored: set = frozenset()) -> None:
+        """A skip or failure is stored once per requested path and cache (but those ``stored`` already, as
+        (op, case, implementation, path, cache)), so every row is accounted for exactly once."""
         for path in self.request.paths:
             for cache in self.request.caches:
+                if (case.op, case.name, impl.name, path, cache) in stored:
+                    continue
                 row = dataclasses.replace(template, path=path, cache=cache, flops=spec.flops(case, impl.variant),
                                           bytes=spec.bytes(case, impl.variant))
                 self.store.add_result(self.run_id, case_id, impl_id, row)
@@ -211,6 +218,7 @@ class Runner:
         """The contract, then the per-implementation boundaries; a Result when it fails or is skipped."""
         device = self.request.device
         try:
+            self.on_progress(f"{case.key} contract {impl.name}")
             seed = _seed(self.method.check_seed, case.key, impl.name)
             contract = check.check(impl, _baseline(impl), spec, case, device, seed)
             if not contract.passed:

@@ -7,6 +7,10 @@ another run is used. Two results are within noise ("≈") when
 - host time: they differ by less than HOST_NOISE (the spread of its chunks is not stored);
 - call span: their ranges of round means overlap, or they differ by less than the larger range.
 
+A passing result whose ``suspect`` field is set (mage.suspect: faster than its roofline floor, or
+far faster than every other implementation) keeps its place in the ladders, but its name always carries
+"(suspect)", the reason is stated, and Amdahl's law is never applied to it.
+
 The implementations that compete are those of one op, case and variant ("a formulation"); their
 backends and precisions differ. The same helpers give the HTML, the figure and the tables their
 grouping and labels.
@@ -118,13 +122,18 @@ def tiers(rows: list[dict], boundary: Boundary) -> list[list[dict]]:
     return grouped
 
 
+def label(row: dict, labels: dict[str, str]) -> str:
+    """The row's short label, with "(suspect)" when its time is flagged as not believable."""
+    return labels[row["impl"]] + (" (suspect)" if row.get("suspect") else "")
+
+
 def ladder(grouped: list[list[dict]], boundary: Boundary, labels: dict[str, str]) -> str:
     """'a 2.73 µs < b 6.55 µs (2.40×)': ≈ within noise, < beyond it, ratios to the fastest."""
     fastest = grouped[0][0][boundary.field]
 
     def item(row: dict, first_tier: bool) -> str:
         ratio = "" if first_tier else f" ({row[boundary.field] / fastest:.2f}×)"
-        return f"{labels[row['impl']]} {boundary.show(row)}{ratio}"
+        return f"{label(row, labels)} {boundary.show(row)}{ratio}"
 
     return " < ".join(" ≈ ".join(item(r, i == 0) for r in tier) for i, tier in enumerate(grouped))
 
@@ -160,7 +169,7 @@ def _boundary_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
 
 def _order_sentences(single: list[dict], graph: list[dict], labels: dict[str, str]) -> list[str]:
     def name(row: dict) -> str:
-        return labels[row["impl"]]
+        return label(row, labels)
 
     sentences = []
     changed = reversals(single, KERNEL, SPAN)
@@ -242,14 +251,14 @@ def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[
     for row in chosen:
         floors.setdefault((round(row["floor_us"], 6), _floor_kind(row, ceilings)), []).append(row)
     parts = [f"floor {us(floor)} µs ({kind}): " + ", ".join(
-        f"{labels[r['impl']]} {r['floor_us'] / r['kernel_us']:.0%}" for r in group)
+        f"{label(r, labels)} {r['floor_us'] / r['kernel_us']:.0%}" for r in group)
         for (floor, kind), group in floors.items()]
     sentences = [f"Kernel time as a fraction of its roofline floor ({cache} L2): " + "; ".join(parts) + "."]
     beyond = [r for r in rows if r["cache"] == "warm" and r["floor_us"] and r["kernel_us"]
               and r["kernel_us"] < r["floor_us"] and _floor_kind(r, ceilings).startswith("memory")]
     if beyond:
         sentences.append("With a warm L2, " + ", ".join(
-            f"{labels[r['impl']]} reaches {r['floor_us'] / r['kernel_us']:.0%}" for r in beyond)
+            f"{label(r, labels)} reaches {r['floor_us'] / r['kernel_us']:.0%}" for r in beyond)
             + " of the memory floor: above 100% is a cache artefact, not bandwidth.")
     return sentences
 
@@ -260,11 +269,11 @@ def _baseline(rows: list[dict]) -> dict | None:
 
 
 def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]) -> list[str]:
-    base = _baseline(single)
-    timed = [r for r in single if r["kernel_us"] is not None]
+    base = _baseline([r for r in single if not r.get("suspect")])
+    timed = [r for r in single if r["kernel_us"] is not None and not r.get("suspect")]
     if base is None or base["kernel_us"] is None or len(timed) < 2:
         return []
-    # Among kernels within noise of the fastest, the one a caller waits least for.
+    # Among kernels within noise of the fastest, the one a caller waits least for; never a suspect time.
     best = min(tiers(timed, KERNEL)[0], key=lambda r: (r["span_mean_us"] is None, r["span_mean_us"] or 0.0))
     if not decisively_faster(best, base, KERNEL):
         return [f"No kernel is shorter than {labels[base['impl']]}'s ({us(base['kernel_us'])} µs) beyond the "
@@ -292,6 +301,10 @@ def _cold_sentence(rows: list[dict], labels: dict[str, str]) -> list[str]:
     low, high = f"{min(ratios):.2f}", f"{max(ratios):.2f}"
     spread = f"kernel times are {low if low == high else f'{low}–{high}'}× the warm ones"
     if {r["impl"] for r in tiers(cold, KERNEL)[0]} == {r["impl"] for r in tiers(list(warm.values()), KERNEL)[0]}:
+        flagged = [r for r in tiers(cold, KERNEL)[0] + tiers(list(warm.values()), KERNEL)[0] if r.get("suspect")]
+        if flagged:
+            names = ", ".join(dict.fromkeys(label(r, labels) for r in flagged))
+            return [f"With a cold L2 the fastest kernel is the same, but its time is suspect ({names}), and {spread}."]
         return [f"With a cold L2 the fastest kernel is the same and {spread}."]
     return [f"With a cold L2 the kernel-time order changes ({ladder(tiers(cold, KERNEL), KERNEL, labels)}); {spread}."]
 
@@ -311,6 +324,13 @@ def _failure_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
         else:
             error = f" (error {row['rel_error']:.1e})" if row["rel_error"] is not None else ""
             sentences.append(f"{labels[impl]} FAILED its contract{error}: {reason}.")
+    flagged: dict[str, list[str]] = {}
+    for row in rows:
+        if row["status"] == "pass" and row.get("suspect"):
+            flagged.setdefault(row["impl"], []).append(f"{row['path']}/{row['cache']}: {row['suspect']}")
+    for impl, reasons in flagged.items():
+        sentences.append(f"{labels[impl]}'s time is SUSPECT, not to be trusted ({_listed(reasons)}); it is marked "
+                         "(suspect) wherever it appears below and left out of Amdahl's law.")
     return sentences
 
 
@@ -362,6 +382,10 @@ def run_section(run: dict, rows: list[dict]) -> Section:
                          f"({len(impls) - len(skipped)} checked).")
     if skipped:
         sentences.append(f"{len(skipped)} {'was' if len(skipped) == 1 else 'were'} skipped: {_pairs(skipped)}.")
+    suspect = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == "pass" and r.get("suspect")})
+    if suspect:
+        sentences.append(f"{len(suspect)} implementation·case pair{'s' * (len(suspect) != 1)} passed with a SUSPECT "
+                         f"time (mage.suspect; not to be trusted, marked (suspect) below): {_pairs(suspect)}.")
     sentences += _clock_sentences(run)
     sentences.append(f"≈ marks a difference within noise (kernel time under {KERNEL_NOISE:.0%}, host time under "
                      f"{HOST_NOISE:.0%}, call span when the ranges of round means overlap or the difference is "

@@ -52,13 +52,19 @@ def _figure(op: str, impl: str, series: list[Series]):
     return figure
 
 
-def history_section(series: list[Series], include_plotlyjs: bool | str = False) -> str:
-    """HTML of one chart per (op, implementation); plotly.js inlined into the first when asked."""
+def history_section(series: list[Series], include_plotlyjs: bool | str = False, id_prefix: str | None = None,
+                    config: dict | None = None) -> str:
+    """HTML of one chart per (op, implementation); plotly.js inlined into the first when asked.
+
+    ``id_prefix``: the charts' div ids are ``{id_prefix}-1``, ``-2``, … (deterministic output, as a
+    committed report needs); without it plotly draws random ones."""
     parts = []
     ordered = sorted(series, key=lambda s: (s.op, s.impl))
     for (op, impl), group in groupby(ordered, key=lambda s: (s.op, s.impl)):
         figure = _figure(op, impl, list(group))
-        parts.append(figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs if not parts else False))
+        div_id = f"{id_prefix}-{len(parts) + 1}" if id_prefix else None
+        parts.append(figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs if not parts else False,
+                                    div_id=div_id, config=config))
     return "\n".join(parts)
 
 

@@ -1,7 +1,11 @@
 """The run report: one self-contained HTML file (plotly.js inline, so it opens offline and from file://).
 
-Sections, top to bottom: failures (if any), findings, per-op boundaries, launch paths, fractions of
-the roofline floor, the roofline, contracts, environment and method.
+Sections, top to bottom: failures (if any), findings, the experiment (the run's hypothesis and
+predictions beside their outcomes, when it states any), per-op boundaries, launch paths, fractions of
+the roofline floor, the roofline, the history (each implementation of the run across every run of the
+same clock in its store, steps marked: mage.history), contracts, environment and method.
+
+The experiment and the history read the store the run came from: ``build(..., store=)``.
 """
 
 from __future__ import annotations
@@ -13,7 +17,11 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from mage.report.figures import BACKEND_COLORS, styles
+from mage import history
+from mage.errors import MageError
+from mage.experiments import evaluate_run, evaluation_rows
 from mage.report.findings import Section, caches_of, findings, short_labels, us
+from mage.report.history_html import history_section
 from mage.report.tables import export_rows
 
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the variant/precision within one backend's colour
@@ -42,6 +50,11 @@ tr.fail td { background: #fde2e2; color: #900; font-weight: 600; }
 tr.skip td { background: #fff6d6; color: #750; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 details { margin: 10px 0; }
+td.held { background: #e3f4e3; color: #175e17; font-weight: 600; }
+td.failed { background: #fde2e2; color: #900; font-weight: 600; }
+td.unclear { background: #fff6d6; color: #750; font-weight: 600; }
+td.nodata { color: #777; }
+tr.this td { font-weight: 600; }
 """
 
 
@@ -88,6 +101,8 @@ def _labels(rows: list[dict]) -> dict[str, str]:
         statuses = {r["status"] for r in rows if r["impl"] == impl}
         if "pass" not in statuses:
             labels[impl] += " (FAILED)" if "fail" in statuses else " (skipped)"
+        elif any(r["status"] == "pass" and r.get("suspect") for r in rows if r["impl"] == impl):
+            labels[impl] += " (SUSPECT)"
     return labels
 
 
@@ -293,12 +308,85 @@ def _environment_html(run: dict) -> str:
 def _results_table(rows: list[dict]) -> str:
     fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "span_mean_us",
               "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "floor_fraction"]
-    body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] for r in export_rows(rows)]
-    return _table(fields, body, [r["status"] if r["status"] != "pass" else "" for r in rows])
+    body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] + [r.get("suspect") or ""]
+            for r in export_rows(rows)]
+    classes = [r["status"] if r["status"] != "pass" else ("fail" if r.get("suspect") else "") for r in rows]
+    return _table(fields + ["suspect"], body, classes)
 
 
-def build(run: dict, rows: list[dict], fraction: float = 0.2) -> str:
-    """The whole report as one HTML string."""
+def experiment_html(store, run: dict) -> str:
+    """The run's hypothesis and its predictions beside their outcomes; empty when it states neither."""
+    try:
+        hypothesis, evaluations = evaluate_run(store, run["id"])
+    except MageError as error:  # a stored prediction this version cannot read: say so, do not fail the report
+        return f'<p class="banner skip">The predictions stored with this run cannot be judged: {_esc(error)}</p>'
+    if not hypothesis and not evaluations:
+        return ""
+    lines = []
+    for row in evaluation_rows(evaluations):
+        observed = "<br>".join(_esc(line) for line in row["observed"])
+        outcome = row["outcome"]
+        lines.append(f"<tr><td><code>{_esc(row['prediction'])}</code></td><td>{observed}</td>"
+                     f'<td class="{outcome.replace(" ", "")}">{_esc(outcome)}</td></tr>')
+    counts = {o: sum(e.outcome == o for e in evaluations) for o in ("held", "failed", "unclear", "no data")}
+    summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+    table = ("<table><thead><tr><th>prediction</th><th>observed (implementation @case: value → outcome)</th>"
+             f"<th>outcome</th></tr></thead><tbody>{''.join(lines)}</tbody></table>" if lines
+             else "<p>No predictions were stated.</p>")
+    return (f"<p><b>Hypothesis:</b> {_esc(hypothesis) if hypothesis else 'none stated'}</p>"
+            + (f"<p>{len(evaluations)} prediction{'s' * (len(evaluations) != 1)}: {summary}.</p>" if evaluations
+               else "")
+            + table
+            + '<p class="note">Judged against this run\'s own results (mage.experiments): a span holds only when '
+              "its whole range of round means lies on the predicted side; kernel and host time within their "
+              "resolution (3 %, 10 %) of the bound are unclear; a failed or skipped result is no data.</p>")
+
+
+class _SameClock:
+    """The runs of a store timed on one clock (GPU or CPU wall clock): the history never mixes the two."""
+
+    def __init__(self, store, clock: str):
+        self.store, self.clock = store, clock
+
+    def runs(self) -> list[dict]:
+        return [r for r in self.store.runs() if r["clock"] == self.clock]
+
+    def rows(self, run_id: int) -> list[dict]:
+        return self.store.rows(run_id)
+
+
+def history_html(store, run: dict, rows: list[dict]) -> str:
+    """Each implementation of the run across every run of the same clock in the store, with its steps."""
+    keys = {(r["op"], r["case"], r["impl"]) for r in rows}
+    series = [s for s in history.load(_SameClock(store, run["clock"]), path="single")
+              if (s.op, s.case, s.impl) in keys]
+    repeated = {(s.op, s.impl) for s in series if len(s.measured()) >= 2}
+    shown = [s for s in series if (s.op, s.impl) in repeated]
+    runs = sorted(_SameClock(store, run["clock"]).runs(), key=lambda r: (r["started_at"], r["id"]))
+    runs_table = _table(["run", "started", "status", "suite", "commit", "GPU", "GPU uuid", "host"], [
+        [r["id"], r["started_at"], r["status"], r["suite"], history._commit(r["env"]),
+         r["env"].get("gpu") or r["env"].get("host_cpu"), r["env"].get("uuid"), r["env"].get("hostname")]
+        for r in runs], ["this" if r["id"] == run["id"] else "" for r in runs])
+    only_here = sorted({(op, impl) for op, _, impl in keys} - repeated)
+    note = (f"<p class=\"note\">Measured in this run only: {_esc(', '.join(f'{op} {impl}' for op, impl in only_here))}."
+            "</p>" if only_here and shown else "")
+    charts = (history_section(shown, id_prefix="history", config=PLOT_CONFIG) if shown
+              else "<p>No other run in this store measured the implementations of this run: no history yet.</p>")
+    return (f"<p class=\"note\">Every run of this store timed on the {'GPU' if run['clock'] != 'cpu' else 'CPU'} "
+            "clock, in the order they started (this run in bold). Single path, kernel time and call span, one chart "
+            "per implementation, one line per case and cache; whiskers on span points are the range of round means. "
+            "A step is a shift of the median beyond 3× the series' robust noise and at least 5 % (mage.history); "
+            "▲ marks a regression, ▼ an improvement. Runs on different GPUs (uuid) or hosts differ by more than "
+            "their within-run spread: a step between them may be the machine, not the code "
+            "(mage compare judges such pairs).</p>"
+            + runs_table + note + charts)
+
+
+def build(run: dict, rows: list[dict], fraction: float = 0.2, store=None) -> str:
+    """The whole report as one HTML string. ``store``: where the run is stored; without one, the
+    experiment and history sections are left out."""
+    experiment = experiment_html(store, run) if store is not None else ""
+    past = history_html(store, run, rows) if store is not None else ""
     ops = list(dict.fromkeys(r["op"] for r in rows))
     per_op = "".join(
         f'<h3 id="op-{op}">{_esc(op)}</h3>'
@@ -309,8 +397,11 @@ def build(run: dict, rows: list[dict], fraction: float = 0.2) -> str:
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
     commit = (env.get("git_commit") or "?")[:10] + ("+dirty" if env.get("git_dirty") else "")
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("findings", "findings"), ("ops", "ops"), ("floor", "floor"), ("roofline", "roofline"),
+        ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()), ("ops", "ops"),
+        ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
+    experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
+    past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
 <style>{STYLE}</style>
@@ -322,7 +413,7 @@ torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
 <nav>{nav}</nav>
 {_failure_banner(rows)}
 <h2 id="findings">Findings</h2><div class="findings">{_findings_html(findings(run, rows, fraction))}</div>
-<h2 id="ops">Per op: boundaries and launch paths</h2>
+{experiment}<h2 id="ops">Per op: boundaries and launch paths</h2>
 <p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
 measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
 {per_op}
@@ -332,7 +423,7 @@ rate at the implementation's precision. With a warm L2 a small case can beat the
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-<h2 id="contracts">Contracts</h2>
+{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>
 {_environment_html(run)}

@@ -1,0 +1,32 @@
+"""One case of an isolated run, in a process of its own: ``python -m mage.worker JOB`` (mage.isolation).
+
+JOB is JSON: the store's path, the run id, the case key and the names of the implementations to run.
+The worker plans the case again from the request stored with the run, runs it as Runner._run_case
+does in a plain run (storing its own rows), and reports each step on stdout for the parent to follow.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from mage import resume
+from mage.runner import Runner, plan
+from mage.store import Store
+
+PROGRESS = "mage-progress: "  # marks the worker's step lines among anything a kernel prints
+
+
+def main(job: dict) -> None:
+    store = Store(job["db"])
+    run = store.run(job["run_id"])
+    request = resume.request_of(run)
+    planned = next(p for p in plan(request) if p.case.key == job["case"])
+    planned.impls = [impl for impl in planned.impls if impl.name in job["impls"]]
+    runner = Runner(store, request, run["command"], lambda step: print(PROGRESS + step, flush=True))
+    runner.attach(run)
+    runner._run_case(planned)
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))

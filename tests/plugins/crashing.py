@@ -1,0 +1,34 @@
+"""Implementations that take their process down, for the isolation tests (loaded through MAGE_PLUGINS).
+
+Never import this in the test process itself: a "hang" among layernorm's implementations would
+stall every in-process test that runs them all.
+"""
+
+import ctypes
+import os
+import time
+
+import torch
+
+from mage.registry import implementation
+
+
+@implementation("layernorm", backend="crash-segv", variants=("affine",))
+def segfaults(x, weight, bias):
+    ctypes.string_at(0)  # reads address 0: SIGSEGV
+
+
+@implementation("layernorm", backend="crash-abort", variants=("affine",))
+def aborts(x, weight, bias):
+    os.abort()
+
+
+@implementation("layernorm", backend="hang", variants=("affine",))
+def hangs(x, weight, bias):
+    while True:
+        time.sleep(60)
+
+
+@implementation("layernorm", backend="oom", variants=("affine",))
+def runs_out_of_memory(x, weight, bias):
+    raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1 TiB (fixture)")

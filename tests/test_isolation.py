@@ -1,0 +1,40 @@
+"""mage run --isolate: a crash, a hang or an out-of-memory error costs its own rows, never the run."""
+
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from mage.store import Store
+
+from test_cli import MAGE
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_an_isolated_run_survives_crashes_hangs_and_oom(tmp_path):
+    impls = ["eager", "crash-segv", "crash-abort", "hang", "oom"]
+    # The crashing fixtures are registered in the run's processes only, never in this one.
+    environment = os.environ | {"MAGE_PLUGINS": "tests.plugins.crashing", "COLUMNS": "200",
+                                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([*MAGE, "run", "--isolate", "--case-timeout", "20", "--device", "cpu", "--op", "layernorm",
+                             *(arg for impl in impls for arg in ("--impl", impl))],
+                            cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    store = Store(tmp_path / "mage.db")
+    run_id = store.latest_run_id()
+    assert store.run(run_id)["status"] == "complete"
+    rows = store.rows(run_id)
+    keys = [(r["case"], r["impl"], r["path"], r["cache"]) for r in rows]
+    assert len(keys) == len(set(keys)) == len(impls)  # one seed case, path single, cache warm: each row once
+    by_backend = {r["backend"]: r for r in rows}
+    assert by_backend["eager"]["status"] == "pass" and by_backend["eager"]["span_mean_us"] > 0
+    assert store.samples(by_backend["eager"]["result_id"])
+    assert by_backend["crash-segv"]["status"] == "fail" and "SIGSEGV" in by_backend["crash-segv"]["reason"]
+    assert by_backend["crash-abort"]["status"] == "fail" and "SIGABRT" in by_backend["crash-abort"]["reason"]
+    assert by_backend["hang"]["status"] == "fail" and "timed out after 5 s" in by_backend["hang"]["reason"]
+    assert by_backend["oom"]["status"] == "skip" and by_backend["oom"]["reason"].startswith("out of memory")
+    orphans = sqlite3.connect(tmp_path / "mage.db").execute(
+        "SELECT COUNT(*) FROM samples WHERE result_id NOT IN (SELECT id FROM results)").fetchone()[0]
+    assert orphans == 0
