@@ -85,10 +85,28 @@ def _call_checked(impl: Implementation, inputs: tuple, ref: torch.Tensor,
     originals = tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in inputs)
     with poisoned_outputs(), precision_mode(impl.precision):
         out = impl.fn(*inputs)
-    if inputs and isinstance(inputs[0], torch.Tensor) and inputs[0].is_cuda:
-        torch.cuda.synchronize()
-    reason = _output_problem(out, inputs, originals, ref, previous)
+    reason = _unfinished_on_return(out)
+    if not reason:
+        reason = _output_problem(out, inputs, originals, ref, previous)
     return (None, reason, out) if reason else (rel_error(out, ref), "", out)
+
+
+def _unfinished_on_return(out) -> str:
+    """Work the call left running on another stream: the caller's stream is done, the output is not.
+
+    What the caller's stream holds once it has finished is all that a span (events on that stream)
+    waits for; if the output still changes after the whole device has finished, part of the work
+    ran outside the span. A side-stream kernel that happens to finish first goes unseen here.
+    """
+    if not (isinstance(out, torch.Tensor) and out.is_cuda):
+        return ""
+    torch.cuda.current_stream().synchronize()
+    on_return = out.clone()
+    torch.cuda.synchronize()
+    if _same(on_return, out):
+        return ""
+    return ("its output changed after its stream had finished: it left work running on another stream, "
+            "which a span on the caller's stream does not wait for")
 
 
 def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, previous) -> str:
