@@ -120,3 +120,11 @@ def test_ratio_threshold_is_ten(ratio, flagged):
     fast, slow = _timed(cache="warm", span=1.0), _timed(cache="warm", span=ratio)
     suspect.flag([("fast", "v", fast), ("slow", "v", slow)], cache_bytes=0)
     assert (fast.suspect is not None) == flagged
+
+
+def test_a_few_percent_under_the_copy_rate_floor_is_not_suspect():
+    """Read-heavy kernels beat the 50/50 copy rate a little (H200: 505 µs against a 514 µs floor)."""
+    near, far = _timed(kernel=505.0, floor=514.0), _timed(kernel=400.0, floor=514.0)
+    suspect.flag([("near", "v", near), ("far", "v", far)], cache_bytes=1e6)
+    assert near.suspect is None
+    assert "below its roofline floor" in far.suspect
