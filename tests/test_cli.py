@@ -70,3 +70,10 @@ def test_bad_arguments_get_a_clear_error_and_no_traceback(tmp_path, args, messag
 def test_bad_suite_is_refused_by_the_parser(tmp_path):
     result = mage("run", "--suite", "huge", cwd=tmp_path)
     assert result.returncode == 2 and "huge" in result.stderr
+
+
+def test_batch_size_is_chosen_on_the_command_line(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "batch", "--batch", "3", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(mage("export", "--json", cwd=tmp_path).stdout)
+    assert [r["calls_per_sample"] for r in rows] == [3]

@@ -73,6 +73,7 @@ def run(
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
+    batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
     budget: float = typer.Option(Method.budget_s, help="Seconds one measurement may take before its sample count "
                                  "is reduced (never below the method's minimum)."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
@@ -106,7 +107,7 @@ def run(
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
                           caches=["warm", "cold"] if cold else ["warm"], device=where,
-                          method=fresh_method(Method(budget_s=budget)))
+                          method=fresh_method(Method(budget_s=budget, batch=batch)))
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
                       "every number below is CPU time, not GPU time.[/]")
