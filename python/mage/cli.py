@@ -226,6 +226,7 @@ def _run_id(store, run_id: Optional[int]) -> int:
 @app.command()
 def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), db: Path = DB_OPTION):
     """Show a stored run: environment, ceilings and every result."""
+    from mage.report.format import commit_label
     from mage.report.tables import failures_table, results_table
 
     store = _open_store(db)
@@ -234,7 +235,7 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     environment = stored["env"]
     console.print(f"[bold]run {run_id}[/] · {stored['status']} · started {stored['started_at']} · "
                   f"{environment.get('gpu') or environment.get('host_cpu')} · torch {environment.get('torch')} · "
-                  f"commit {(environment.get('git_commit') or '?')[:10]}{'+dirty' if environment.get('git_dirty') else ''}")
+                  f"commit {commit_label(environment)}")
     if stored["ceilings"]:
         c = stored["ceilings"]
         console.print(f"ceilings: copy {c['copy_gbps']:,.0f} GB/s · matmul ieee {c['matmul_ieee_tflops']:.1f} TFLOP/s · "

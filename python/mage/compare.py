@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy
 
 from mage.errors import MageError
+from mage.report.format import at_boundary
 
 MIN_EFFECT = 0.02
 ALPHA = 0.01
@@ -326,14 +327,6 @@ def _value(value) -> str:
     return str(value)
 
 
-def _us(value: float | None, boundary: str) -> str:
-    if value is None:
-        return "—"
-    if boundary == "launches":
-        return f"{value:g}"
-    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
-
-
 def render(comparison: Comparison, show_all: bool = False) -> list:
     """Rich renderables: the environment differences first, then the clocks, the verdicts, the counts."""
     from rich.table import Table
@@ -359,8 +352,8 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
         table.add_column(column, overflow="fold")
     shown = [v for v in comparison.verdicts if show_all or v.verdict != "same"]
     for v in shown:
-        table.add_row(v.op, v.case, v.impl, v.path, v.cache, v.boundary, _us(v.a, v.boundary),
-                      _us(v.b, v.boundary), "—" if v.change is None else f"{v.change:+.1%}",
+        table.add_row(v.op, v.case, v.impl, v.path, v.cache, v.boundary, at_boundary(v.a, v.boundary),
+                      at_boundary(v.b, v.boundary), "—" if v.change is None else f"{v.change:+.1%}",
                       f"[{STYLE.get(v.verdict, '')}]{v.verdict}[/]", v.note)
     if shown:
         out.append(table)

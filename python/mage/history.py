@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from mage.errors import MageError
+from mage.report.format import at_boundary, commit_label
 
 BOUNDARY_COLUMNS = {"kernel": "kernel_us", "span": "span_mean_us", "host": "host_us", "launches": "launches"}
 MIN_SCORE = 3.0
@@ -127,11 +128,6 @@ def _cost(values: list[float]) -> float:
     return sum(abs(v - median) for v in values)
 
 
-def _commit(env: dict) -> str:
-    commit = (env.get("git_commit") or "?")[:10]
-    return commit + ("+dirty" if env.get("git_dirty") else "")
-
-
 def load(store, op: str | None = None, impl: str | None = None, case: str | None = None,
          path: str | None = None, cache: str | None = None, boundaries=("kernel", "span")) -> list[Series]:
     """Every matching series in ``store``, each with its steps. ``impl``: a name or a prefix ending at '/'."""
@@ -158,7 +154,7 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
                 low = high = None
                 if boundary == "span":
                     low, high = row["span_round_min_us"], row["span_round_max_us"]
-                series[key].points.append(Point(run["id"], run["started_at"], _commit(run["env"]), row["status"],
+                series[key].points.append(Point(run["id"], run["started_at"], commit_label(run["env"]), row["status"],
                                                 value if row["status"] == "pass" else None, low, high))
     out = [s for _, s in sorted(series.items()) if s.measured()]
     for s in out:
@@ -171,14 +167,6 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
 
 
 # Rendering for the terminal
-
-def _us(value: float | None, boundary: str) -> str:
-    if value is None:
-        return "—"
-    if boundary == "launches":
-        return f"{value:g}"
-    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
-
 
 def summary_table(series: list[Series]):
     from rich.table import Table
@@ -193,7 +181,7 @@ def summary_table(series: list[Series]):
             f"{st.direction} {st.change:+.1%}[/]" for st in s.steps)
         best = min(values)  # fewest µs, fewest launches
         table.add_row(s.op, s.case, s.impl, s.path, s.cache, s.boundary, str(len(s.points)),
-                      _us(values[0], s.boundary), _us(best, s.boundary), _us(values[-1], s.boundary), steps or "—")
+                      at_boundary(values[0], s.boundary), at_boundary(best, s.boundary), at_boundary(values[-1], s.boundary), steps or "—")
     return table
 
 
@@ -210,7 +198,7 @@ def points_table(s: Series):
         if step is not None:
             style = "bold red" if step.direction == "slower" else "green"
             marker = f"[{style}]{'▲' if step.direction == 'slower' else '▼'} {step.direction} {step.change:+.1%}[/]"
-        value = _us(p.value, s.boundary) if p.status == "pass" else f"[red]{p.status}[/]"
-        spread = "" if p.low is None else f"{_us(p.low, s.boundary)}–{_us(p.high, s.boundary)}"
+        value = at_boundary(p.value, s.boundary) if p.status == "pass" else f"[red]{p.status}[/]"
+        spread = "" if p.low is None else f"{at_boundary(p.low, s.boundary)}–{at_boundary(p.high, s.boundary)}"
         table.add_row(str(p.run_id), p.started_at, p.commit, value, spread, marker)
     return table

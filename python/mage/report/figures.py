@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mage.report.findings import caches_of, short_labels, us
+from mage.report.findings import caches_of, short_labels
+from mage.report.format import us
 
 BACKEND_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # variant/precision within a backend's colour

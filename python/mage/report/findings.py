@@ -23,6 +23,7 @@ from typing import Callable
 
 from mage import amdahl
 from mage.measure.method import CACHES
+from mage.report.format import us
 
 KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
 HOST_NOISE = 0.10
@@ -36,12 +37,6 @@ class Section:
 
 
 # Reading rows
-
-
-def us(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
 
 
 def measured(rows: list[dict], **where) -> list[dict]:

@@ -20,7 +20,8 @@ from mage.report.figures import BACKEND_COLORS, styles
 from mage import history
 from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
-from mage.report.findings import Section, caches_of, findings, short_labels, us
+from mage.report.findings import Section, caches_of, findings, short_labels
+from mage.report.format import commit_label, us
 from mage.report.history_html import history_section
 from mage.report.tables import export_rows
 
@@ -364,7 +365,7 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
     shown = [s for s in series if (s.op, s.impl) in repeated]
     runs = sorted(_SameClock(store, run["clock"]).runs(), key=lambda r: (r["started_at"], r["id"]))
     runs_table = _table(["run", "started", "status", "suite", "commit", "GPU", "GPU uuid", "host"], [
-        [r["id"], r["started_at"], r["status"], r["suite"], history._commit(r["env"]),
+        [r["id"], r["started_at"], r["status"], r["suite"], commit_label(r["env"]),
          r["env"].get("gpu") or r["env"].get("host_cpu"), r["env"].get("uuid"), r["env"].get("hostname")]
         for r in runs], ["this" if r["id"] == run["id"] else "" for r in runs])
     only_here = sorted({(op, impl) for op, _, impl in keys} - repeated)
@@ -395,7 +396,7 @@ def build(run: dict, rows: list[dict], fraction: float = 0.2, store=None) -> str
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     env = run["env"]
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
-    commit = (env.get("git_commit") or "?")[:10] + ("+dirty" if env.get("git_dirty") else "")
+    commit = commit_label(env)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
         ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()), ("ops", "ops"),
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of, us
+from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
+from mage.report.format import commit_label, us
 from mage.report.figures import figure_cache
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
@@ -81,8 +82,8 @@ def tables(run: dict, rows: list[dict]) -> str:
          at("single", floor_cache), _floor_fraction),
     ]
     parts = [f"## Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')} ({unit})",
-             f"torch {env.get('torch')}, commit {(env.get('git_commit') or '?')[:10]}"
-             f"{'+dirty' if env.get('git_dirty') else ''}, started {run['started_at']}. Compilation, transfers and "
+             f"torch {env.get('torch')}, commit {commit_label(env)}, started {run['started_at']}. "
+             "Compilation, transfers and "
              "process start are excluded. Rows compare within themselves; numbers are never subtracted across "
              "boundaries."]
     for title, note, chosen, cell in sections:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from mage.report.format import commit_label, us
+
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
     "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "span_mean_us",
@@ -23,16 +25,10 @@ def export_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _us(value) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
-
-
 def _whiskers(row: dict) -> str:
     if row["span_mean_us"] is None:
         return "—"
-    return f"{_us(row['span_mean_us'])} [{_us(row['span_round_min_us'])}–{_us(row['span_round_max_us'])}]"
+    return f"{us(row['span_mean_us'])} [{us(row['span_round_min_us'])}–{us(row['span_round_max_us'])}]"
 
 
 def results_table(run: dict, rows: list[dict]) -> Table:
@@ -51,8 +47,8 @@ def results_table(run: dict, rows: list[dict]) -> Table:
         table.add_row(
             row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
-            _us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", _us(row["host_us"]),
-            _whiskers(row), _us(row["span_median_us"]), _us(row["floor_us"]),
+            us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", us(row["host_us"]),
+            _whiskers(row), us(row["span_median_us"]), us(row["floor_us"]),
             "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
         )
     return table
@@ -84,7 +80,7 @@ def runs_table(runs: list[dict]) -> Table:
         table.add_column(column)
     for run in runs:
         env = run["env"]
-        commit = (env.get("git_commit") or "")[:10] + ("+dirty" if env.get("git_dirty") else "")
+        commit = commit_label(env, missing="")
         table.add_row(str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
                       env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
     return table

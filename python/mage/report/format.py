@@ -1,0 +1,22 @@
+"""How numbers and provenance are written, the same in every table, finding and report."""
+
+from __future__ import annotations
+
+
+def us(value: float | None) -> str:
+    """Microseconds: one decimal from 100 µs up, two below; '—' where nothing was measured."""
+    if value is None:
+        return "—"
+    return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
+
+
+def at_boundary(value: float | None, boundary: str) -> str:
+    """A value of ``boundary``: launches are counts, every other boundary is microseconds."""
+    if value is not None and boundary == "launches":
+        return f"{value:g}"
+    return us(value)
+
+
+def commit_label(env: dict, missing: str = "?") -> str:
+    """The run's commit, short, marked '+dirty' when the tree had uncommitted changes."""
+    return (env.get("git_commit") or missing)[:10] + ("+dirty" if env.get("git_dirty") else "")
