@@ -12,6 +12,7 @@ alone.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -40,12 +41,18 @@ def _device_activities(step: Callable[[], object], calls: int) -> list:
     return sorted(events, key=lambda e: e.time_range.start)
 
 
+@functools.lru_cache(maxsize=1)  # the run's one flush; an older one is not kept alive
+def _activities_of(flush: Callable[[], None]) -> int:
+    """How many device activities one flush puts on the GPU: captured once per flush, not per call."""
+    return len(_device_activities(flush, 1))
+
+
 def capture(call: Callable[[], object], calls: int, flush: Callable[[], None] | None = None) -> KernelCapture:
     if flush is None:
         events = _device_activities(call, calls)
         per_call = [events]
     else:
-        flush_count = len(_device_activities(flush, 1))
+        flush_count = _activities_of(flush)
 
         def step():
             flush()
