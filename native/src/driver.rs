@@ -28,13 +28,20 @@ pub fn error_string(code: CUresult) -> Option<String> {
     if !libs::driver_ready() {
         return None;
     }
-    let mut text: *const c_char = std::ptr::null();
+    // The pointer is returned out of the closure: a `move` closure writing through `&mut text`
+    // would fill its own copy and leave this one null.
     // SAFETY: libcuda is loaded; the out-pointer receives a static string or stays null.
-    let found = std::panic::catch_unwind(move || unsafe {
-        sys::cuGetErrorString(code, &mut text) == CUresult::CUDA_SUCCESS && !text.is_null()
+    let text = std::panic::catch_unwind(|| unsafe {
+        let mut text: *const c_char = std::ptr::null();
+        let ok = sys::cuGetErrorString(code, &mut text) == CUresult::CUDA_SUCCESS;
+        if ok {
+            text as usize
+        } else {
+            0
+        }
     })
-    .unwrap_or(false);
-    if !found {
+    .unwrap_or(0) as *const c_char;
+    if text.is_null() {
         return None;
     }
     // SAFETY: cuGetErrorString returned a NUL-terminated static string.
