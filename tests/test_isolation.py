@@ -38,3 +38,30 @@ def test_an_isolated_run_survives_crashes_hangs_and_oom(tmp_path):
     orphans = sqlite3.connect(tmp_path / "mage.db").execute(
         "SELECT COUNT(*) FROM samples WHERE result_id NOT IN (SELECT id FROM results)").fetchone()[0]
     assert orphans == 0
+
+
+def _run_with_plugin(tmp_path, *args):
+    environment = os.environ | {"MAGE_PLUGINS": "tests.plugins.crashing", "COLUMNS": "200",
+                                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([*MAGE, "run", *args], cwd=tmp_path, env=environment, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_lost_device_stops_a_plain_run_which_resumes_isolated(tmp_path):
+    result = _run_with_plugin(tmp_path, "--device", "cpu", "--op", "layernorm", "--impl", "eager",
+                              "--impl", "breaks-context")
+    assert result.returncode == 2
+    message = " ".join(result.stderr.split())
+    assert "breaks-context/affine/ieee left the CUDA context unusable" in message and "--resume 1 --isolate" in message
+    store = Store(tmp_path / "mage.db")
+    assert store.run(1)["status"] == "incomplete"
+    rows = store.rows(1)
+    assert [(r["backend"], r["status"]) for r in rows] == [("breaks-context", "fail")]  # eager was never timed
+    assert "illegal memory access" in rows[0]["reason"] and "unusable" in rows[0]["reason"]
+
+    resumed = _run_with_plugin(tmp_path, "--resume", "1", "--isolate", "--case-timeout", "60")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    rows = {r["backend"]: r for r in Store(tmp_path / "mage.db").rows(1)}
+    assert rows["eager"]["status"] == "pass" and rows["eager"]["span_mean_us"] > 0
+    assert rows["breaks-context"]["status"] == "fail" and "unusable" in rows["breaks-context"]["reason"]
+    assert Store(tmp_path / "mage.db").run(1)["status"] == "complete"

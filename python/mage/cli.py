@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mage import amdahl as amdahl_law
-from mage.errors import MageError
+from mage.errors import DeviceLost, MageError
 from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -135,6 +135,10 @@ def run(
             runner = Runner(store, request, command, on_progress)
         try:
             run_id = runner.run(work) if resume_run is None else runner.resume(resume_run, work)
+        except DeviceLost as lost:
+            raise MageError(f"{lost}. Run {runner.run_id} stops here, stored as incomplete with that failure; a CUDA "
+                            f"context cannot be repaired in-process, so continue it in worker processes: "
+                            f"mage run --resume {runner.run_id} --isolate --db {db}") from lost
         finally:
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)

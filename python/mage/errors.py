@@ -18,3 +18,12 @@ class UnknownNameError(MageError, KeyError):
 
 class ContractError(MageError):
     """An implementation's output broke its accuracy contract."""
+
+
+class DeviceLost(MageError):
+    """An implementation left the CUDA context unusable (an illegal address, a trap): every later
+    CUDA call in the process fails, so the process can measure nothing more."""
+
+    def __init__(self, culprit: str, reason: str):
+        super().__init__(f"{culprit} left the CUDA context unusable ({reason})")
+        self.culprit, self.reason = culprit, reason

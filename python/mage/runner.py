@@ -25,7 +25,7 @@ from mage.measure.l2 import L2Flush
 from mage.measure.method import CACHES, PATHS, Method
 from mage.registry import Implementation
 from mage.spec import SUITES, Case
-from mage.errors import UnknownNameError
+from mage.errors import DeviceLost, UnknownNameError
 from mage.store import Result, Store
 
 
@@ -111,6 +111,7 @@ class Runner:
         self.on_progress = on_progress
         self.timer = Timer(request.device)
         self.method = request.method
+        self.device_lost = False
 
     def run(self, work: list[Planned]) -> int:
         device = self.request.device
@@ -189,7 +190,12 @@ class Runner:
             return
         passing = {}
         for impl in runnable:
-            measured = self._check_and_profile(spec, case, impl, inputs)
+            try:
+                measured = self._check_and_profile(spec, case, impl, inputs)
+            except DeviceLost as lost:
+                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Result(
+                    "", "", "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
+                raise
             if isinstance(measured, Result):
                 self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
             else:
@@ -200,8 +206,14 @@ class Runner:
         self._release()
 
     def _release(self) -> None:
-        if self.timer.is_cuda:
+        if self.timer.is_cuda and not self.device_lost:
             torch.cuda.empty_cache()
+
+    def _raise_if_device_lost(self, impl: Implementation, error: BaseException) -> None:
+        """After ``impl`` raised ``error``: if the device no longer runs work, nothing else can run here."""
+        if not self.timer.usable():
+            self.device_lost = True
+            raise DeviceLost(impl.name, _error_text(error)) from error
 
     def _store_all(self, case_id, impl_id, spec, case, impl, template: Result, stored: set = frozenset()) -> None:
         """A skip or failure is stored once per requested path and cache (but those ``stored`` already, as
@@ -240,6 +252,7 @@ class Runner:
         except Exception as error:
             if _is_oom(error):
                 return Result("", "", "skip", f"out of memory: {_error_text(error)}")
+            self._raise_if_device_lost(impl, error)
             return Result("", "", "fail", _error_text(error), "fail")
         finally:
             self._release()
@@ -270,6 +283,7 @@ class Runner:
                 seed = _seed(self.method.check_seed, "recheck", case.key, name)
                 reason = check.recheck(impl, spec, case, self.request.device, seed)
             except Exception as error:
+                self._raise_if_device_lost(impl, error)
                 reason = _error_text(error)
             self._release()
             if not reason:

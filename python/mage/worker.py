@@ -11,6 +11,7 @@ import json
 import sys
 
 from mage import resume
+from mage.errors import DeviceLost
 from mage.runner import Runner, plan
 from mage.store import Store
 
@@ -25,7 +26,10 @@ def main(job: dict) -> None:
     planned.impls = [impl for impl in planned.impls if impl.name in job["impls"]]
     runner = Runner(store, request, run["command"], lambda step: print(PROGRESS + step, flush=True))
     runner.attach(run)
-    runner._run_case(planned)
+    try:
+        runner._run_case(planned)
+    except DeviceLost as lost:  # the culprit's rows are stored; the parent goes on in a fresh worker
+        sys.exit(f"{lost}")
 
 
 if __name__ == "__main__":

@@ -32,3 +32,13 @@ def hangs(x, weight, bias):
 @implementation("layernorm", backend="oom", variants=("affine",))
 def runs_out_of_memory(x, weight, bias):
     raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1 TiB (fixture)")
+
+
+@implementation("layernorm", backend="breaks-context", variants=("affine",))
+def leaves_the_device_unusable(x, weight, bias):
+    """What an illegal address does to a CUDA context, acted out on the CPU: this call fails, and from
+    then on the device runs nothing (the timer's health check fails) in this process."""
+    from mage.measure.device import Timer
+
+    Timer.usable = lambda self: False
+    raise RuntimeError("CUDA error: an illegal memory access was encountered (simulated)")

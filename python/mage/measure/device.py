@@ -24,6 +24,15 @@ class Timer:
         if self.is_cuda:
             torch.cuda.synchronize()
 
+    def usable(self) -> bool:
+        """Whether the device still runs work: after an illegal address or a trap, a CUDA context
+        fails every later call, a bare synchronize included."""
+        try:
+            self.synchronize()
+        except Exception:  # noqa: BLE001 - any failure here means the context is gone
+            return False
+        return True
+
     def span_us(self, region: Callable[[], object]) -> float:
         if self.is_cuda:
             stream = torch.cuda.current_stream()

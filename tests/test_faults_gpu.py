@@ -1,0 +1,51 @@
+"""Fault injection on a GPU (run with `pytest -m gpu` on the H200): an isolated run keeps every honest result
+while a kernel writes out of bounds, one computes the wrong thing, one finishes on a side stream, one turns
+stale once timed and one reuses its output buffer."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from mage.store import Store
+
+from test_cli import MAGE
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+REPO = Path(__file__).resolve().parent.parent
+FAULTY = {
+    "fault-oob": "illegal memory access",
+    "wrong": "error",
+    "side-stream": "another stream",
+    "stale": "failed a re-check during timing",
+    "aliased": "output of the previous call",
+}
+HONEST = ["eager", "triton", "native"]
+
+
+def test_an_isolated_gpu_run_keeps_every_honest_result_among_faulty_kernels(tmp_path):
+    environment = os.environ | {"MAGE_PLUGINS": "tests.plugins.gpu_faults", "COLUMNS": "200",
+                                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "python"), str(REPO),
+                                                                            os.environ.get("PYTHONPATH")]))}
+    impls = [*HONEST, *FAULTY]
+    result = subprocess.run([*MAGE, "run", "--isolate", "--case-timeout", "300", "--device", "cuda", "--op", "layernorm",
+                             "--suite", "seed", "--path", "single", *(arg for impl in impls for arg in ("--impl", impl))],
+                            cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    store = Store(tmp_path / "mage.db")
+    run = store.run(store.latest_run_id())
+    assert run["status"] == "complete"
+    rows = {r["backend"]: r for r in store.rows(run["id"])}
+    for backend in HONEST:
+        assert rows[backend]["status"] == "pass", rows[backend]["reason"]
+        assert rows[backend]["kernel_us"] > 0 and rows[backend]["span_mean_us"] > 0
+    for backend, why in FAULTY.items():
+        assert rows[backend]["status"] == "fail", (backend, rows[backend])
+        assert why in rows[backend]["reason"], (backend, rows[backend]["reason"])
+    print({backend: rows[backend]["reason"][:160] for backend in FAULTY})
