@@ -125,6 +125,22 @@ def test_matmul_contract(shape, precision):
     _passes(_impl("matmul", "default", precision), MATMUL_SHAPES[shape])
 
 
+@pytest.mark.parametrize("transpose", [False, True])
+def test_tf32_split_is_exact_in_tf32_and_sums_back_to_its_input(transpose):
+    from mage.ops.matmul import triton as matmul_triton
+
+    g = generator(5)
+    x = draw((67, 131), g, "heavy")
+    big, small = matmul_triton._split_tf32(x, transpose)
+    want = x.t() if transpose else x
+    assert big.shape == want.shape and big.is_contiguous()
+    for part in (big, small):
+        assert torch.equal(part, _tf32(part))  # 10 mantissa bits: what a tf32 product reads whole
+    assert torch.equal(big, _tf32(want))
+    assert ((big.double() + small.double() - want.double()).abs() <= 2.0**-21 * want.double().abs()).all()
+    assert (small != 0).any()
+
+
 @pytest.mark.parametrize(
     "precision, shape, kernel",
     [
@@ -379,8 +395,10 @@ def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
     for precision in ("ieee", "tf32", "tf32x3"):
         assert all(c.kwargs["BLOCK_K"] >= 16 for c in matmul._tile_configs(precision))  # tl.dot's least K
     persistent = matmul._persistent_configs()
-    assert matmul._prune_persistent(persistent, {}, PRECISION="tf32") == persistent
-    assert all(c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128 for c in matmul._prune_persistent(persistent, {}, PRECISION="tf32x3"))
+    for precision, tiles in (("tf32", 1), ("tf32x3", 2)):
+        kept = matmul._prune_persistent(persistent, {}, PRECISION=precision)
+        assert kept and all(matmul._shared_bytes(c, tiles) <= matmul.SHARED_BYTES for c in kept)
+    assert len(matmul._prune_persistent(persistent, {}, PRECISION="tf32x3")) < len(persistent)
     assert all(c.kwargs["BLOCK_K"] >= 16 and c.num_warps <= 8 for c in triangle._triangle_configs())
     prune = triangle._triangle_slab_kernel.early_config_prune
     assert all(c.kwargs["BLOCK_C"] <= 4 for c in prune(triangle._triangle_configs(), {"C": 3}))
@@ -426,14 +444,18 @@ mm = {"a_ptr": f32, "b_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K": "i3
       "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32"}
 for precision, kernel in matmul._TILE_KERNELS.items():
     compile_first(kernel, mm, {"PRECISION": precision})
-for precision, kmajor in (("tf32", True), ("tf32x3", False)):
-    config = matmul._matmul_persistent_kernel.configs[0]
+for precision in ("tf32", "tf32x3"):
+    config = matmul._prune_persistent(matmul._matmul_persistent_kernel.configs, {}, PRECISION=precision)[0]
     bm, bn, bk = (config.kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
-    b_block = [bn, bk] if kmajor else [bk, bn]
     c_block = [bm, bn // 2] if config.kwargs["EPILOGUE_SUBTILE"] else [bm, bn]
-    desc = {"a_desc": f"tensordesc<fp32[{bm}, {bk}]>", "b_desc": f"tensordesc<fp32{b_block}>",
+    a_block, b_block = f"tensordesc<fp32[{bm}, {bk}]>", f"tensordesc<fp32[{bn}, {bk}]>"
+    desc = {"a_desc": a_block, "b_desc": b_block, "a_small_desc": a_block, "b_small_desc": b_block,
             "c_desc": f"tensordesc<fp32{c_block}>", "M": "i32", "N": "i32", "K": "i32"}
-    compile_first(matmul._matmul_persistent_kernel, desc, {"NUM_SMS": 132, "PRECISION": precision, "B_KMAJOR": kmajor})
+    compile_first(matmul._matmul_persistent_kernel, desc, {"NUM_SMS": 132, "PRECISION": precision}, config)
+split = {"x_ptr": f32, "big_ptr": f32, "small_ptr": f32, "R": "i32", "C": "i32", "stride_r": "i32", "stride_c": "i32"}
+for transpose in (False, True):
+    compile_first(matmul._split_tf32_kernel, split, {"TRANSPOSE": transpose, "BLOCK_R": 64, "BLOCK_C": 64},
+                  triton.Config({}, num_warps=4, num_stages=1))
 tri = {"a_ptr": f32, "b_ptr": f32, "out_ptr": f32, "N": "i32", "C": "i32",
        "a_sb": "i32", "a_si": "i32", "a_sk": "i32", "b_sb": "i32", "b_sj": "i32", "b_sk": "i32"}
 for precision in ("ieee", "tf32"):
@@ -458,4 +480,4 @@ def test_every_kernel_compiles_for_hopper_without_a_gpu():
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-c", _SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.count("compiled") == 12
+    assert done.stdout.count("compiled") == 14

@@ -6,19 +6,23 @@ and B columns in flight stay in L2):
 - ``_matmul_tile_kernel``: one program per output tile, pointer loads that Triton pipelines
   with cp.async over ``num_stages`` buffers. It serves ieee everywhere (Triton lowers an ieee
   fp32 dot to FMAs, so tensor memory accelerators buy nothing there) and tf32/tf32x3 when
-  tensor descriptors cannot address the operands.
+  tensor descriptors cannot address the operands (tf32x3 then splits in registers: Triton's
+  native "tf32x3").
 - ``_matmul_persistent_kernel``: on Hopper, for tf32 and tf32x3 when every operand is 16-byte
   aligned. One program per SM walks the tiles (no wave quantization, the next tile's loads
   overlap the previous epilogue), operands arrive by TMA into swizzled shared memory, and the
   result leaves by TMA store. A tf32 wgmma needs both operands K-major in shared memory and b
   is N-major: fed b as it is, Triton copies every B tile through registers into a transposed
   buffer and waits for each wgmma (seen in its sm_90 TTGIR). So b is transposed once instead,
-  an extra copy of K·N floats (about 4 % of the 8192³ time). tf32x3 splits its operands in
-  registers anyway (big = tf32(x), small = x − big; Triton's native "tf32x3"), so it reads b
-  as it is.
+  an extra copy of K·N floats (about 4 % of the 8192³ time).
 
-tf32x3 keeps the small·small term out: each product is then exact to about 2⁻²² relative,
-which meets the ieee ceiling of 1e-5 at three tensor-core products per FMA product's work.
+tf32x3 on the persistent path splits its operands once, before the product, instead of in
+every tile: ``_split_tf32_kernel`` writes big = tf32(x) and small = tf32(x − big) for a, and for
+bᵀ (the transpose it needs anyway), so the product runs three TMA-fed wgmma dots (small·big
+terms first, big·big last) with nothing between shared memory and the tensor cores. Split in
+registers, each B tile took the detour above, and the kernel ran 1.3× slower than cuBLAS's
+FMA matmul at 8192³ (run 1). The small·small term is left out: each product is then exact to
+about 2⁻²² relative, which meets the ieee ceiling of 1e-5.
 """
 
 import torch
@@ -116,6 +120,52 @@ def _tile_kernel(precision):
 _TILE_KERNELS = {p: _tile_kernel(p) for p in ("ieee", "tf32", "tf32x3")}
 
 
+@triton.jit
+def _round_tf32(x):
+    """x rounded to the nearest tf32 (10 mantissa bits; halves away from zero), kept as fp32."""
+    bits = x.to(tl.int32, bitcast=True)
+    return ((bits + 0x1000) & -8192).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _split_tf32_kernel(
+    x_ptr,  # R × C, strides (stride_r, stride_c)
+    big_ptr,  # R × C contiguous, or C × R when TRANSPOSE
+    small_ptr,  # as big_ptr
+    R,
+    C,
+    stride_r,
+    stride_c,
+    TRANSPOSE: tl.constexpr,
+    BLOCK_R: tl.constexpr,
+    BLOCK_C: tl.constexpr,
+):
+    offs_r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    offs_c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (offs_r[:, None] < R) & (offs_c[None, :] < C)
+    x = tl.load(x_ptr + offs_r[:, None].to(tl.int64) * stride_r + offs_c[None, :] * stride_c, mask=mask, other=0.0)
+    big = _round_tf32(x)
+    small = _round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
+    if TRANSPOSE:
+        offsets = offs_c[None, :].to(tl.int64) * R + offs_r[:, None]
+    else:
+        offsets = offs_r[:, None].to(tl.int64) * C + offs_c[None, :]
+    tl.store(big_ptr + offsets, big, mask=mask)
+    tl.store(small_ptr + offsets, small, mask=mask)
+
+
+def _split_tf32(x: torch.Tensor, transpose: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(big, small) of ``x`` (or of xᵀ, contiguous), with big + small = x to about 2⁻²² relative."""
+    R, C = x.shape
+    shape = (C, R) if transpose else (R, C)
+    big, small = torch.empty(shape, device=x.device), torch.empty(shape, device=x.device)
+    block = 64
+    grid = (triton.cdiv(R, block), triton.cdiv(C, block))
+    _split_tf32_kernel[grid](x, big, small, R, C, x.stride(0), x.stride(1), TRANSPOSE=transpose,
+                             BLOCK_R=block, BLOCK_C=block, num_warps=4)
+    return big, small
+
+
 def _persistent_configs():
     def config(bm, bn, bk, warps, stages, subtile):
         return triton.Config(
@@ -126,7 +176,8 @@ def _persistent_configs():
         )
 
     # fp32 tiles are twice the bytes of the fp16 tutorial's: 128×128×32 is 32 KiB a stage, so
-    # 3–4 stages fit Hopper's 227 KiB of shared memory next to the epilogue buffer.
+    # 3–4 stages fit Hopper's 227 KiB of shared memory next to the epilogue buffer. tf32x3 loads
+    # four tiles a stage (big and small of each operand): its own configs take K steps of 16.
     full = [
         config(128, 128, 32, 8, 4, False),
         config(128, 128, 32, 8, 3, True),
@@ -135,21 +186,35 @@ def _persistent_configs():
         config(256, 128, 32, 8, 3, True),
         config(128, 128, 64, 8, 3, True),
         config(128, 64, 32, 4, 4, False),
+        config(128, 128, 16, 8, 4, True),
+        config(128, 128, 16, 8, 5, True),
+        config(128, 256, 16, 8, 3, True),
+        config(128, 128, 32, 8, 2, True),
     ]
     return pick_configs(full, [config(128, 128, 32, 4, 1, True)])
 
 
+SHARED_BYTES = 227 * 1024  # Hopper's shared memory a block may use
+
+
+def _shared_bytes(config, tiles_per_operand: int) -> int:
+    bm, bn, bk = (config.kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    epilogue = bm * bn * 4 // (2 if config.kwargs["EPILOGUE_SUBTILE"] else 1)
+    return config.num_stages * tiles_per_operand * (bm + bn) * bk * 4 + epilogue
+
+
 def _prune_persistent(configs, named_args, **kwargs):
-    # tf32x3 holds the split operands in registers: tiles above 128 × 128 spill (ptxas, sm_90).
-    if kwargs["PRECISION"] != "tf32x3":
-        return configs
-    return [c for c in configs if c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128] or configs[:1]
+    """Configs whose stages fit in shared memory: tf32x3 stages hold two tiles of each operand."""
+    tiles = 2 if kwargs["PRECISION"] == "tf32x3" else 1
+    return [c for c in configs if _shared_bytes(c, tiles) <= SHARED_BYTES] or configs[:1]
 
 
 def _set_descriptor_blocks(nargs):
     bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
-    nargs["a_desc"].block_shape = [bm, bk]
-    nargs["b_desc"].block_shape = [bn, bk] if nargs["B_KMAJOR"] else [bk, bn]
+    for name in ("a_desc", "a_small_desc"):
+        nargs[name].block_shape = [bm, bk]
+    for name in ("b_desc", "b_small_desc"):
+        nargs[name].block_shape = [bn, bk]
     nargs["c_desc"].block_shape = [bm, bn // 2] if nargs["EPILOGUE_SUBTILE"] else [bm, bn]
 
 
@@ -160,15 +225,16 @@ def _set_descriptor_blocks(nargs):
 )
 @triton.jit
 def _matmul_persistent_kernel(
-    a_desc,  # descriptor of a: M × K, block BLOCK_M × BLOCK_K
-    b_desc,  # descriptor of b: K × N, block BLOCK_K × BLOCK_N; or of bᵀ: N × K, block BLOCK_N × BLOCK_K
+    a_desc,  # descriptor of a: M × K, block BLOCK_M × BLOCK_K (tf32x3: of a's big part)
+    b_desc,  # descriptor of bᵀ: N × K, block BLOCK_N × BLOCK_K (tf32x3: of bᵀ's big part)
+    a_small_desc,  # tf32x3: a's small part, like a_desc (otherwise a_desc again, unread)
+    b_small_desc,  # tf32x3: bᵀ's small part, like b_desc (otherwise b_desc again, unread)
     c_desc,  # descriptor of c: M × N, block BLOCK_M × BLOCK_N (or half of BLOCK_N)
     M,
     N,
     K,
     NUM_SMS: tl.constexpr,
     PRECISION: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -188,11 +254,15 @@ def _matmul_persistent_kernel(
         for k in range(k_tiles):
             # Out-of-bounds boxes arrive zero-filled, so ragged K, M and N need no masks.
             a = a_desc.load([off_m, k * BLOCK_K])
-            if B_KMAJOR:
-                b = b_desc.load([off_n, k * BLOCK_K]).T
+            b = b_desc.load([off_n, k * BLOCK_K]).T
+            if PRECISION == "tf32x3":
+                a_small = a_small_desc.load([off_m, k * BLOCK_K])
+                b_small = b_small_desc.load([off_n, k * BLOCK_K]).T
+                acc = tl.dot(a_small, b, acc, input_precision="tf32")
+                acc = tl.dot(a, b_small, acc, input_precision="tf32")
+                acc = tl.dot(a, b, acc, input_precision="tf32")
             else:
-                b = b_desc.load([k * BLOCK_K, off_n])
-            acc = tl.dot(a, b, acc, input_precision=PRECISION)
+                acc = tl.dot(a, b, acc, input_precision=PRECISION)
         if EPILOGUE_SUBTILE:
             # Two half-width stores halve the epilogue's shared buffer, leaving room for a stage.
             halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
@@ -221,13 +291,15 @@ def matmul(a, b, precision):
         return c.zero_()
     # K % 4: the transposed b's rows must be 16-byte aligned too.
     if precision != "ieee" and tma_ready(a, b, c) and K % 4 == 0:
-        b_kmajor = precision == "tf32"
-        b_operand = b.t().contiguous() if b_kmajor else b
+        if precision == "tf32x3":
+            (a_big, a_small), (bt_big, bt_small) = _split_tf32(a, transpose=False), _split_tf32(b, transpose=True)
+        else:
+            a_big, bt_big = a, b.t().contiguous()
+            a_small, bt_small = a_big, bt_big
         sms = num_sms(a.device)
         grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
         _matmul_persistent_kernel[grid](
-            _descriptor(a), _descriptor(b_operand), _descriptor(c), M, N, K,
-            NUM_SMS=sms, PRECISION=precision, B_KMAJOR=b_kmajor,
+            *(_descriptor(t) for t in (a_big, bt_big, a_small, bt_small, c)), M, N, K, NUM_SMS=sms, PRECISION=precision,
         )
     else:
         grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
