@@ -27,8 +27,8 @@ def test_work_left_on_a_side_stream_fails_the_contract(impl_like):
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            for _ in range(20):  # about a millisecond: still running when the call returns
-                torch.matmul(a, b, out=out)
+            torch.cuda._sleep(2_000_000)  # about a millisecond: still running when the call returns
+            torch.matmul(a, b, out=out)
         return out
 
     result = check(impl_like(eager, on_a_side_stream), eager, spec, case, "cuda", seed=3)

@@ -3,6 +3,7 @@ while a kernel writes out of bounds, one computes the wrong thing, one finishes 
 stale once timed and one reuses its output buffer."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -20,7 +21,7 @@ pytestmark = [
 
 REPO = Path(__file__).resolve().parent.parent
 FAULTY = {
-    "fault-oob": "illegal memory access",
+    "fault-oob": "illegal memory access|worker killed by SIG",  # the worker may die before Python sees the error
     "wrong": "error",
     "side-stream": "another stream",
     "stale": "failed a re-check during timing",
@@ -47,5 +48,5 @@ def test_an_isolated_gpu_run_keeps_every_honest_result_among_faulty_kernels(tmp_
         assert rows[backend]["kernel_us"] > 0 and rows[backend]["span_mean_us"] > 0
     for backend, why in FAULTY.items():
         assert rows[backend]["status"] == "fail", (backend, rows[backend])
-        assert why in rows[backend]["reason"], (backend, rows[backend]["reason"])
+        assert re.search(why, rows[backend]["reason"]), (backend, rows[backend]["reason"])
     print({backend: rows[backend]["reason"][:160] for backend in FAULTY})

@@ -65,3 +65,22 @@ def test_a_lost_device_stops_a_plain_run_which_resumes_isolated(tmp_path):
     assert rows["eager"]["status"] == "pass" and rows["eager"]["span_mean_us"] > 0
     assert rows["breaks-context"]["status"] == "fail" and "unusable" in rows["breaks-context"]["reason"]
     assert Store(tmp_path / "mage.db").run(1)["status"] == "complete"
+
+
+def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm, monkeypatch):
+    from mage.isolation import DEFAULT_SUITES, IsolatedRunner
+    from mage.measure.method import Method
+    from mage.runner import Planned, Request
+
+    spec, eager, case = layernorm
+    sweep = type(case)(case.op, "17x9", "sweep", {"rows": 17, "cols": 9}, seed=3)
+    in_workers = []
+    monkeypatch.setattr(IsolatedRunner, "_run_worker",
+                        lambda self, planned, impls: in_workers.append(planned.case.name) or (None, None))
+    quick = Method(span_samples=3, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
+    request = Request(suites=["seed", "sweep"], device="cpu", method=quick)
+    runner = IsolatedRunner(Store(tmp_path / "mage.db"), request, "pytest", suites=DEFAULT_SUITES)
+    runner.run([Planned(spec, c, [eager]) for c in (case, sweep)])
+    assert in_workers == ["17x9"]
+    rows = Store(tmp_path / "mage.db").rows(runner.run_id)
+    assert [(r["case"], r["status"]) for r in rows if r["case"] == case.name] == [(case.name, "pass")]  # in-process
