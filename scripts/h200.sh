@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run through the device tool from the repo root,
 # after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine):
-#   [MAGE_GPU_TESTS=1] bash scripts/h200.sh [mage run options…]
+#   [MAGE_GPU_TESTS=1] [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
+# A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run marked incomplete.
 # Results land in $OUT (or results/h200): the run is appended to a copy of the committed
 # results/h200/mage.db, so every run stays beside the earlier ones. The working tree's Python runs
 # as is; only the compiled extension comes from the wheel.
@@ -10,7 +11,7 @@ out=${OUT:-results/h200}
 mkdir -p "$out"
 python3 -m zipfile -e dist/*.whl /tmp/wheel >/dev/null
 cp /tmp/wheel/mage/_native*.so python/mage/
-export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=/tmp/triton-cache TRITON_INTERPRET=0
+export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
 mage() { python3 -m mage "$@"; }
 
 db=$out/mage.db
@@ -19,7 +20,7 @@ if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
     python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tail -80 | tee "$out/gpu-tests.log" || true
 fi
 mage env --ceilings > "$out/env.json"
-mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
+timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
 # A killed run leaves its last results in the write-ahead log: fold them into the file that travels.
 python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
 mage export --json --db "$db" > "$out/rows.json"
