@@ -128,3 +128,17 @@ def test_a_few_percent_under_the_copy_rate_floor_is_not_suspect():
     suspect.flag([("near", "v", near), ("far", "v", far)], cache_bytes=1e6)
     assert near.suspect is None
     assert "below its roofline floor" in far.suspect
+
+
+def test_tf32x3_is_floored_at_three_tf32_products_not_at_the_fma_rate():
+    """H200 run 8: a split tf32x3 matmul took 12.1 ms at 8192³, under the 21.7 ms FMA-rate floor it
+    was first held to, and was flagged suspect; three tf32 products at 392 TFLOP/s take 8.4 ms."""
+    from mage.measure.ceilings import floor_us
+
+    ceilings = {"copy_gbps": 4160.0, "matmul_ieee_tflops": 50.7, "matmul_tf32_tflops": 392.5}
+    flops = 2.0 * 8192**3
+    assert floor_us(ceilings, flops, 0, "tf32x3") == pytest.approx(3 * floor_us(ceilings, flops, 0, "tf32"))
+    assert floor_us(ceilings, flops, 0, "tf32x3") == pytest.approx(8404, rel=1e-3)
+    result = _timed(kernel=12058.0, floor=floor_us(ceilings, flops, 3 * 8192**2 * 4, "tf32x3"))
+    suspect.flag([("triton/default/tf32x3", "default", result)], cache_bytes=1e6)
+    assert result.suspect is None

@@ -15,8 +15,15 @@ from mage.measure.device import Timer
 
 COPY_BYTES = 1 << 30
 MATMUL_SIZE = 8192
-# Implementations declare these precisions; each uses the library rate of the arithmetic it does.
-RATE_OF_PRECISION = {"ieee": "matmul_ieee_tflops", "tf32x3": "matmul_ieee_tflops", "tf32": "matmul_tf32_tflops"}
+# Implementations declare these precisions; each is held to the library rate of the arithmetic it
+# does, that many times over: tf32x3 is three tf32 products (its floor is not the FMA rate's).
+RATE_OF_PRECISION = {"ieee": ("matmul_ieee_tflops", 1), "tf32": ("matmul_tf32_tflops", 1),
+                     "tf32x3": ("matmul_tf32_tflops", 3)}
+
+
+def compute_passes(precision: str) -> int:
+    """How many products at its rate a precision's arithmetic takes per product asked for."""
+    return RATE_OF_PRECISION.get(precision, RATE_OF_PRECISION["ieee"])[1]
 
 
 def _median_us(timer: Timer, region, repeats: int) -> float:
@@ -48,10 +55,12 @@ def measure(device: str) -> dict:
 
 
 def floor_us(ceilings: dict, flops: float, bytes_moved: float, precision: str) -> float | None:
-    """The larger of bytes over copy bandwidth and flops over the library rate; None without ceilings."""
+    """The larger of bytes over copy bandwidth and flops over the library rate of ``precision``'s
+    arithmetic (three tf32 passes for tf32x3); None without ceilings."""
     if not ceilings:
         return None
     memory_us = bytes_moved / (ceilings["copy_gbps"] * 1e3)
-    rate = ceilings.get(RATE_OF_PRECISION.get(precision, "matmul_ieee_tflops"))
-    compute_us = flops / (rate * 1e6) if rate else 0.0
+    key, passes = RATE_OF_PRECISION.get(precision, RATE_OF_PRECISION["ieee"])
+    rate = ceilings.get(key)
+    compute_us = passes * flops / (rate * 1e6) if rate else 0.0
     return max(memory_us, compute_us)

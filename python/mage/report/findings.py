@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mage import amdahl
+from mage.measure import ceilings as ceilings_module
 from mage.measure.method import CACHES
 from mage.report.format import us
 
@@ -234,7 +235,9 @@ def _floor_kind(row: dict, ceilings: dict) -> str:
     memory_us = row["bytes"] / (ceilings["copy_gbps"] * 1e3) if ceilings.get("copy_gbps") else None
     if memory_us is not None and abs(memory_us - row["floor_us"]) <= 1e-6 * row["floor_us"]:
         return f"memory: {row['bytes'] / 1e6:.3g} MB at {ceilings['copy_gbps']:,.0f} GB/s"
-    return f"compute: {row['flops'] / 1e9:.3g} GFLOP at {row['flops'] / row['floor_us'] / 1e6:.1f} TFLOP/s"
+    passes = ceilings_module.compute_passes(row["precision"])
+    work = f"{passes} × {row['flops'] / 1e9:.3g}" if passes > 1 else f"{row['flops'] / 1e9:.3g}"
+    return f"compute: {work} GFLOP at {passes * row['flops'] / row['floor_us'] / 1e6:.1f} TFLOP/s"
 
 
 def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[str, str]) -> list[str]:
