@@ -12,10 +12,12 @@ run: $(STAMP)
 	$(BIN)/mage run --suite $(SUITE)
 
 # cargo test also compiles a kernel with NVRTC when it finds libnvrtc: the pip wheel's, in the venv.
+# cubecl/ holds the rust-cubecl kernels: its tests run them on lavapipe (software Vulkan) when installed.
 NVRTC_LIB_DIR = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/nvidia/cu13/lib)))
 
 test: $(STAMP)
 	cd native && MAGE_CUDA_LIB_DIRS="$(NVRTC_LIB_DIR)" cargo test --quiet
+	cd cubecl && cargo test --release --quiet
 	TRITON_INTERPRET=1 $(BIN)/python -m pytest -q
 
 # The abi3 wheel (Python 3.11 and 3.12) that travels to the GPU machine: see scripts/h200.sh.

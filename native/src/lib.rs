@@ -145,6 +145,15 @@ struct Kernel {
 }
 
 fn extract_value(arg: &Bound<'_, PyAny>, kind: Kind, index: usize) -> PyResult<Value> {
+    if kind == Kind::Struct {
+        return match arg.cast::<PyBytes>() {
+            Ok(bytes) => Ok(Value::Bytes(bytes.as_bytes().to_vec())),
+            Err(_) => Err(PyValueError::new_err(format!(
+                "argument {index} (b) must be bytes (the struct's), got {}",
+                arg.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+            ))),
+        };
+    }
     if kind == Kind::F32 && arg.is_instance_of::<PyFloat>() {
         return Ok(Value::Float(arg.extract::<f64>()?));
     }
@@ -169,7 +178,7 @@ impl Kernel {
     /// `torch.cuda.current_stream().cuda_stream`): no copy, no synchronization.
     ///
     /// `args` follow the signature: device pointers (ints from `Tensor.data_ptr()`), int32,
-    /// int64 and float32 scalars.
+    /// int64 and float32 scalars, and structs passed by value as their bytes.
     #[pyo3(signature = (grid, block, shared_bytes, stream, *args))]
     fn launch(
         &self,
@@ -188,7 +197,7 @@ impl Kernel {
                 args.len()
             )));
         }
-        let mut values = [Value::Int(0); args::MAX_ARGS];
+        let mut values: [Value; args::MAX_ARGS] = std::array::from_fn(|_| Value::Int(0));
         for (index, (arg, kind)) in args.iter().zip(&self.kinds).enumerate() {
             values[index] = extract_value(&arg, *kind, index)?;
         }

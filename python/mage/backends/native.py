@@ -31,18 +31,20 @@ from mage.errors import InputError
 from mage.registry import implementation
 
 OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
-ARG_KINDS = "pilf"  # pointer (a tensor), int32, int64, float32
+ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: kernels are module constants
 class Kernel:
-    """One ``extern "C"`` kernel of ``ops/<op>/native.cu`` and its parameters, one letter each:
-    ``p`` a tensor (passed as its device pointer), ``i`` int32, ``l`` int64, ``f`` float32.
-    The first parameter is a tensor: it says which device the launch is for."""
+    """One ``extern "C"`` kernel of ``ops/<op>/<file>`` and its parameters, one letter each:
+    ``p`` a tensor (passed as its device pointer), ``i`` int32, ``l`` int64, ``f`` float32, ``b``
+    a struct passed by value (given as its bytes). The first parameter is a tensor: it says
+    which device the launch is for."""
 
     op: str
     name: str
     signature: str
+    file: str = "native.cu"
     pointers: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -61,9 +63,9 @@ class Kernel:
 
 
 @functools.lru_cache(maxsize=None)
-def source(op: str) -> str:
-    """The CUDA C++ source of ``op`` (``ops/<op>/native.cu``)."""
-    return (OPS_DIR / op / "native.cu").read_text()
+def source(op: str, file: str = "native.cu") -> str:
+    """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named)."""
+    return (OPS_DIR / op / file).read_text()
 
 
 def sources() -> dict[str, str]:
@@ -81,9 +83,9 @@ def extension():
     return _native
 
 
-def cubin(op: str, arch: int) -> bytes:
-    """The cubin of ``op``'s source for ``sm_<arch>``, from the extension's caches or NVRTC."""
-    return extension().compile_to_cubin(source(op), arch, name=f"{op}.cu")
+def cubin(op: str, arch: int, file: str = "native.cu") -> bytes:
+    """The cubin of an ``op`` source for ``sm_<arch>``, from the extension's caches or NVRTC."""
+    return extension().compile_to_cubin(source(op, file), arch, name=f"{op}-{file}")
 
 
 # ---------------------------------------------------------------- device facts
@@ -159,7 +161,7 @@ class RustHost(Host):
         return _cuda_reason(device)
 
     def _load(self, kernel: Kernel, index: int):
-        loaded = extension().load_kernel(source(kernel.op), kernel.name, kernel.signature, index)
+        loaded = extension().load_kernel(source(kernel.op, kernel.file), kernel.name, kernel.signature, index)
         self._kernels[(kernel, index)] = loaded
         return loaded
 
@@ -169,7 +171,8 @@ class RustHost(Host):
         loaded.launch(grid, block, shared, self._stream(index), *kernel.values(args))
 
 
-_CTYPES = {"p": ctypes.c_uint64, "i": ctypes.c_int32, "l": ctypes.c_int64, "f": ctypes.c_float}
+_CTYPES = {"p": ctypes.c_uint64, "i": ctypes.c_int32, "l": ctypes.c_int64, "f": ctypes.c_float,
+           "b": lambda data: (ctypes.c_char * len(data)).from_buffer_copy(data)}
 
 
 class CudaPythonHost(Host):
@@ -184,7 +187,7 @@ class CudaPythonHost(Host):
 
     def __init__(self):
         self._kernels: dict[tuple[Kernel, int], tuple[object, object]] = {}
-        self._modules: dict[tuple[str, int], object] = {}
+        self._modules: dict[tuple[str, str, int], object] = {}
         self._contexts: dict[int, object] = {}
         self._stream = _raw_stream_function()
 
@@ -235,13 +238,14 @@ class CudaPythonHost(Host):
         from cuda.bindings import driver
 
         context = self._context(index)
-        if (kernel.op, index) not in self._modules:
+        where = (kernel.op, kernel.file, index)
+        if where not in self._modules:
             major, minor = torch.cuda.get_device_capability(index)
-            image = cubin(kernel.op, major * 10 + minor)
-            self._modules[(kernel.op, index)] = self._in_context(
+            image = cubin(kernel.op, major * 10 + minor, kernel.file)
+            self._modules[where] = self._in_context(
                 context, lambda: self._check(driver.cuModuleLoadData(image), "cuModuleLoadData")
             )
-        module = self._modules[(kernel.op, index)]
+        module = self._modules[where]
         function = self._check(driver.cuModuleGetFunction(module, kernel.name.encode()), f"cuModuleGetFunction({kernel.name})")
         self._kernels[(kernel, index)] = (function, context)
         return function, context
@@ -263,17 +267,21 @@ class CudaPythonHost(Host):
         )
 
 
-HOSTS: tuple[Host, ...] = (RustHost(), CudaPythonHost())
+RUST_HOST = RustHost()
+HOSTS: tuple[Host, ...] = (RUST_HOST, CudaPythonHost())
 
 
-def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",)):
-    """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path."""
+def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",),
+             backend: str | None = None, hosts: Sequence[Host] = HOSTS):
+    """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path, under the
+    host's backend name unless ``backend`` names it (then give a single host)."""
+    if backend is not None and len(hosts) != 1:
+        raise ValueError("a backend name of its own goes with exactly one host")
 
     def decorate(launcher: Callable) -> Callable:
-        for host in HOSTS:
-            implementation(op, backend=host.backend, variants=variants, precisions=precisions, available=host.available)(
-                functools.partial(launcher, host)
-            )
+        for host in hosts:
+            implementation(op, backend=backend or host.backend, variants=variants, precisions=precisions,
+                           available=host.available)(functools.partial(launcher, host))
         return launcher
 
     return decorate

@@ -12,8 +12,8 @@ VECTOR = Kernel("bias_gelu", "bias_gelu_f32_x4", "pppli")  # x, bias, out, rows,
 SCALAR = Kernel("bias_gelu", "bias_gelu_f32", "pppli")
 
 
-@register("bias_gelu", variants=("erf",))
-def bias_gelu(host, x, bias):
+def require_inputs(host, x, bias) -> None:
+    """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
     ready = (
         host.holds(x) and host.holds(bias) and x.dtype == torch.float32 and bias.dtype == torch.float32
         and x.dim() == 2 and bias.dim() == 1 and bias.shape[0] == x.shape[1]
@@ -21,6 +21,11 @@ def bias_gelu(host, x, bias):
     )
     if not ready:
         check_inputs(host, SPEC, x=x, bias=bias)
+
+
+@register("bias_gelu", variants=("erf",))
+def bias_gelu(host, x, bias):
+    require_inputs(host, x, bias)
     rows, cols = x.shape
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:

@@ -1,0 +1,100 @@
+//! The generated CUDA C++ as the files Mage compiles with NVRTC and launches on torch's stream.
+//!
+//! CubeCL 0.10's runtime allocates its own memory and streams and cannot take torch's (see
+//! FINDINGS.md), so Mage uses CubeCL as the compiler of these Rust kernels only: the CUDA C++ it
+//! emits is committed next to each op and launched by Mage's native host like any CUDA C++
+//! kernel. One file per kernel specialisation (layernorm's cube size is a comptime parameter).
+
+use crate::{cuda_source, Error};
+
+/// The architecture the sources are generated for (Hopper: the team's H200).
+pub const ARCH: u32 = 90;
+/// Layernorm cube sizes Mage launches: every power of two `geometry::layernorm_block` can pick.
+pub const LAYERNORM_BLOCKS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+
+const HEADER: &str =
+    "// Generated from cubecl/src/kernels.rs by CubeCL 0.10.0 for sm_90: do not edit.\n\
+// Regenerate with `cargo run --release --bin generate-cuda` in cubecl/ (cargo test checks it).\n\
+// CubeCL's `#include <cuda_runtime.h>` is left out: NVRTC provides everything the kernel uses,\n\
+// and the header would need a CUDA toolkit's include directory on the machine that compiles it.\n";
+
+const RUNTIME_INCLUDE: &str = "#include <cuda_runtime.h>\n";
+
+/// A generated file: its path under `python/mage/ops/` and its contents.
+pub struct File {
+    pub path: String,
+    pub contents: String,
+}
+
+fn file(path: String, source: cuda_source::CudaKernelSource) -> Result<File, Error> {
+    let body = source.source.strip_prefix(RUNTIME_INCLUDE).ok_or_else(|| {
+        Error::Compile("CubeCL's source no longer starts with the cuda_runtime include".into())
+    })?;
+    Ok(File {
+        path,
+        contents: format!("{HEADER}{}", sorted_declarations(body)),
+    })
+}
+
+/// CubeCL declares a kernel's mutable locals (`float l_mut_8;`) in hash-set order, which changes
+/// from one process to the next; each run of such lines is sorted so a file is reproducible.
+fn sorted_declarations(source: &str) -> String {
+    let is_declaration = |line: &str| {
+        let words: Vec<&str> = line.trim_end_matches(';').split(' ').collect();
+        line.ends_with(';') && words.len() == 2 && words[1].starts_with("l_mut_")
+    };
+    let mut out = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for line in source.lines() {
+        if is_declaration(line) {
+            run.push(line);
+            continue;
+        }
+        run.sort_unstable();
+        out.append(&mut run);
+        out.push(line);
+    }
+    run.sort_unstable();
+    out.append(&mut run);
+    out.join("\n") + "\n"
+}
+
+/// Every file Mage launches, in a stable order.
+pub fn files() -> Result<Vec<File>, Error> {
+    let mut files = vec![file(
+        "bias_gelu/cubecl.cu".into(),
+        cuda_source::bias_gelu_cuda(ARCH)?,
+    )?];
+    for block in LAYERNORM_BLOCKS {
+        files.push(file(
+            format!("layernorm/cubecl_b{block}.cu"),
+            cuda_source::layernorm_cuda(block, ARCH)?,
+        )?);
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mutable_locals_are_declared_in_a_stable_order() {
+        let shuffled =
+            "{\nfloat l_mut_8;\nuint32 l_mut_12;\nfloat l_mut_10;\nconst float l_0 = 1;\n}\n";
+        let sorted =
+            "{\nfloat l_mut_10;\nfloat l_mut_8;\nuint32 l_mut_12;\nconst float l_0 = 1;\n}\n";
+        assert_eq!(sorted_declarations(shuffled), sorted);
+    }
+
+    #[test]
+    fn every_block_layernorm_can_pick_has_a_file() {
+        for cols in 1..5000 {
+            let block = crate::geometry::layernorm_block(cols, 1024).unwrap();
+            assert!(
+                LAYERNORM_BLOCKS.contains(&block),
+                "cols {cols}: block {block}"
+            );
+        }
+    }
+}

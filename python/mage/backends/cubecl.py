@@ -1,0 +1,58 @@
+"""Kernels written in Rust with CubeCL, launched by Mage's Rust host (backend ``rust-cubecl``).
+
+The kernel bodies are ``#[cube]`` functions in ``cubecl/src/kernels.rs``. CubeCL (pinned to 0.10.0)
+compiles them to CUDA C++, which ``cargo run --release --bin generate-cuda`` writes next to each op
+(``ops/<op>/cubecl*.cu``; ``cargo test`` fails when a file is stale). CubeCL's own CUDA runtime
+cannot run on torch's memory or stream: it allocates from its own pool and launches on streams it
+creates (cubecl/FINDINGS.md, with the source references). So Mage uses CubeCL as the compiler
+only: the generated source is compiled with NVRTC and launched by the Rust extension exactly like
+the CUDA C++ kernels, on torch's current stream with torch's tensors, no copy, no synchronization.
+
+A generated kernel takes its buffers, then one struct by value (``info_st``) holding the scalars,
+grouped by type in declaration order, and static metadata (buffer lengths) that these kernels never
+read (``cargo test`` checks that); ``pack_info`` lays it out from the struct's own declaration.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import struct
+
+from mage.backends.native import Kernel, source
+
+_STRUCT = re.compile(r"struct info_st \{(.*?)\};", re.S)
+_FIELD = re.compile(r"(float|uint32|int32) (\w+)\[(\d+)\];")
+_FORMATS = {"float": "f", "uint32": "I", "int32": "i"}
+SCALAR_FIELDS = {"float": "scalars_float", "uint32": "scalars_uint32", "int32": "scalars_int32"}
+UNREAD_FIELDS = ("static_meta",)
+
+
+@functools.lru_cache(maxsize=None)
+def info_fields(kernel: Kernel) -> tuple[tuple[str, str, int], ...]:
+    """(C type, name, length) of every field of the kernel's ``info_st``, in order."""
+    declared = _STRUCT.search(source(kernel.op, kernel.file))
+    if declared is None:
+        raise ValueError(f"{kernel.op}/{kernel.file} declares no info_st: not a CubeCL kernel")
+    fields = tuple((ctype, name, int(count)) for ctype, name, count in _FIELD.findall(declared.group(1)))
+    unknown = [name for _, name, _ in fields if name not in (*SCALAR_FIELDS.values(), *UNREAD_FIELDS)]
+    if unknown:
+        raise ValueError(f"{kernel.op}/{kernel.file}: info_st has fields Mage does not fill: {unknown}")
+    return fields
+
+
+@functools.lru_cache(maxsize=None)
+def _format(kernel: Kernel) -> struct.Struct:
+    return struct.Struct("<" + "".join(f"{count}{_FORMATS[ctype]}" for ctype, _, count in info_fields(kernel)))
+
+
+def pack_info(kernel: Kernel, **scalars: tuple) -> bytes:
+    """The bytes of ``info_st`` with ``scalars`` by C type (``float=(eps,)``, ``uint32=(rows, cols)``),
+    each group in the kernel's declaration order, padding and metadata zero."""
+    values = []
+    for ctype, name, count in info_fields(kernel):
+        given = scalars.get(ctype, ()) if name == SCALAR_FIELDS[ctype] else ()
+        if len(given) > count:
+            raise ValueError(f"{kernel.name}: {len(given)} {ctype} scalars for {count} slots")
+        values.extend((*given, *(0,) * (count - len(given))))
+    return _format(kernel).pack(*values)
