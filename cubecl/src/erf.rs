@@ -29,7 +29,8 @@ pub const ERF_LARGE: [f32; 7] = [
     -1.287_175_12e-1,
 ];
 
-/// CPU copy of the kernel's `erf_approx`, same operations in the same order (fma = mul_add).
+/// erf with the kernel's coefficients and operation order (fma = mul_add): the approximation the
+/// kernel's `one_plus_erf` is built on, checked here against libm.
 pub fn erf_f32(a: f32) -> f32 {
     let t = a.abs();
     let s = a * a;

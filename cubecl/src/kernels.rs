@@ -8,33 +8,6 @@ use cubecl::prelude::*;
 
 use crate::erf::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
 
-/// erf(a) for f32, the same operation sequence as [`crate::erf::erf_f32`] (the CPU copy that
-/// the unit tests check against libm). Two branches: an odd polynomial in a for
-/// |a| <= 0.9277, and `1 - exp(poly(|a|))` above, all with fused multiply-adds.
-#[cube]
-pub fn erf_approx(a: f32) -> f32 {
-    let t = f32::abs(a);
-    let s = a * a;
-    if t > comptime!(ERF_SPLIT) {
-        let mut r = fma(comptime!(ERF_LARGE[0]), t, comptime!(ERF_LARGE[1]));
-        let u = fma(comptime!(ERF_LARGE[2]), t, comptime!(ERF_LARGE[3]));
-        r = fma(r, s, u);
-        r = fma(r, t, comptime!(ERF_LARGE[4]));
-        r = fma(r, t, comptime!(ERF_LARGE[5]));
-        r = fma(r, t, comptime!(ERF_LARGE[6]));
-        r = fma(r, t, -t);
-        let e = 1.0f32 - f32::exp(r);
-        select(a < 0.0f32, -e, e)
-    } else {
-        let mut r = fma(comptime!(ERF_SMALL[0]), s, comptime!(ERF_SMALL[1]));
-        r = fma(r, s, comptime!(ERF_SMALL[2]));
-        r = fma(r, s, comptime!(ERF_SMALL[3]));
-        r = fma(r, s, comptime!(ERF_SMALL[4]));
-        r = fma(r, s, comptime!(ERF_SMALL[5]));
-        fma(r, a, a)
-    }
-}
-
 /// 1 + erf(a) without cancellation for a << 0 (see [`crate::erf::one_plus_erf_f32`]).
 #[cube]
 pub fn one_plus_erf(a: f32) -> f32 {
