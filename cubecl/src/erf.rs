@@ -29,33 +29,38 @@ pub const ERF_LARGE: [f32; 7] = [
     -1.287_175_12e-1,
 ];
 
+/// exp(Q(|a|)) for |a| > ERF_SPLIT, where erf(a) = sign(a) * (1 - exp(Q(|a|))).
+fn large_exp(t: f32, s: f32) -> f32 {
+    let mut r = ERF_LARGE[0].mul_add(t, ERF_LARGE[1]);
+    let u = ERF_LARGE[2].mul_add(t, ERF_LARGE[3]);
+    r = r.mul_add(s, u);
+    r = r.mul_add(t, ERF_LARGE[4]);
+    r = r.mul_add(t, ERF_LARGE[5]);
+    r = r.mul_add(t, ERF_LARGE[6]);
+    r.mul_add(t, -t).exp()
+}
+
+/// erf(a) for |a| <= ERF_SPLIT: a + a * P(a^2).
+fn small_erf(a: f32, s: f32) -> f32 {
+    let r = ERF_SMALL[1..]
+        .iter()
+        .fold(ERF_SMALL[0], |r, &c| r.mul_add(s, c));
+    r.mul_add(a, a)
+}
+
 /// erf with the kernel's coefficients and operation order (fma = mul_add): the approximation the
 /// kernel's `one_plus_erf` is built on, checked here against libm.
 pub fn erf_f32(a: f32) -> f32 {
-    let t = a.abs();
-    let s = a * a;
+    let (t, s) = (a.abs(), a * a);
     if t > ERF_SPLIT {
-        let mut r = ERF_LARGE[0].mul_add(t, ERF_LARGE[1]);
-        let u = ERF_LARGE[2].mul_add(t, ERF_LARGE[3]);
-        r = r.mul_add(s, u);
-        r = r.mul_add(t, ERF_LARGE[4]);
-        r = r.mul_add(t, ERF_LARGE[5]);
-        r = r.mul_add(t, ERF_LARGE[6]);
-        r = r.mul_add(t, -t);
-        let e = 1.0 - r.exp();
+        let e = 1.0 - large_exp(t, s);
         if a < 0.0 {
             -e
         } else {
             e
         }
     } else {
-        let mut r = ERF_SMALL[0];
-        r = r.mul_add(s, ERF_SMALL[1]);
-        r = r.mul_add(s, ERF_SMALL[2]);
-        r = r.mul_add(s, ERF_SMALL[3]);
-        r = r.mul_add(s, ERF_SMALL[4]);
-        r = r.mul_add(s, ERF_SMALL[5]);
-        r.mul_add(a, a)
+        small_erf(a, s)
     }
 }
 
@@ -63,30 +68,16 @@ pub fn erf_f32(a: f32) -> f32 {
 /// branch `erf = sign(a) * (1 - e)` with `e = exp(Q(|a|))`, so `1 + erf` is `e` (a < 0) or
 /// `2 - e` (a > 0). CPU copy of the kernel's `one_plus_erf`.
 pub fn one_plus_erf_f32(a: f32) -> f32 {
-    let t = a.abs();
-    let s = a * a;
+    let (t, s) = (a.abs(), a * a);
     if t > ERF_SPLIT {
-        let mut r = ERF_LARGE[0].mul_add(t, ERF_LARGE[1]);
-        let u = ERF_LARGE[2].mul_add(t, ERF_LARGE[3]);
-        r = r.mul_add(s, u);
-        r = r.mul_add(t, ERF_LARGE[4]);
-        r = r.mul_add(t, ERF_LARGE[5]);
-        r = r.mul_add(t, ERF_LARGE[6]);
-        r = r.mul_add(t, -t);
-        let e = r.exp();
+        let e = large_exp(t, s);
         if a < 0.0 {
             e
         } else {
             2.0 - e
         }
     } else {
-        let mut r = ERF_SMALL[0];
-        r = r.mul_add(s, ERF_SMALL[1]);
-        r = r.mul_add(s, ERF_SMALL[2]);
-        r = r.mul_add(s, ERF_SMALL[3]);
-        r = r.mul_add(s, ERF_SMALL[4]);
-        r = r.mul_add(s, ERF_SMALL[5]);
-        1.0 + r.mul_add(a, a)
+        1.0 + small_erf(a, s)
     }
 }
 
