@@ -71,3 +71,10 @@ def test_bad_inputs_are_refused_by_name_before_any_launch():
 def test_two_host_backends_cannot_share_one_name():
     with pytest.raises(ValueError, match="exactly one host"):
         native.register("bias_gelu", backend="x")
+
+
+def test_sizes_past_32_bit_indexing_are_refused_before_allocating():
+    big = torch.empty(1).expand(2**16, 2**15 + 1)  # numel past 2³¹ - 1, one float behind it
+    with pytest.raises(InputError, match="index with 32 bits"):
+        cubecl.output_like(big)
+    assert cubecl.output_like(torch.randn(3, 5)).shape == (3, 5)

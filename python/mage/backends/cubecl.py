@@ -20,12 +20,22 @@ import re
 import struct
 
 from mage.backends.native import Kernel, source
+from mage.errors import InputError
+from mage.outputs import empty_output
 
 _STRUCT = re.compile(r"struct info_st \{(.*?)\};", re.S)
 _FIELD = re.compile(r"(float|uint32|int32) (\w+)\[(\d+)\];")
 _FORMATS = {"float": "f", "uint32": "I", "int32": "i"}
 SCALAR_FIELDS = {"float": "scalars_float", "uint32": "scalars_uint32", "int32": "scalars_int32"}
 UNREAD_FIELDS = ("static_meta",)
+MAX_ELEMENTS = 2**31 - 1  # the generated kernels index with 32-bit unsigned integers (AddressType::U32)
+
+
+def output_like(x):
+    """The (poisoned) output for ``x``'s shape, once its size is one the 32-bit indexing reaches."""
+    if x.numel() > MAX_ELEMENTS:
+        raise InputError(f"x has {x.numel()} elements: the CubeCL kernels index with 32 bits (at most {MAX_ELEMENTS})")
+    return empty_output(tuple(x.shape), like=x)
 
 
 @functools.lru_cache(maxsize=None)

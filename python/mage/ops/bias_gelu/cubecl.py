@@ -2,26 +2,20 @@
 element, erf from a float32 minimax approximation (CubeCL's own erf is not accurate enough on
 every backend), 1 + erf computed without cancellation. See mage.backends.cubecl."""
 
-from mage.backends.cubecl import pack_info
+from mage.backends.cubecl import output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, cdiv, register
-from mage.errors import InputError
 from mage.ops.bias_gelu.native import require_inputs
-from mage.outputs import empty_output
 
 KERNEL = Kernel("bias_gelu", "bias_gelu_kernel", "pppb", file="cubecl.cu")  # x, bias, out, info
 THREADS = 256  # the cube size the source was generated for (__launch_bounds__)
-MAX_ELEMENTS = 2**31 - 1  # the kernel indexes with 32-bit unsigned cube·256 + unit
 
 
 @register("bias_gelu", variants=("erf",), backend="rust-cubecl", hosts=(RUST_HOST,))
 def bias_gelu(host, x, bias):
     require_inputs(host, x, bias)
-    rows, cols = x.shape
-    out = empty_output((rows, cols), like=x)
+    out = output_like(x)
     if out.numel() == 0:
         return out
-    if out.numel() > MAX_ELEMENTS:
-        raise InputError(f"x has {out.numel()} elements: the CubeCL kernel indexes with 32 bits (at most {MAX_ELEMENTS})")
-    info = pack_info(KERNEL, uint32=(out.numel(), cols))
+    info = pack_info(KERNEL, uint32=(out.numel(), x.shape[1]))
     host.launch(KERNEL, (cdiv(out.numel(), THREADS), 1, 1), (THREADS, 1, 1), x, bias, out, info)
     return out

@@ -3,16 +3,13 @@ passes over the row (mean, then the mean squared deviation) with shared-memory t
 then the affine output. The cube size is a comptime parameter, so each power of two from 32 to
 1024 is a source of its own (cubecl_b<size>.cu). See mage.backends.cubecl."""
 
-from mage.backends.cubecl import pack_info
+from mage.backends.cubecl import output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, register
-from mage.errors import InputError
 from mage.ops.layernorm.native import require_inputs
 from mage.ops.layernorm.spec import EPS
-from mage.outputs import empty_output
 
 KERNELS = {block: Kernel("layernorm", "layernorm_kernel", "ppppb", file=f"cubecl_b{block}.cu")
            for block in (32, 64, 128, 256, 512, 1024)}  # x, weight, bias, out, info
-MAX_ELEMENTS = 2**31 - 1  # the kernel indexes with 32-bit unsigned row·cols + column
 
 
 def cube_size(cols: int) -> int:
@@ -23,12 +20,10 @@ def cube_size(cols: int) -> int:
 @register("layernorm", variants=("affine",), backend="rust-cubecl", hosts=(RUST_HOST,))
 def layernorm(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
-    rows, cols = x.shape
-    out = empty_output((rows, cols), like=x)
+    out = output_like(x)
     if out.numel() == 0:
         return out
-    if out.numel() > MAX_ELEMENTS:
-        raise InputError(f"x has {out.numel()} elements: the CubeCL kernel indexes with 32 bits (at most {MAX_ELEMENTS})")
+    rows, cols = x.shape
     block = cube_size(cols)
     kernel = KERNELS[block]
     info = pack_info(kernel, uint32=(rows, cols), float=(EPS,))
