@@ -189,19 +189,20 @@ class Runner:
             self._release()
             return
         passing = {}
-        for impl in runnable:
-            try:
+        try:
+            for impl in runnable:
                 measured = self._check_and_profile(spec, case, impl, inputs)
-            except DeviceLost as lost:
-                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Result(
-                    "", "", "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
-                raise
-            if isinstance(measured, Result):
-                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
-            else:
-                passing[impl.name] = (impl, measured)
-        if passing:
-            self._measure_spans(case_id, impl_ids, spec, case, passing, inputs)
+                if isinstance(measured, Result):
+                    self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
+                else:
+                    passing[impl.name] = (impl, measured)
+            if passing:
+                self._measure_spans(case_id, impl_ids, spec, case, passing, inputs)
+        except DeviceLost as lost:  # the culprit's rows are stored; the others' cannot be measured here
+            culprit = next(impl for impl in runnable if impl.name == lost.culprit)
+            self._store_all(case_id, impl_ids[culprit.name], spec, case, culprit, Result(
+                "", "", "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
+            raise
         del inputs
         self._release()
 
