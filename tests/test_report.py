@@ -248,3 +248,15 @@ def test_a_suspect_result_is_never_the_fastest_without_saying_so(stored):
     assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>compile-default/affine/ieee</td>'
                      r"<td>ieee</td><td>SUSPECT</td>", page)
     assert "compile-default (SUSPECT)" in page  # the figures' legend
+
+
+def test_host_times_differ_only_beyond_the_noise_and_outside_each_others_range():
+    from mage.report.findings import same_host
+
+    def host(median, low=None, high=None):
+        return {"host_us": median, "host_min_us": low, "host_max_us": high}
+
+    assert same_host(host(20.0), host(21.5))  # within 10 %, no ranges stored (runs before schema 4)
+    assert not same_host(host(20.0), host(30.0))
+    assert same_host(host(20.0, 18.0, 27.0), host(30.0, 26.0, 33.0))  # ranges overlap: not a measured difference
+    assert not same_host(host(20.0, 19.0, 21.0), host(30.0, 29.0, 31.0))

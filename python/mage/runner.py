@@ -243,7 +243,7 @@ class Runner:
                     call()
                 per_call_s = self.timer.span_us(call) * 1e-6
                 host_calls = self.method.samples_within_budget(self.method.host_calls, per_call_s)
-                measured = {"contract": contract, "host_us": host.host_time_us(
+                measured = {"contract": contract, "host": host.host_time_us(
                     call, self.timer.synchronize, host_calls, self.method.host_chunk)}
                 if self.timer.is_cuda:
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
@@ -302,7 +302,8 @@ class Runner:
         if path == "single":
             # Kernel time, launches and host time are measured once per implementation, on single calls.
             captured = measured.get(cache)
-            result.host_us = measured["host_us"]
+            result.host_us = measured["host"].median_us
+            result.host_min_us, result.host_max_us = measured["host"].min_us, measured["host"].max_us
             if captured is not None:
                 result.kernel_us, result.launches = captured.kernel_us, captured.launches
                 result.kernel_names = " | ".join(captured.names)

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 3  # 2: runs.fingerprint and runs.hypothesis, predictions; 3: results.suspect (see _migrate)
+SCHEMA_VERSION = 4  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -75,7 +75,9 @@ CREATE TABLE IF NOT EXISTS results (
     kernel_us REAL,
     launches REAL,
     kernel_names TEXT,
-    host_us REAL,
+    host_us REAL,                         -- median of the chunk means (mage.measure.host)
+    host_min_us REAL,                     -- their range; NULL for results stored before schema 4
+    host_max_us REAL,
     span_mean_us REAL,
     span_median_us REAL,
     span_round_min_us REAL,
@@ -103,7 +105,7 @@ CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 
 RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
-    "kernel_us", "launches", "kernel_names", "host_us", "span_mean_us", "span_median_us",
+    "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
 )
 
@@ -129,6 +131,8 @@ class Result:
     launches: float | None = None
     kernel_names: str | None = None
     host_us: float | None = None
+    host_min_us: float | None = None
+    host_max_us: float | None = None
     span_mean_us: float | None = None
     span_median_us: float | None = None
     span_round_min_us: float | None = None
@@ -314,6 +318,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     1 → 2: runs gain ``fingerprint`` (backfilled, unique) and ``hypothesis``; the ``predictions``
     table is created by SCHEMA itself.
     2 → 3: results gain ``suspect`` (NULL for results stored before suspects were flagged).
+    3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -328,8 +333,10 @@ def _migrate(db: sqlite3.Connection) -> None:
             fingerprint = run_fingerprint(started_at, json.loads(env_json or "{}"), command, pid, f"id{run_id}")
             db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
-        if "suspect" not in {row[1] for row in db.execute("PRAGMA table_info(results)")}:
-            db.execute("ALTER TABLE results ADD COLUMN suspect TEXT")
+        result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+        for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL")):
+            if name not in result_columns:
+                db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 
-def host_time_us(call: Callable[[], object], synchronize: Callable[[], None], calls: int, chunk: int) -> float:
+@dataclass(frozen=True)
+class HostTime:
+    """Host time per call: the median of the chunk means, and their range (the spread it is read with)."""
+
+    median_us: float
+    min_us: float
+    max_us: float
+
+
+def host_time_us(call: Callable[[], object], synchronize: Callable[[], None], calls: int, chunk: int) -> HostTime:
     chunk_means = []
     for _ in range(max(1, calls // chunk)):
         synchronize()
@@ -21,4 +31,4 @@ def host_time_us(call: Callable[[], object], synchronize: Callable[[], None], ca
             call()
         chunk_means.append((time.perf_counter() - begin) * 1e6 / chunk)
     synchronize()
-    return statistics.median(chunk_means)
+    return HostTime(statistics.median(chunk_means), min(chunk_means), max(chunk_means))

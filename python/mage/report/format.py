@@ -10,6 +10,13 @@ def us(value: float | None) -> str:
     return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
 
 
+def with_range(value: float | None, low: float | None, high: float | None) -> str:
+    """Microseconds with the range they were read from, 'v [low–high]'; the value alone without one."""
+    if value is None or low is None or high is None:
+        return us(value)
+    return f"{us(value)} [{us(low)}–{us(high)}]"
+
+
 def at_boundary(value: float | None, boundary: str) -> str:
     """A value of ``boundary``: launches are counts, every other boundary is microseconds."""
     if value is not None and boundary == "launches":

@@ -31,8 +31,10 @@ VIEWS = {
     "kernel time": ("kernel_us", "kernel time, µs per call"),
     "call span": ("span_mean_us", "call span, µs per call (whiskers: range of round means)"),
     "launches per call": ("launches", "launches per call"),
-    "host time": ("host_us", "host time, µs per call"),
+    "host time": ("host_us", "host time, µs per call (whiskers: range of chunk means, where stored)"),
 }
+# A view's field → the fields of the range its whiskers show.
+RANGES = {"span_mean_us": ("span_round_min_us", "span_round_max_us"), "host_us": ("host_min_us", "host_max_us")}
 PATHS = {"single": "single", "batch": "batch (span ÷ B)", "graph": "graph (replay ÷ B)"}
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 EXCLUSIONS = ("Excluded from every number: compilation and autotuning (done during warm-up), host↔device "
@@ -87,12 +89,13 @@ def _markers(rows: list[dict]) -> dict[str, dict]:
             for impl, (color, kind) in styles(rows).items()}
 
 
-def _whiskers(values: list[dict | None]) -> dict:
-    """Error bars from the range of round means; absent where a value is missing."""
-    present = [r if r and r["span_mean_us"] is not None else None for r in values]
+def _whiskers(values: list[dict | None], field: str = "span_mean_us") -> dict:
+    """Error bars from the range ``field`` was read from (RANGES); absent where a value or range is missing."""
+    low, high = RANGES[field]
+    present = [r if r and None not in (r[field], r[low], r[high]) else None for r in values]
     return {"type": "data", "symmetric": False, "visible": True,
-            "array": [r and r["span_round_max_us"] - r["span_mean_us"] for r in present],
-            "arrayminus": [r and r["span_mean_us"] - r["span_round_min_us"] for r in present]}
+            "array": [r and r[high] - r[field] for r in present],
+            "arrayminus": [r and r[field] - r[low] for r in present]}
 
 
 def _labels(rows: list[dict]) -> dict[str, str]:
@@ -131,7 +134,7 @@ def boundaries_figure(op: str, rows: list[dict]) -> go.Figure:
                        marker=markers[impl], hovertemplate=f"{impl}<br>%{{x}}: %{{y:.4g}}<extra></extra>")
     no_whiskers = [{"visible": False}] * len(impls)
     buttons = [{"label": label, "method": "update", "args": [
-        {"y": ys(field), "error_y": [_whiskers(cells[i]) for i in impls] if field == "span_mean_us" else no_whiskers},
+        {"y": ys(field), "error_y": [_whiskers(cells[i], field) for i in impls] if field in RANGES else no_whiskers},
         {"yaxis.title.text": title}]} for label, (field, title) in VIEWS.items()]
     figure.update_layout(
         title=f"{op}: implementations side by side (single path)", barmode="group", height=460,
@@ -307,7 +310,8 @@ def _environment_html(run: dict) -> str:
 
 
 def _results_table(rows: list[dict]) -> str:
-    fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "span_mean_us",
+    fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "host_min_us",
+              "host_max_us", "span_mean_us",
               "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "floor_fraction"]
     body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] + [r.get("suspect") or ""]
             for r in export_rows(rows)]

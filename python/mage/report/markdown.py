@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
-from mage.report.format import commit_label, us
+from mage.report.format import commit_label, us, with_range
 from mage.report.figures import figure_cache
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
@@ -32,9 +32,7 @@ def _table(rows: list[dict], cell: Callable[[dict], str]) -> str:
 
 
 def _span(row: dict) -> str:
-    if row["span_mean_us"] is None:
-        return "—"
-    return f"{us(row['span_mean_us'])} [{us(row['span_round_min_us'])}–{us(row['span_round_max_us'])}]"
+    return with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"])
 
 
 def _floor_fraction(row: dict) -> str:
@@ -72,8 +70,9 @@ def tables(run: dict, rows: list[dict]) -> str:
          "host submission; it is not a kernel time.", at("single", cache), _span),
         ("Launches per call", "Device activities (kernels, memsets, memcpys) in the capture ÷ calls.",
          at("single", cache), lambda r: "—" if r["launches"] is None else f"{r['launches']:g}"),
-        ("Host time (µs per call)", f"Wall clock of back-to-back unsynchronized calls ÷ calls. Differences under "
-         f"{HOST_NOISE:.0%} are within noise.", at("single", cache), lambda r: us(r["host_us"])),
+        ("Host time (µs per call)", f"Wall clock of back-to-back unsynchronized calls ÷ calls, median of chunks "
+         f"[range of the chunk means, where stored]. Differences under {HOST_NOISE:.0%} are within noise.",
+         at("single", cache), lambda r: with_range(r["host_us"], r["host_min_us"], r["host_max_us"])),
         *[(f"{path.capitalize()} path (µs per call), {cache} L2",
            f"Span of B calls {how} ÷ B [range of round means].", at(path, cache), _span)
           for path, how in PATHS.items()],

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from mage.report.format import commit_label, us
+from mage.report.format import commit_label, us, with_range
 
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
-    "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "span_mean_us",
-    "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample",
+    "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "host_min_us",
+    "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
+    "calls_per_sample",
     "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
 )
 
@@ -23,12 +24,6 @@ def export_rows(rows: list[dict]) -> list[dict]:
             fraction = row["floor_us"] / row["kernel_us"]
         out.append({field: row.get(field) for field in EXPORT_FIELDS} | {"floor_fraction": fraction})
     return out
-
-
-def _whiskers(row: dict) -> str:
-    if row["span_mean_us"] is None:
-        return "—"
-    return f"{us(row['span_mean_us'])} [{us(row['span_round_min_us'])}–{us(row['span_round_max_us'])}]"
 
 
 def results_table(run: dict, rows: list[dict]) -> Table:
@@ -47,8 +42,8 @@ def results_table(run: dict, rows: list[dict]) -> Table:
         table.add_row(
             row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
-            us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", us(row["host_us"]),
-            _whiskers(row), us(row["span_median_us"]), us(row["floor_us"]),
+            us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
+            with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]), us(row["floor_us"]),
             "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
         )
     return table
