@@ -105,6 +105,18 @@ def _triangle_slab_kernel(
     tl.store(out_ptrs, out, mask=mask)
 
 
+def channel_last(a, b, variant):
+    """(a, b, strides): the operands with the channel contiguous, and (batch, row, contraction)
+    strides of each, in the argument order of both Triton triangle kernels."""
+    a = a if a.stride(3) == 1 else a.contiguous()
+    b = b if b.stride(3) == 1 else b.contiguous()
+    if variant == "outgoing":  # a[b, i, k, c], b[b, j, k, c]
+        order = (0, 1, 2)
+    else:  # a[b, k, i, c], b[b, k, j, c]
+        order = (0, 2, 1)
+    return a, b, (*(a.stride(d) for d in order), *(b.stride(d) for d in order))
+
+
 @implementation(
     "triangle", backend="triton", variants=("outgoing", "incoming"), precisions=("tf32",), available=triton_tf32_available
 )
@@ -115,14 +127,7 @@ def triangle(a, b, variant, precision):
     out = empty_output((B, N, N, C), like=a)
     if out.numel() == 0:
         return out
-    a = a if a.stride(3) == 1 else a.contiguous()
-    b = b if b.stride(3) == 1 else b.contiguous()
-    if variant == "outgoing":  # a[b, i, k, c], b[b, j, k, c]
-        a_strides = (a.stride(0), a.stride(1), a.stride(2))
-        b_strides = (b.stride(0), b.stride(1), b.stride(2))
-    else:  # a[b, k, i, c], b[b, k, j, c]
-        a_strides = (a.stride(0), a.stride(2), a.stride(1))
-        b_strides = (b.stride(0), b.stride(2), b.stride(1))
+    a, b, strides = channel_last(a, b, variant)
     grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]), triton.cdiv(C, meta["BLOCK_C"]), B)
-    _triangle_slab_kernel[grid](a, b, out, N, C, *a_strides, *b_strides, PRECISION=precision)
+    _triangle_slab_kernel[grid](a, b, out, N, C, *strides, PRECISION=precision)
     return out
