@@ -84,3 +84,13 @@ def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm
     assert in_workers == ["17x9"]
     rows = Store(tmp_path / "mage.db").rows(runner.run_id)
     assert [(r["case"], r["status"]) for r in rows if r["case"] == case.name] == [(case.name, "pass")]  # in-process
+
+
+def test_a_device_lost_in_the_recheck_stores_the_culprit_and_stops(tmp_path):
+    result = _run_with_plugin(tmp_path, "--device", "cpu", "--op", "layernorm", "--impl", "eager",
+                              "--impl", "breaks-context-late")
+    assert result.returncode == 2 and "breaks-context-late/affine/ieee left the CUDA context unusable" in " ".join(
+        result.stderr.split())
+    store = Store(tmp_path / "mage.db")
+    assert store.run(1)["status"] == "incomplete"
+    assert [(r["backend"], r["status"]) for r in store.rows(1)] == [("breaks-context-late", "fail")]

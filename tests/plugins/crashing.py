@@ -5,6 +5,7 @@ stall every in-process test that runs them all.
 """
 
 import ctypes
+import inspect
 import os
 import time
 
@@ -42,3 +43,11 @@ def leaves_the_device_unusable(x, weight, bias):
 
     Timer.usable = lambda self: False
     raise RuntimeError("CUDA error: an illegal memory access was encountered (simulated)")
+
+
+@implementation("layernorm", backend="breaks-context-late", variants=("affine",))
+def leaves_the_device_unusable_in_its_recheck(x, weight, bias):
+    """Right through its contract and timing; loses the device in the re-check after timing."""
+    if any(frame.function == "recheck" for frame in inspect.stack()):
+        leaves_the_device_unusable(x, weight, bias)
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias, 1e-5)
