@@ -84,6 +84,11 @@ def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm
     assert in_workers == ["17x9"]
     rows = Store(tmp_path / "mage.db").rows(runner.run_id)
     assert [(r["case"], r["status"]) for r in rows if r["case"] == case.name] == [(case.name, "pass")]  # in-process
+    # A case whose every implementation is skipped here needs no worker either.
+    too_large = type(case)(case.op, "65536x65536", "sweep", {"rows": 65536, "cols": 65536}, seed=3)
+    runner.run([Planned(spec, too_large, [eager])])
+    assert in_workers == ["17x9"]
+    assert Store(tmp_path / "mage.db").rows(runner.run_id)[0]["status"] == "skip"
 
 
 def test_a_device_lost_in_the_recheck_stores_the_culprit_and_stops(tmp_path):

@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 
-from mage.runner import Planned, Runner
+from mage.runner import Planned, Runner, _skip_reason
 from mage.store import Result
 from mage.worker import PROGRESS
 
@@ -54,7 +54,11 @@ class IsolatedRunner(Runner):
         self.suites = suites  # the suites whose cases run in workers; None: all
 
     def _run_case(self, planned: Planned) -> None:
-        if self.suites is not None and planned.case.suite not in self.suites:
+        in_process = self.suites is not None and planned.case.suite not in self.suites
+        # A case whose implementations are all skipped (unavailable here, too large for a CPU run)
+        # runs none of their code: its skips are stored without paying for a worker.
+        if in_process or all(_skip_reason(planned.spec, planned.case, impl, self.request.device)
+                             for impl in planned.impls):
             super()._run_case(planned)
             return
         left, reason = list(planned.impls), None
