@@ -56,9 +56,9 @@ pub fn bias_gelu_definition(block: u32) -> KernelDefinition {
     let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
     let bias = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
     let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
-    let n = <u32 as LaunchArg>::expand(&(), &mut b);
+    let rows = <u32 as LaunchArg>::expand(&(), &mut b);
     let cols = <u32 as LaunchArg>::expand(&(), &mut b);
-    kernels::bias_gelu_kernel::expand(&mut b.scope, x, bias, out, n, cols);
+    kernels::bias_gelu_kernel::expand(&mut b.scope, x, bias, out, rows, cols);
     b.build(settings("bias_gelu_kernel", block))
 }
 
@@ -122,9 +122,10 @@ pub fn bias_gelu_cuda(arch: u32) -> Result<CudaKernelSource, Error> {
 /// CUDA C++ for layernorm with `block` units per cube (block is a comptime parameter, so
 /// each block size is its own kernel).
 pub fn layernorm_cuda(block: u32, arch: u32) -> Result<CudaKernelSource, Error> {
-    if !block.is_power_of_two() || !(32..=1024).contains(&block) {
+    if !block.is_power_of_two() || !(32..=crate::geometry::LAYERNORM_MAX_BLOCK).contains(&block) {
         return Err(Error::Invalid(format!(
-            "block {block} is not a power of two in 32..=1024"
+            "block {block} is not a power of two in 32..={}",
+            crate::geometry::LAYERNORM_MAX_BLOCK
         )));
     }
     to_cuda(layernorm_definition(block), arch)

@@ -10,7 +10,7 @@ use crate::{cuda_source, Error};
 /// The architecture the sources are generated for (Hopper: the team's H200).
 pub const ARCH: u32 = 90;
 /// Layernorm cube sizes Mage launches: every power of two `geometry::layernorm_block` can pick.
-pub const LAYERNORM_BLOCKS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+pub const LAYERNORM_BLOCKS: [u32; 4] = [32, 64, 128, 256];
 
 const HEADER: &str =
     "// Generated from cubecl/src/kernels.rs by CubeCL 0.10.0 for sm_90: do not edit.\n\

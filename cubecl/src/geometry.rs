@@ -39,16 +39,35 @@ pub fn grid_2d(cubes: u64, max_x: u32, max_y: u32) -> Result<(u32, u32), Error> 
     Ok((x as u32, y as u32))
 }
 
-/// One unit per element, `block` units per cube.
-pub fn elementwise(n: usize, block: u32, max_count: (u32, u32, u32)) -> Result<Geometry, Error> {
-    if block == 0 {
-        return Err(Error::Invalid("block must be > 0".into()));
+/// Rows a bias_gelu unit walks on average: the cube count along y is rows / ROWS_PER_UNIT (at most
+/// the grid's y limit), and each unit strides over the rows by that count.
+pub const ROWS_PER_UNIT: u64 = 4;
+
+/// bias_gelu: one unit a column (`block` columns a cube along x), the rows spread over y.
+pub fn columns_by_rows(
+    rows: usize,
+    cols: usize,
+    block: u32,
+    max_count: (u32, u32, u32),
+) -> Result<Geometry, Error> {
+    if block == 0 || rows == 0 || cols == 0 {
+        return Err(Error::Invalid(format!(
+            "empty launch: {rows}x{cols}, block {block}"
+        )));
     }
-    let cubes = (n as u64).div_ceil(block as u64);
-    let (x, y) = grid_2d(cubes, max_count.0, max_count.1)?;
+    let x = (cols as u64).div_ceil(block as u64);
+    if x > max_count.0 as u64 {
+        return Err(Error::Invalid(format!(
+            "{cols} columns need {x} cubes along x, more than {}",
+            max_count.0
+        )));
+    }
+    let y = (rows as u64)
+        .div_ceil(ROWS_PER_UNIT)
+        .min(max_count.1 as u64);
     Ok(Geometry {
-        cubes_x: x,
-        cubes_y: y,
+        cubes_x: x as u32,
+        cubes_y: y as u32,
         block,
     })
 }
@@ -58,13 +77,18 @@ fn prev_pow2(v: u32) -> u32 {
     1u32 << (31 - v.leading_zeros())
 }
 
+/// The most units a layernorm cube uses: wider rows give each unit more columns, which costs no
+/// barrier, where a wider cube adds planes to every reduction.
+pub const LAYERNORM_MAX_BLOCK: u32 = 256;
+
 /// Units per cube for layernorm: the next power of two >= cols, at least 32 (one warp), at
-/// most `min(1024, max_units)` rounded down to a power of two (the tree reduction needs one).
+/// most `min(LAYERNORM_MAX_BLOCK, max_units)` rounded down to a power of two (a whole number of
+/// planes).
 pub fn layernorm_block(cols: usize, max_units: u32) -> Result<u32, Error> {
     if max_units < 1 {
         return Err(Error::Invalid("max units per cube is zero".into()));
     }
-    let cap = prev_pow2(max_units.min(1024));
+    let cap = prev_pow2(max_units.min(LAYERNORM_MAX_BLOCK));
     let want = (cols.max(1) as u64).next_power_of_two().max(32);
     Ok((want.min(cap as u64)) as u32)
 }
@@ -87,21 +111,22 @@ mod tests {
     const WGPU_MAX: (u32, u32, u32) = (u16::MAX as u32, u16::MAX as u32, u16::MAX as u32);
 
     #[test]
-    fn elementwise_covers_every_element_exactly_once() {
-        for n in [1usize, 255, 256, 257, 1000, 4096 * 3 + 1] {
-            let g = elementwise(n, 256, CUDA_MAX).unwrap();
-            assert_eq!(g.cubes_y, 1);
-            assert!(g.total_cubes() * 256 >= n as u64);
-            assert!((g.total_cubes() - 1) * 256 < n as u64);
+    fn columns_by_rows_covers_every_column_and_caps_the_rows() {
+        for (rows, cols) in [
+            (1usize, 1usize),
+            (3, 255),
+            (1024, 1024),
+            (16384, 16384),
+            (5, 257),
+        ] {
+            let g = columns_by_rows(rows, cols, 256, CUDA_MAX).unwrap();
+            assert!(g.cubes_x as usize * 256 >= cols && (g.cubes_x as usize - 1) * 256 < cols);
+            assert_eq!(g.cubes_y as u64, (rows as u64).div_ceil(ROWS_PER_UNIT));
         }
-    }
-
-    #[test]
-    fn elementwise_wraps_into_y_when_x_is_full() {
-        let n = 65535usize * 256 + 1; // one element more than a full wgpu x row
-        let g = elementwise(n, 256, WGPU_MAX).unwrap();
-        assert_eq!((g.cubes_x, g.cubes_y), (65535, 2));
-        assert!(g.total_cubes() * 256 >= n as u64);
+        let g = columns_by_rows(1 << 20, 3, 256, WGPU_MAX).unwrap();
+        assert_eq!((g.cubes_x, g.cubes_y), (1, 65535)); // units stride over the rows past the cap
+        assert!(columns_by_rows(2, 65536 * 256 + 1, 256, WGPU_MAX).is_err());
+        assert!(columns_by_rows(0, 3, 256, WGPU_MAX).is_err());
     }
 
     #[test]
@@ -116,13 +141,13 @@ mod tests {
     fn layernorm_block_sizes() {
         assert_eq!(layernorm_block(1, 1024).unwrap(), 32);
         assert_eq!(layernorm_block(33, 1024).unwrap(), 64);
-        assert_eq!(layernorm_block(768, 1024).unwrap(), 1024);
-        assert_eq!(layernorm_block(4096, 1024).unwrap(), 1024);
-        assert_eq!(layernorm_block(4096, 256).unwrap(), 256);
-        assert_eq!(layernorm_block(1000, 300).unwrap(), 256);
+        assert_eq!(layernorm_block(200, 1024).unwrap(), 256);
+        assert_eq!(layernorm_block(4096, 1024).unwrap(), 256);
+        assert_eq!(layernorm_block(4096, 128).unwrap(), 128);
+        assert_eq!(layernorm_block(1000, 200).unwrap(), 128);
         for cols in 1..3000 {
             let b = layernorm_block(cols, 1024).unwrap();
-            assert!(b.is_power_of_two() && (32..=1024).contains(&b));
+            assert!(b.is_power_of_two() && (32..=LAYERNORM_MAX_BLOCK).contains(&b));
         }
     }
 

@@ -39,41 +39,48 @@ pub fn gelu_erf(v: f32) -> f32 {
     0.5f32 * v * one_plus_erf(v * comptime!(core::f32::consts::FRAC_1_SQRT_2))
 }
 
-/// out[r, c] = gelu(x[r, c] + bias[c]); one unit per element, `n = rows * cols`.
+/// out[r, c] = gelu(x[r, c] + bias[c]). A unit owns one column: it loads its bias once and walks
+/// the rows `CUBE_POS_Y, CUBE_POS_Y + CUBE_COUNT_Y, …` (no division or modulo per element).
 #[cube(launch_unchecked)]
 pub fn bias_gelu_kernel(
     x: &Array<f32>,
     bias: &Array<f32>,
     out: &mut Array<f32>,
-    n: u32,
+    rows: u32,
     cols: u32,
 ) {
-    let cube = CUBE_POS_Y * CUBE_COUNT_X + CUBE_POS_X;
-    let idx = cube * CUBE_DIM_X + UNIT_POS_X;
-    if idx < n {
-        let c = idx % cols;
-        let v = x[idx as usize] + bias[c as usize];
-        out[idx as usize] = gelu_erf(v);
+    let col = CUBE_POS_X * CUBE_DIM_X + UNIT_POS_X;
+    if col < cols {
+        let b = bias[col as usize];
+        let mut row = CUBE_POS_Y;
+        while row < rows {
+            let i = (row * cols + col) as usize;
+            out[i] = gelu_erf(x[i] + b);
+            row += CUBE_COUNT_Y;
+        }
     }
 }
 
-/// Sums `smem[0..CUBE_DIM_X]` into `smem[0]` (tree reduction; the cube size is a power of
-/// two). Every unit of the cube must call it (it contains barriers).
+/// The sum of `value` over the cube: within each plane (warp) by `plane_sum`, then the planes'
+/// sums through shared memory (`smem` holds at least one slot a plane). Two barriers; every unit
+/// of the cube must call it, and every unit gets the total.
 #[cube]
-fn cube_sum(smem: &mut SharedMemory<f32>, tid: u32) {
-    let mut stride = CUBE_DIM_X / 2;
-    while stride > 0 {
-        if tid < stride {
-            let other = smem[(tid + stride) as usize];
-            smem[tid as usize] += other;
-        }
-        sync_cube();
-        stride /= 2;
+fn cube_sum(value: f32, smem: &mut SharedMemory<f32>) -> f32 {
+    let plane_total = plane_sum(value);
+    if UNIT_POS_PLANE == 0 {
+        smem[(UNIT_POS_X / PLANE_DIM) as usize] = plane_total;
     }
+    sync_cube();
+    let mut total = 0.0f32;
+    for plane in 0..CUBE_DIM_X / PLANE_DIM {
+        total += smem[plane as usize];
+    }
+    sync_cube(); // smem is written again by the next reduction
+    total
 }
 
 /// LayerNorm over the last dimension: one cube per row, `block` units per cube, two passes
-/// (mean, then the sum of squared deviations) with a shared-memory tree reduction each.
+/// (mean, then the mean squared deviation: no cancellation) with a plane-then-cube reduction each.
 ///
 /// Cubes past the last row (the 2-D cube count can overshoot) run the same barriers on row 0
 /// but write nothing, so every barrier stays in uniform control flow.
@@ -96,20 +103,14 @@ pub fn layernorm_kernel(
     let inv_cols = 1.0f32 / f32::cast_from(cols);
     let mut smem = SharedMemory::<f32>::new(comptime!(block as usize));
 
-    // Pass 1: mean.
     let mut acc = 0.0f32;
     let mut c = tid;
     while c < cols {
         acc += x[(base + c) as usize];
         c += block;
     }
-    smem[tid as usize] = acc;
-    sync_cube();
-    cube_sum(&mut smem, tid);
-    let mean = smem[0] * inv_cols;
-    sync_cube();
+    let mean = cube_sum(acc, &mut smem) * inv_cols;
 
-    // Pass 2: variance as the mean of squared deviations from the mean (no cancellation).
     let mut acc2 = 0.0f32;
     c = tid;
     while c < cols {
@@ -117,13 +118,8 @@ pub fn layernorm_kernel(
         acc2 += d * d;
         c += block;
     }
-    smem[tid as usize] = acc2;
-    sync_cube();
-    cube_sum(&mut smem, tid);
-    let var = smem[0] * inv_cols;
-    let rstd = 1.0f32 / f32::sqrt(var + eps);
+    let rstd = 1.0f32 / f32::sqrt(cube_sum(acc2, &mut smem) * inv_cols + eps);
 
-    // Pass 3: normalize, scale, shift.
     if valid {
         c = tid;
         while c < cols {

@@ -26,8 +26,13 @@ pub fn bias_gelu<R: Runtime>(
 ) -> Result<(), Error> {
     let n = check_bias_gelu(rows, cols, elems(x), elems(bias), elems(out))?;
     let block = bias_gelu_block(client);
-    let g = geometry::elementwise(n, block, client.properties().hardware.max_cube_count)?;
-    // SAFETY: lengths checked above; the kernel guards idx < n and reads bias[idx % cols].
+    let g = geometry::columns_by_rows(
+        rows,
+        cols,
+        block,
+        client.properties().hardware.max_cube_count,
+    )?;
+    // SAFETY: lengths checked above; the kernel guards col < cols and row < rows.
     unsafe {
         kernels::bias_gelu_kernel::launch_unchecked::<R>(
             client,
@@ -36,7 +41,7 @@ pub fn bias_gelu<R: Runtime>(
             ArrayArg::from_raw_parts(x.clone(), n),
             ArrayArg::from_raw_parts(bias.clone(), cols),
             ArrayArg::from_raw_parts(out.clone(), n),
-            n as u32,
+            rows as u32,
             cols as u32,
         );
     }

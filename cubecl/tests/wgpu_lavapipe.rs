@@ -128,6 +128,8 @@ fn kernels_on_lavapipe() {
     // surplus cubes must not write.
     run_layernorm(&client, 65_537, 3, 10);
     run_bias_gelu(&client, 65_537, 257, 11);
+    // More rows than the y cap times ROWS_PER_UNIT: units stride over several rows each.
+    run_bias_gelu(&client, 300_001, 3, 12);
 }
 
 #[test]

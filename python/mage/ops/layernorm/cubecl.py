@@ -1,7 +1,8 @@
 """LayerNorm written in Rust with CubeCL (cubecl/src/kernels.rs), one launch: a cube per row, two
-passes over the row (mean, then the mean squared deviation) with shared-memory tree reductions,
-then the affine output. The cube size is a comptime parameter, so each power of two from 32 to
-1024 is a source of its own (cubecl_b<size>.cu). See mage.backends.cubecl."""
+passes over the row (mean, then the mean squared deviation), each reduced within warps by
+plane_sum and across them through shared memory, then the affine output. The cube size is a
+comptime parameter, so each power of two from 32 to 256 is a source of its own
+(cubecl_b<size>.cu). See mage.backends.cubecl."""
 
 from mage.backends.cubecl import output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, register
@@ -9,12 +10,13 @@ from mage.ops.layernorm.native import require_inputs
 from mage.ops.layernorm.spec import EPS
 
 KERNELS = {block: Kernel("layernorm", "layernorm_kernel", "ppppb", file=f"cubecl_b{block}.cu")
-           for block in (32, 64, 128, 256, 512, 1024)}  # x, weight, bias, out, info
+           for block in (32, 64, 128, 256)}  # x, weight, bias, out, info
 
 
 def cube_size(cols: int) -> int:
-    """Threads a row: the next power of two at or above the row width, within 32 and 1024."""
-    return min(1024, max(32, 1 << (cols - 1).bit_length()))
+    """Threads a row: the next power of two at or above the row width, within 32 and 256
+    (geometry::layernorm_block in cubecl/src/geometry.rs)."""
+    return min(256, max(32, 1 << (cols - 1).bit_length()))
 
 
 @register("layernorm", variants=("affine",), backend="rust-cubecl", hosts=(RUST_HOST,))

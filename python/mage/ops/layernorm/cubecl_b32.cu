@@ -21,11 +21,20 @@ uint32 scalars_uint32[2];uint32 static_meta[8];
 extern "C" __global__ void __launch_bounds__(32)layernorm_kernel (
     const float* __restrict__ buffer_0, const float* __restrict__ buffer_1, const float* __restrict__ buffer_2, float* buffer_3, const __grid_constant__ info_st info
 ) {
+uint3 absoluteIdx = make_uint3(
+    blockIdx.x * blockDim.x + threadIdx.x,
+    blockIdx.y * blockDim.y + threadIdx.y,
+    blockIdx.z * blockDim.z + threadIdx.z
+);
+uint32 idxGlobal = (
+                absoluteIdx.z * gridDim.x * blockDim.x * gridDim.y * blockDim.y)
+                + (absoluteIdx.y * gridDim.x * blockDim.x)
+                + absoluteIdx.x;
+uint32 warpSizeChecked = min(warpSize, blockDim.x * blockDim.y * blockDim.z);
 extern __shared__ __align__(4) uint8 dynamic_shared_mem[];
 // Shared array size: 32, 128 bytes
 float *shared_memory_7 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
 float l_mut_8;
-uint32 l_mut_15;
 uint32 l_mut_9;
 const uint32 l_0 = blockIdx.y * gridDim.x;
 const uint32 l_1 = l_0 + blockIdx.x;
@@ -46,89 +55,89 @@ const float l_13 = buffer_0[l_12];
 l_mut_8 = l_mut_8 + l_13;
 l_mut_9 = l_mut_9 + uint32(32);
 }
-shared_memory_7[threadIdx.x] = l_mut_8;
-__syncthreads();
-
-const uint32 l_14 = blockDim.x / uint32(2);
-l_mut_15 = l_14;
-while (true) {
-const bool l_16 = l_mut_15 > uint32(0);
-const bool l_17 = !l_16;
-if (l_17) {
-break;}
-const bool l_18 = threadIdx.x < l_mut_15;
-if (l_18) {
-const uint32 l_19 = threadIdx.x + l_mut_15;
-const float l_20 = shared_memory_7[l_19];
-const float l_21 = shared_memory_7[threadIdx.x];
-const float l_22 = l_21 + l_20;
-shared_memory_7[threadIdx.x] = l_22;
+auto plane_l_14 = [&]() -> float {
+    float acc = l_mut_8;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_14 = plane_l_14();
+const bool l_15 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_15) {
+const uint32 l_16 = threadIdx.x / warpSize;
+shared_memory_7[l_16] = l_14;
 }
-__syncthreads();
-
-l_mut_15 = l_mut_15 / uint32(2);
-}
-const float l_23 = shared_memory_7[uint32(0)];
-const float l_24 = l_23 * l_6;
 __syncthreads();
 
 l_mut_8 = float(0.0);
+const uint32 l_17 = blockDim.x / warpSize;
+
+for (uint32 l_mut_18 = uint32(0); l_mut_18 < l_17; ++l_mut_18) {
+const float l_19 = shared_memory_7[l_mut_18];
+l_mut_8 = l_mut_8 + l_19;
+}
+__syncthreads();
+
+const float l_20 = l_mut_8 * l_6;
+l_mut_8 = float(0.0);
 l_mut_9 = threadIdx.x;
 while (true) {
-const bool l_25 = l_mut_9 < info.scalars_uint32[1];
-const bool l_26 = !l_25;
-if (l_26) {
+const bool l_21 = l_mut_9 < info.scalars_uint32[1];
+const bool l_22 = !l_21;
+if (l_22) {
 break;}
-const uint32 l_27 = l_4 + l_mut_9;
-const float l_28 = buffer_0[l_27];
-const float l_29 = l_28 - l_24;
-const float l_30 = l_29 * l_29;
-l_mut_8 = l_mut_8 + l_30;
+const uint32 l_23 = l_4 + l_mut_9;
+const float l_24 = buffer_0[l_23];
+const float l_25 = l_24 - l_20;
+const float l_26 = l_25 * l_25;
+l_mut_8 = l_mut_8 + l_26;
 l_mut_9 = l_mut_9 + uint32(32);
 }
-shared_memory_7[threadIdx.x] = l_mut_8;
-__syncthreads();
-
-const uint32 l_31 = blockDim.x / uint32(2);
-l_mut_15 = l_31;
-while (true) {
-const bool l_32 = l_mut_15 > uint32(0);
-const bool l_33 = !l_32;
-if (l_33) {
-break;}
-const bool l_34 = threadIdx.x < l_mut_15;
-if (l_34) {
-const uint32 l_35 = threadIdx.x + l_mut_15;
-const float l_36 = shared_memory_7[l_35];
-const float l_37 = shared_memory_7[threadIdx.x];
-const float l_38 = l_37 + l_36;
-shared_memory_7[threadIdx.x] = l_38;
+auto plane_l_27 = [&]() -> float {
+    float acc = l_mut_8;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_27 = plane_l_27();
+const bool l_28 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_28) {
+const uint32 l_29 = threadIdx.x / warpSize;
+shared_memory_7[l_29] = l_27;
 }
 __syncthreads();
 
-l_mut_15 = l_mut_15 / uint32(2);
+l_mut_8 = float(0.0);
+const uint32 l_30 = blockDim.x / warpSize;
+
+for (uint32 l_mut_31 = uint32(0); l_mut_31 < l_30; ++l_mut_31) {
+const float l_32 = shared_memory_7[l_mut_31];
+l_mut_8 = l_mut_8 + l_32;
 }
-const float l_39 = shared_memory_7[uint32(0)];
-const float l_40 = l_39 * l_6;
-const float l_41 = l_40 + info.scalars_float[0];
-const float l_42 = sqrt(l_41);
-const float l_43 = float(1.0) / l_42;
+__syncthreads();
+
+const float l_33 = l_mut_8 * l_6;
+const float l_34 = l_33 + info.scalars_float[0];
+const float l_35 = sqrt(l_34);
+const float l_36 = float(1.0) / l_35;
 if (l_2) {
 l_mut_9 = threadIdx.x;
 while (true) {
-const bool l_44 = l_mut_9 < info.scalars_uint32[1];
-const bool l_45 = !l_44;
-if (l_45) {
+const bool l_37 = l_mut_9 < info.scalars_uint32[1];
+const bool l_38 = !l_37;
+if (l_38) {
 break;}
-const uint32 l_46 = l_4 + l_mut_9;
-const float l_47 = buffer_0[l_46];
-const float l_48 = l_47 - l_24;
-const float l_49 = l_48 * l_43;
-const float l_50 = buffer_1[l_mut_9];
-const float l_51 = l_49 * l_50;
-const float l_52 = buffer_2[l_mut_9];
-const float l_53 = l_51 + l_52;
-buffer_3[l_46] = l_53;
+const uint32 l_39 = l_4 + l_mut_9;
+const float l_40 = buffer_0[l_39];
+const float l_41 = l_40 - l_20;
+const float l_42 = l_41 * l_36;
+const float l_43 = buffer_1[l_mut_9];
+const float l_44 = l_42 * l_43;
+const float l_45 = buffer_2[l_mut_9];
+const float l_46 = l_44 + l_45;
+buffer_3[l_39] = l_46;
 l_mut_9 = l_mut_9 + uint32(32);
 }
 }
