@@ -48,6 +48,31 @@ def _triangle_configs():
     return pick_configs(full, [config(32, 32, 32, 8, 4, 1)])
 
 
+@triton.jit
+def slab_tile(N, C, BLOCK_I: tl.constexpr, BLOCK_J: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr,
+              GROUP_I: tl.constexpr):
+    """This program's tile: (batch, offs_i, offs_j, offs_c, offs_k, rows_i, rows_j, c_ok). Rows
+    past N read row 0 (their results are never stored), so loads mask only k and c."""
+    pid_i, pid_j = grouped_tile(tl.program_id(0), tl.cdiv(N, BLOCK_I), tl.cdiv(N, BLOCK_J), GROUP_I)
+    batch = tl.program_id(2).to(tl.int64)
+    offs_i = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)
+    offs_j = pid_j * BLOCK_J + tl.arange(0, BLOCK_J)
+    offs_c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    offs_k = tl.arange(0, BLOCK_K)
+    rows_i = tl.where(offs_i < N, offs_i, 0).to(tl.int64)
+    rows_j = tl.where(offs_j < N, offs_j, 0).to(tl.int64)
+    return batch, offs_i, offs_j, offs_c, offs_k, rows_i, rows_j, offs_c < C
+
+
+@triton.jit
+def store_slab(out_ptr, out, batch, offs_i, offs_j, offs_c, N, C):
+    """out (BLOCK_I × BLOCK_J × BLOCK_C) into the channel-last B × N × N × C output, edges masked."""
+    out_ptrs = (out_ptr + batch * N * N * C + offs_i[:, None, None].to(tl.int64) * N * C
+                + offs_j[None, :, None] * C + offs_c[None, None, :])
+    mask = (offs_i < N)[:, None, None] & (offs_j < N)[None, :, None] & (offs_c < C)[None, None, :]
+    tl.store(out_ptrs, out, mask=mask)
+
+
 @triton.autotune(
     configs=_triangle_configs(),
     key=["N", "C", "PRECISION"],
@@ -75,16 +100,8 @@ def _triangle_slab_kernel(
     BLOCK_C: tl.constexpr,
     GROUP_I: tl.constexpr,
 ):
-    pid_i, pid_j = grouped_tile(tl.program_id(0), tl.cdiv(N, BLOCK_I), tl.cdiv(N, BLOCK_J), GROUP_I)
-    batch = tl.program_id(2).to(tl.int64)
-    offs_i = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)
-    offs_j = pid_j * BLOCK_J + tl.arange(0, BLOCK_J)
-    offs_c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
-    offs_k = tl.arange(0, BLOCK_K)
-    c_ok = offs_c < C
-    # Out-of-range rows read row 0 (their results are never stored), so only k and c are masked.
-    rows_i = tl.where(offs_i < N, offs_i, 0).to(tl.int64)
-    rows_j = tl.where(offs_j < N, offs_j, 0).to(tl.int64)
+    batch, offs_i, offs_j, offs_c, offs_k, rows_i, rows_j, c_ok = slab_tile(N, C, BLOCK_I, BLOCK_J, BLOCK_K, BLOCK_C,
+                                                                            GROUP_I)
     a_ptrs = (a_ptr + batch * a_sb + rows_i[:, None, None] * a_si
               + offs_k[None, :, None].to(tl.int64) * a_sk + offs_c[None, None, :])
     b_ptrs = (b_ptr + batch * b_sb + offs_k[:, None, None].to(tl.int64) * b_sk
@@ -98,11 +115,7 @@ def _triangle_slab_kernel(
         acc = tl.dot(tl.permute(a, (2, 0, 1)), tl.permute(b, (2, 0, 1)), acc, input_precision=PRECISION)
         a_ptrs += BLOCK_K * a_sk
         b_ptrs += BLOCK_K * b_sk
-    out = tl.permute(acc, (1, 2, 0))
-    out_ptrs = (out_ptr + batch * N * N * C + offs_i[:, None, None].to(tl.int64) * N * C
-                + offs_j[None, :, None] * C + offs_c[None, None, :])
-    mask = (offs_i < N)[:, None, None] & (offs_j < N)[None, :, None] & c_ok[None, None, :]
-    tl.store(out_ptrs, out, mask=mask)
+    store_slab(out_ptr, tl.permute(acc, (1, 2, 0)), batch, offs_i, offs_j, offs_c, N, C)
 
 
 def channel_last(a, b, variant):

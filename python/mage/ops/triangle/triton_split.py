@@ -13,9 +13,9 @@ Measured against ``triton`` only on a GPU: nothing here is claimed faster until 
 import triton
 import triton.language as tl
 
-from mage.backends.triton import grouped_tile, pick_configs, triton_tf32_available
+from mage.backends.triton import pick_configs, triton_tf32_available
 from mage.ops.triangle.spec import SPEC
-from mage.ops.triangle.triton import channel_last
+from mage.ops.triangle.triton import channel_last, slab_tile, store_slab
 from mage.outputs import empty_output
 from mage.registry import implementation
 
@@ -67,16 +67,7 @@ def _triangle_channel_split_kernel(
     BLOCK_K: tl.constexpr,
     GROUP_I: tl.constexpr,
 ):
-    pid_i, pid_j = grouped_tile(tl.program_id(0), tl.cdiv(N, BLOCK_I), tl.cdiv(N, BLOCK_J), GROUP_I)
-    batch = tl.program_id(2).to(tl.int64)
-    offs_i = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)
-    offs_j = pid_j * BLOCK_J + tl.arange(0, BLOCK_J)
-    offs_c = tl.program_id(1) * 8 + tl.arange(0, 8)
-    offs_k = tl.arange(0, BLOCK_K)
-    c_ok = offs_c < C
-    # Out-of-range rows read row 0 (never stored), so only k and c are masked.
-    rows_i = tl.where(offs_i < N, offs_i, 0).to(tl.int64)
-    rows_j = tl.where(offs_j < N, offs_j, 0).to(tl.int64)
+    batch, offs_i, offs_j, offs_c, offs_k, rows_i, rows_j, c_ok = slab_tile(N, C, BLOCK_I, BLOCK_J, BLOCK_K, 8, GROUP_I)
     a_ptrs = (a_ptr + batch * a_sb + rows_i[:, None, None] * a_si
               + offs_k[None, :, None].to(tl.int64) * a_sk + offs_c[None, None, :])
     b_ptrs = (b_ptr + batch * b_sb + rows_j[:, None, None] * b_sj
@@ -106,11 +97,7 @@ def _triangle_channel_split_kernel(
     # The inverse of _split_channels: joined as [I, J, 2, 2, 2], channel = 4m + 2n + parity.
     even = tl.join(tl.join(acc0, acc4), tl.join(acc2, acc6))
     odd = tl.join(tl.join(acc1, acc5), tl.join(acc3, acc7))
-    out = tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8))
-    out_ptrs = (out_ptr + batch * N * N * C + offs_i[:, None, None].to(tl.int64) * N * C
-                + offs_j[None, :, None] * C + offs_c[None, None, :])
-    mask = (offs_i < N)[:, None, None] & (offs_j < N)[None, :, None] & c_ok[None, None, :]
-    tl.store(out_ptrs, out, mask=mask)
+    store_slab(out_ptr, tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8)), batch, offs_i, offs_j, offs_c, N, C)
 
 
 @implementation("triangle", backend="triton-split", variants=("outgoing", "incoming"), precisions=("tf32",),
