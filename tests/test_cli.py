@@ -72,8 +72,15 @@ def test_bad_suite_is_refused_by_the_parser(tmp_path):
     assert result.returncode == 2 and "huge" in result.stderr
 
 
-def test_batch_size_is_chosen_on_the_command_line(tmp_path):
-    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "batch", "--batch", "3", cwd=tmp_path)
+def test_batch_size_and_sample_floor_are_chosen_on_the_command_line(tmp_path):
+    # A zero budget affords no sample, so the floor decides how many spans are taken: one a round.
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "batch", "--batch", "3",
+                  "--budget", "0", "--min-samples", "3", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     rows = json.loads(mage("export", "--json", cwd=tmp_path).stdout)
-    assert [r["calls_per_sample"] for r in rows] == [3]
+    assert [(r["calls_per_sample"], r["span_samples"]) for r in rows] == [(3, 3)]
+
+
+def test_a_sample_floor_below_one_a_round_is_refused(tmp_path):
+    result = mage("run", "--op", "layernorm", "--min-samples", "2", cwd=tmp_path)
+    assert result.returncode == 2 and "--min-samples" in result.stderr

@@ -75,7 +75,11 @@ def run(
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
     budget: float = typer.Option(Method.budget_s, help="Seconds one measurement may take before its sample count "
-                                 "is reduced (never below the method's minimum)."),
+                                 "is reduced (never below --min-samples)."),
+    min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
+                                    help="Floor on samples per measurement when the budget would allow fewer; at "
+                                    "least one a round. Lower it for long batches (a large case at --batch 100 "
+                                    "spends seconds a sample)."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
     hypothesis: Optional[str] = typer.Option(None, "--hypothesis", help="What this run is made to test; stored "
                                              "with it."),
@@ -109,7 +113,7 @@ def run(
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
                           caches=["warm", "cold"] if cold else ["warm"], device=where,
-                          method=fresh_method(Method(budget_s=budget, batch=batch)))
+                          method=fresh_method(Method(budget_s=budget, batch=batch, min_samples=min_samples)))
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
                       "every number below is CPU time, not GPU time.[/]")
