@@ -19,7 +19,7 @@ import torch
 
 from mage import check, registry, resume, suspect
 from mage.backends.precision import BASELINE_PRECISION, precision_mode
-from mage.measure import ceilings, env, host, kernel, span
+from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
 from mage.measure.method import CACHES, PATHS, Method
@@ -112,6 +112,7 @@ class Runner:
         self.timer = Timer(request.device)
         self.method = request.method
         self.device_lost = False
+        self.watch = clocks.nvml_watch(torch.cuda.current_device()) if self.timer.is_cuda else clocks.ClockWatch(None)
 
     def run(self, work: list[Planned]) -> int:
         device = self.request.device
@@ -168,6 +169,7 @@ class Runner:
     def _run_case(self, planned: Planned) -> None:
         spec, case, device = planned.spec, planned.case, self.request.device
         case_id = self.store.case_id(self.run_id, case)
+        self.watch.clear()
         impl_ids = {impl.name: self.store.impl_id(self.run_id, impl) for impl in planned.impls}
         runnable = []
         for impl in planned.impls:
@@ -248,7 +250,8 @@ class Runner:
                 if self.timer.is_cuda:
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                     for cache in self.request.caches:
-                        measured[cache] = kernel.capture(call, calls, self.flush if cache == "cold" else None)
+                        with self.watch.window((impl.name, "kernel", cache)):
+                            measured[cache] = kernel.capture(call, calls, self.flush if cache == "cold" else None)
             return measured
         except Exception as error:
             if _is_oom(error):
@@ -267,7 +270,8 @@ class Runner:
             for cache in self.request.caches:
                 self.on_progress(f"{case.key} span {path}/{cache}")
                 flush = self.flush if cache == "cold" else None
-                stats, failures = span.measure(contenders, path, self.timer, self.method, flush)
+                stats, failures = span.measure(contenders, path, self.timer, self.method, flush,
+                                               window=lambda name: self.watch.window((name, path, cache)))
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
                     timed.append((name, result, stats[name].samples if name in stats else ()))
@@ -307,6 +311,11 @@ class Runner:
             if captured is not None:
                 result.kernel_us, result.launches = captured.kernel_us, captured.launches
                 result.kernel_names = " | ".join(captured.names)
+        # The clocks behind this row's GPU times: its spans, and on the single path its kernel capture too.
+        seen = self.watch.range((impl.name, path, cache), *([(impl.name, "kernel", cache)] if path == "single" else []))
+        if seen is not None:
+            result.sm_clock_min_mhz, result.sm_clock_max_mhz = seen.min_mhz, seen.max_mhz
+            result.clock_events = " ".join(seen.events) or None
         if failure is not None:
             result.status, result.reason = "fail", f"{path} path: {failure}"
         elif stats is not None:

@@ -19,7 +19,8 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 4  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range (_migrate)
+SCHEMA_VERSION = 5  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -86,6 +87,9 @@ CREATE TABLE IF NOT EXISTS results (
     calls_per_sample INTEGER,
     floor_us REAL,
     suspect TEXT,                         -- why a passing result's time is not believable (mage.suspect)
+    sm_clock_min_mhz REAL,                -- SM clock range while its GPU times were measured (mage.measure.clocks);
+    sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
+    clock_events TEXT,                    -- NVML slowdown reasons seen meanwhile, space-separated
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -107,6 +111,7 @@ RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
 )
 
 
@@ -141,6 +146,9 @@ class Result:
     calls_per_sample: int | None = None
     floor_us: float | None = None
     suspect: str | None = None
+    sm_clock_min_mhz: float | None = None
+    sm_clock_max_mhz: float | None = None
+    clock_events: str | None = None
 
 
 class Store:
@@ -319,6 +327,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     table is created by SCHEMA itself.
     2 → 3: results gain ``suspect`` (NULL for results stored before suspects were flagged).
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
+    4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -334,7 +343,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
         result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-        for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL")):
+        for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"),
+                           ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT")):
             if name not in result_columns:
                 db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

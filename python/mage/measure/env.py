@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 
 import mage
+from mage.measure.clocks import reason_names
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -74,11 +75,7 @@ def gpu_state() -> dict:
 
 
 def _throttle_reasons(pynvml, handle) -> list[str]:
-    mask = pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle)
-    # Single-bit reasons only: 'All' and 'None' are masks, not reasons.
-    reasons = {n.removeprefix("nvmlClocksEventReason"): getattr(pynvml, n) for n in dir(pynvml)
-               if n.startswith("nvmlClocksEventReason") and isinstance(getattr(pynvml, n), int)}
-    return sorted(name for name, bit in reasons.items() if bit and bit & (bit - 1) == 0 and mask & bit)
+    return reason_names(pynvml, pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle))
 
 
 def _gpu_identity() -> dict:

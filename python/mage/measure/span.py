@@ -99,8 +99,12 @@ def measure(
     method: Method,
     flush: Callable[[], None] | None = None,
     on_sample: Callable[[], None] | None = None,
+    window: Callable[[str], ContextManager] = lambda key: contextlib.nullcontext(),
 ) -> tuple[dict[str, SpanStats], dict[str, str]]:
-    """Span samples per contender key, and the reason for each contender whose path could not run."""
+    """Span samples per contender key, and the reason for each contender whose path could not run.
+
+    ``window(key)`` is entered around each contender's block of samples in a round (the clock watch).
+    """
     regions, failures, stats = {}, {}, {}
     for contender in contenders:
         try:
@@ -118,7 +122,7 @@ def measure(
             contender = ready[position]
             region, calls, samples = regions[contender.key]
             per_round = max(1, samples // method.rounds)
-            with contender.mode():
+            with contender.mode(), window(contender.key):
                 for _ in range(per_round):
                     if flush is not None:
                         flush()

@@ -28,6 +28,7 @@ from mage.report.format import us, with_range
 
 KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
 HOST_NOISE = 0.10
+CLOCK_SPREAD = 0.05  # a result sampled this far below its formulation's top SM clock is named as slowed
 LISTED_PAIRS = 3  # longer lists of pairs are cut, with the count of the rest
 
 
@@ -314,6 +315,29 @@ def _cold_sentence(rows: list[dict], labels: dict[str, str]) -> list[str]:
     return [f"With a cold L2 the kernel-time order changes ({ladder(tiers(cold, KERNEL), KERNEL, labels)}); {spread}."]
 
 
+def _measured_clock_sentence(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    """Which results were measured below the formulation's top SM clock, or while NVML reported a slowdown."""
+    clocked = [r for r in rows if r["status"] == "pass" and r.get("sm_clock_min_mhz") is not None]
+    if not clocked:
+        return []
+    top = max(r["sm_clock_max_mhz"] for r in clocked)
+    slowed: dict[str, list[dict]] = {}
+    for row in clocked:
+        if row.get("clock_events") or row["sm_clock_min_mhz"] < (1 - CLOCK_SPREAD) * top:
+            slowed.setdefault(row["impl"], []).append(row)
+    if not slowed:
+        return []
+    parts = []
+    for impl, impl_rows in slowed.items():
+        low = min(r["sm_clock_min_mhz"] for r in impl_rows)
+        events = sorted({e for r in impl_rows for e in (r.get("clock_events") or "").split()})
+        where = ", ".join(dict.fromkeys(f"{r['path']}/{r['cache']}" for r in impl_rows))
+        parts.append(f"{labels[impl]} down to {low:,.0f} MHz ({where}{'; ' + ', '.join(events) if events else ''})")
+    return [f"The SM clock left {top:,.0f} MHz while some results here were measured: {_listed(parts)}. Those "
+            "times are partly the clock's, so a comparison with a result taken at a higher clock is not a "
+            "comparison of kernels alone."]
+
+
 def _failure_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
     seen = {}
     for row in rows:
@@ -359,6 +383,7 @@ def formulation_section(rows: list[dict], op: str, case: str, variant: str, ceil
     sentences += _cold_sentence(every_cache, labels)
     sentences += _floor_sentences(every_cache, "cold" if "cold" in caches else cache, ceilings, labels)
     sentences += _amdahl_sentence(single, fraction, labels)
+    sentences += _measured_clock_sentence(mine, labels)
     return Section(title, sentences)
 
 
@@ -392,6 +417,7 @@ def run_section(run: dict, rows: list[dict]) -> Section:
         sentences.append(f"{len(suspect)} implementation·case pair{'s' * (len(suspect) != 1)} passed with a SUSPECT "
                          f"time (mage.suspect; not to be trusted, marked (suspect) below): {_pairs(suspect)}.")
     sentences += _clock_sentences(run)
+    sentences += _run_clock_sentence(rows)
     sentences.append(f"≈ marks a difference within noise (kernel time under {KERNEL_NOISE:.0%}, host time under "
                      f"{HOST_NOISE:.0%}, call span when the ranges of round means overlap or the difference is "
                      "within the larger range); < marks one beyond it; × is the ratio to the fastest.")
@@ -412,6 +438,21 @@ def _clock_sentences(run: dict) -> list[str]:
     return [f"SM clock {readings}" + (f" (maximum {maximum:,} MHz)" if maximum else "")
             + (f"; clock-event reasons reported: {', '.join(reasons)}." if reasons
                else "; no clock-event (throttle) reasons reported.")]
+
+
+def _run_clock_sentence(rows: list[dict]) -> list[str]:
+    """The SM clocks sampled during every measurement of the run (schema 5 on; none before)."""
+    clocked = [r for r in rows if r.get("sm_clock_min_mhz") is not None]
+    if not clocked:
+        return []
+    low, high = min(r["sm_clock_min_mhz"] for r in clocked), max(r["sm_clock_max_mhz"] for r in clocked)
+    slowed = sorted({(r["op"], r["case"], r["impl"]) for r in clocked if r.get("clock_events")})
+    events = sorted({e for r in clocked for e in (r.get("clock_events") or "").split()})
+    sentence = f"During the measurements the SM clock was sampled between {low:,.0f} and {high:,.0f} MHz"
+    if not slowed:
+        return [sentence + "; NVML reported no slowdown while measuring."]
+    return [sentence + f"; NVML reported a slowdown ({', '.join(events)}) while measuring {len(slowed)} "
+            f"implementation·case pair{'s' * (len(slowed) != 1)}: {_pairs(slowed)}."]
 
 
 def findings(run: dict, rows: list[dict], fraction: float = 0.2) -> list[Section]:

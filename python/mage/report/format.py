@@ -27,3 +27,12 @@ def at_boundary(value: float | None, boundary: str) -> str:
 def commit_label(env: dict, missing: str = "?") -> str:
     """The run's commit, short, marked '+dirty' when the tree had uncommitted changes."""
     return (env.get("git_commit") or missing)[:10] + ("+dirty" if env.get("git_dirty") else "")
+
+
+def clock_range(row: dict) -> str:
+    """The SM clock seen while a result was measured, 'low–high MHz' and its slowdown reasons; '—' unsampled."""
+    low, high = row.get("sm_clock_min_mhz"), row.get("sm_clock_max_mhz")
+    if low is None or high is None:
+        return "—"
+    text = f"{low:,.0f} MHz" if low == high else f"{low:,.0f}–{high:,.0f} MHz"
+    return f"{text} ({row['clock_events'].replace(' ', ', ')})" if row.get("clock_events") else text

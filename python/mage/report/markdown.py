@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
-from mage.report.format import commit_label, us, with_range
+from mage.report.format import clock_range, commit_label, us, with_range
 from mage.report.figures import figure_cache
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
@@ -76,6 +76,10 @@ def tables(run: dict, rows: list[dict]) -> str:
         *[(f"{path.capitalize()} path (µs per call), {cache} L2",
            f"Span of B calls {how} ÷ B [range of round means].", at(path, cache), _span)
           for path, how in PATHS.items()],
+        (f"SM clock while measured, single path, {cache} L2",
+         "Lowest and highest NVML SM clock sampled during the kernel capture and the spans, with the slowdown "
+         "reasons NVML reported meanwhile. Times taken at a lower clock are partly the clock's.",
+         [r for r in at("single", cache) if r.get("sm_clock_min_mhz") is not None], clock_range),
         (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2",
          "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger.",
          at("single", floor_cache), _floor_fraction),

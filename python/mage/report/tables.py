@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from mage.report.format import commit_label, us, with_range
+from mage.report.format import clock_range, commit_label, us, with_range
 
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
@@ -12,6 +12,7 @@ EXPORT_FIELDS = (
     "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
     "calls_per_sample",
     "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
 )
 
 
@@ -29,8 +30,9 @@ def export_rows(rows: list[dict]) -> list[dict]:
 def results_table(run: dict, rows: list[dict]) -> Table:
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     table = Table(title=f"run {run['id']} · {run['status']} · {unit} · µs per call", show_lines=False)
+    clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
-                   "span mean [round min–max]", "span median", "floor", "floor/kernel"):
+                   "span mean [round min–max]", "span median", "floor", "floor/kernel", *(["SM clock"] * clocked)):
         table.add_column(column, overflow="fold")
     for row in export_rows(rows):
         if row["status"] == "skip":
@@ -45,8 +47,13 @@ def results_table(run: dict, rows: list[dict]) -> Table:
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
             with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]), us(row["floor_us"]),
             "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
+            *([_clock_cell(row)] * clocked),
         )
     return table
+
+
+def _clock_cell(row: dict) -> str:
+    return f"[bold magenta]{clock_range(row)}[/]" if row.get("clock_events") else clock_range(row)
 
 
 def failures_table(rows: list[dict]) -> Table | None:
