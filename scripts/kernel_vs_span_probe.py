@@ -7,7 +7,8 @@ and an ieee one with the two equal. Two candidate causes, told apart here on the
 - clocks: if the SM clock or power state differs between the capture and the replay.
 Prints one JSON object: per case, the profiler's sum of durations, the union of the intervals and
 the first-start-to-last-end extent (all per call), the graph span per call, and the NVML SM clock
-and power sampled every few ms during each. Needs a GPU and pynvml.
+and power sampled every few ms during each. Needs a GPU and pynvml; run from the repository root
+with PYTHONPATH=python. `results/h200/kernel-vs-span-probe.json` is its output at commit f34d118.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import pynvml
 import torch
 from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
+
+from mage.measure.span import graph_replay
 
 CALLS = 20
 
@@ -84,23 +87,15 @@ def profiled(call, handle) -> dict:
 
 
 def graph_span(call, handle) -> dict:
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        call()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(CALLS):
-            call()
-    graph.replay()
+    replay = graph_replay(call, CALLS)
+    replay()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     spans = []
     with Sampler(handle) as sampler:
         for _ in range(3):
             start.record()
-            graph.replay()
+            replay()
             end.record()
             end.synchronize()
             spans.append(start.elapsed_time(end) * 1e3 / CALLS)

@@ -58,7 +58,7 @@ def rotation(count: int, rounds: int) -> list[list[int]]:
     return [[(r + i) % count for i in range(count)] for r in range(rounds)]
 
 
-def _graph_of(call: Callable[[], object], repeats: int) -> Callable[[], None]:
+def graph_replay(call: Callable[[], object], repeats: int) -> Callable[[], None]:
     """Capture ``repeats`` calls into one CUDA graph; returns its replay."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -88,7 +88,7 @@ def sampler(path: str, call: Callable[[], object], timer: Timer, method: Method)
     if path == "graph":
         if not timer.is_cuda:
             raise RuntimeError("CUDA graphs need a CUDA device")
-        return _graph_of(call, method.batch), method.batch
+        return graph_replay(call, method.batch), method.batch
     raise ValueError(f"unknown path {path!r}")
 
 
