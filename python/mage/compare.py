@@ -17,10 +17,11 @@ Kernel and host time are single numbers per result (no repeated measurement is s
 threshold stands in for the noise (RESOLUTION, the conventions of docs/METHOD.md "Within noise"): same
 below 3 % (kernel) / 10 % (host), faster or slower from 6 % / 20 %, ambiguous in between.
 
-SM clocks: when the two runs' SM clocks (mean of the clock at start and end) differ by more than
-CLOCK_TOLERANCE (5 %), GPU times of B are also judged scaled to A's clock (time × clock_B / clock_A,
-exact for clock-bound work, wrong for memory-bound work); a verdict that changes with the scaling is
-reported ambiguous. Host time is not scaled.
+SM clocks: when the two results' SM clocks differ by more than CLOCK_TOLERANCE (5 %), GPU times of B
+are also judged scaled to A's clock (time × clock_B / clock_A, exact for clock-bound work, wrong for
+memory-bound work); a verdict that changes with the scaling is reported ambiguous. A result's clock is
+the middle of the range sampled while it was measured (schema 5, mage.measure.clocks) when both
+results have one, else its run's (mean of the clock at start and end). Host time is not scaled.
 
 Different machines: when the two runs were made on different GPUs (``env.uuid`` differs) or different
 hosts (``env.hostname`` differs), the within-run spread says nothing about the spread between two
@@ -89,9 +90,11 @@ class Clocks:
                     "clocks not taken into account")
         text = f"SM clock A {self.a_mhz:.0f} MHz, B {self.b_mhz:.0f} MHz ({self.ratio - 1:+.1%})"
         if self.differ:
-            return (text + f": more than {CLOCK_TOLERANCE:.0%} apart, so GPU times of B are also judged at A's "
-                    "clock (× clock B / clock A); a verdict that depends on it is ambiguous")
-        return text + f": within {CLOCK_TOLERANCE:.0%}, no scaling"
+            text += (f": more than {CLOCK_TOLERANCE:.0%} apart, so GPU times of B are also judged at A's "
+                     "clock (× clock B / clock A); a verdict that depends on it is ambiguous")
+        else:
+            text += f": within {CLOCK_TOLERANCE:.0%}, no scaling"
+        return text + "; two results that both carry the clocks sampled while they were measured are judged by those"
 
 
 @dataclass
@@ -251,11 +254,28 @@ def compare(store, run_a: int, run_b: int, ops: list[str] | None = None) -> Comp
                             machines=different_machines(a, b))
     rows_a = {_key(r): r for r in store.rows(run_a) if not ops or r["op"] in ops}
     rows_b = {_key(r): r for r in store.rows(run_b) if not ops or r["op"] in ops}
-    scale = comparison.clocks.ratio if comparison.clocks.differ else None  # B's times at A's clock
+    run_scale = comparison.clocks.ratio if comparison.clocks.differ else None  # B's times at A's clock
     for key in sorted(set(rows_a) | set(rows_b)):
-        comparison.verdicts.extend(_compare_rows(store, key, rows_a.get(key), rows_b.get(key), scale,
+        a_row, b_row = rows_a.get(key), rows_b.get(key)
+        comparison.verdicts.extend(_compare_rows(store, key, a_row, b_row, result_scale(a_row, b_row, run_scale),
                                                  comparison.machines))
     return comparison
+
+
+def _sampled_mhz(row: dict | None) -> float | None:
+    if row is None or row.get("sm_clock_min_mhz") is None or row.get("sm_clock_max_mhz") is None:
+        return None
+    return (row["sm_clock_min_mhz"] + row["sm_clock_max_mhz"]) / 2
+
+
+def result_scale(a: dict | None, b: dict | None, run_scale: float | None) -> float | None:
+    """B's clock over A's for one result, None when within CLOCK_TOLERANCE: from the clocks sampled while
+    each was measured when both have them, else the runs' scale."""
+    a_mhz, b_mhz = _sampled_mhz(a), _sampled_mhz(b)
+    if a_mhz is None or b_mhz is None:
+        return run_scale
+    ratio = b_mhz / a_mhz
+    return ratio if abs(ratio - 1) > CLOCK_TOLERANCE else None
 
 
 def between_machines(word: str, change: float | None, machines: str | None, note: str = "") -> tuple[str, str]:
