@@ -54,6 +54,16 @@ def test_windows_of_one_key_accumulate_and_ranges_join_keys():
     assert watch.range("kernel") is None
 
 
+def test_a_failing_reader_never_stops_the_measurement():
+    def read():
+        raise RuntimeError("NVML_ERROR_GPU_IS_LOST")
+
+    watch = ClockWatch(read, period_s=0.001)
+    with watch.window("a"):
+        time.sleep(0.01)
+    assert watch.range("a") is None
+
+
 def test_without_nvml_a_window_records_nothing():
     watch = ClockWatch(None)
     with watch.window("a"):

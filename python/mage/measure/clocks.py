@@ -54,11 +54,18 @@ class ClockWatch:
         readings = self._readings.setdefault(key, [])
         stop = threading.Event()
 
-        def sample():
-            while not stop.wait(self.period_s):
+        def record() -> bool:
+            try:
                 readings.append(self.read())
+                return True
+            except Exception:  # NVML gone (a lost device, a driver reset): the measurement must go on
+                return False
 
-        readings.append(self.read())
+        def sample():
+            while not stop.wait(self.period_s) and record():
+                pass
+
+        record()
         thread = threading.Thread(target=sample, daemon=True)
         thread.start()
         try:
@@ -66,7 +73,7 @@ class ClockWatch:
         finally:
             stop.set()
             thread.join()
-            readings.append(self.read())
+            record()
 
     def clear(self) -> None:
         self._readings.clear()
