@@ -50,30 +50,65 @@ fn settings(name: &str, block: u32) -> KernelSettings {
 
 const ARRAY: ArrayCompilationArg = ArrayCompilationArg { inplace: None };
 
-/// IR of `bias_gelu_kernel` with `block` units per cube.
-pub fn bias_gelu_definition(block: u32) -> KernelDefinition {
-    let mut b = builder();
-    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
-    let bias = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
-    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
-    let rows = <u32 as LaunchArg>::expand(&(), &mut b);
-    let cols = <u32 as LaunchArg>::expand(&(), &mut b);
-    kernels::bias_gelu_kernel::expand(&mut b.scope, x, bias, out, rows, cols);
-    b.build(settings("bias_gelu_kernel", block))
+// The kernels' `N: Size` (floats a vector) as a value known when the kernel is built, as the
+// launch macro registers it.
+define_size!(VectorSize);
+
+/// An f32 array of `VectorSize` lanes (`Array<Vector<f32, N>>` in the kernel).
+type Floats = Array<Vector<f32, VectorSize>>;
+
+/// What a kernel with `vector` floats a load adds to its entry point and file names: `_x4` for
+/// float4, nothing for scalar.
+pub fn vector_suffix(vector: usize) -> String {
+    match vector {
+        1 => String::new(),
+        _ => format!("_x{vector}"),
+    }
 }
 
-/// IR of `layernorm_kernel` with `block` (power of two) units per cube.
-pub fn layernorm_definition(block: u32) -> KernelDefinition {
+/// IR of `bias_gelu_kernel` with `block` units per cube and `vector` floats a load.
+pub fn bias_gelu_definition(block: u32, vector: usize) -> KernelDefinition {
     let mut b = builder();
-    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
-    let weight = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
-    let bias = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
-    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
+    b.scope.register_size::<VectorSize>(vector);
+    let x = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let bias = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Floats as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let rows = <u32 as LaunchArg>::expand(&(), &mut b);
+    let cols = <u32 as LaunchArg>::expand(&(), &mut b);
+    kernels::bias_gelu_kernel::expand::<VectorSize>(&mut b.scope, vector, x, bias, out, rows, cols);
+    b.build(settings(
+        &format!("bias_gelu_kernel{}", vector_suffix(vector)),
+        block,
+    ))
+}
+
+/// IR of `layernorm_kernel` with `block` (power of two) units per cube and `vector` floats a load.
+pub fn layernorm_definition(block: u32, vector: usize) -> KernelDefinition {
+    let mut b = builder();
+    b.scope.register_size::<VectorSize>(vector);
+    let x = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let weight = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let bias = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Floats as LaunchArg>::expand_output(&ARRAY, &mut b);
     let rows = <u32 as LaunchArg>::expand(&(), &mut b);
     let cols = <u32 as LaunchArg>::expand(&(), &mut b);
     let eps = <f32 as LaunchArg>::expand(&(), &mut b);
-    kernels::layernorm_kernel::expand(&mut b.scope, x, weight, bias, out, rows, cols, eps, block);
-    b.build(settings("layernorm_kernel", block))
+    kernels::layernorm_kernel::expand::<VectorSize>(
+        &mut b.scope,
+        vector,
+        x,
+        weight,
+        bias,
+        out,
+        rows,
+        cols,
+        eps,
+        block,
+    );
+    b.build(settings(
+        &format!("layernorm_kernel{}", vector_suffix(vector)),
+        block,
+    ))
 }
 
 /// A kernel as CUDA C++ plus what a launcher needs besides the source.
@@ -111,22 +146,34 @@ pub fn to_cuda(def: KernelDefinition, arch: u32) -> Result<CudaKernelSource, Err
     })
 }
 
-/// CUDA C++ for bias_gelu (256 units per cube, as launched).
-pub fn bias_gelu_cuda(arch: u32) -> Result<CudaKernelSource, Error> {
+/// CUDA C++ for bias_gelu (256 units per cube, as launched) with `vector` floats a load.
+pub fn bias_gelu_cuda(vector: usize, arch: u32) -> Result<CudaKernelSource, Error> {
+    check_vector(vector)?;
     to_cuda(
-        bias_gelu_definition(crate::geometry::ELEMENTWISE_BLOCK),
+        bias_gelu_definition(crate::geometry::ELEMENTWISE_BLOCK, vector),
         arch,
     )
 }
 
-/// CUDA C++ for layernorm with `block` units per cube (block is a comptime parameter, so
-/// each block size is its own kernel).
-pub fn layernorm_cuda(block: u32, arch: u32) -> Result<CudaKernelSource, Error> {
+/// CUDA C++ for layernorm with `block` units per cube and `vector` floats a load (both are
+/// comptime parameters, so each pair is its own kernel).
+pub fn layernorm_cuda(block: u32, vector: usize, arch: u32) -> Result<CudaKernelSource, Error> {
+    check_vector(vector)?;
     if !block.is_power_of_two() || !(32..=crate::geometry::LAYERNORM_MAX_BLOCK).contains(&block) {
         return Err(Error::Invalid(format!(
             "block {block} is not a power of two in 32..={}",
             crate::geometry::LAYERNORM_MAX_BLOCK
         )));
     }
-    to_cuda(layernorm_definition(block), arch)
+    to_cuda(layernorm_definition(block, vector), arch)
+}
+
+fn check_vector(vector: usize) -> Result<(), Error> {
+    if crate::geometry::VECTOR_SIZES.contains(&vector) {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "vector size {vector} is not one of {:?}",
+        crate::geometry::VECTOR_SIZES
+    )))
 }

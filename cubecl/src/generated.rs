@@ -3,8 +3,10 @@
 //! CubeCL 0.10's runtime allocates its own memory and streams and cannot take torch's (see
 //! FINDINGS.md), so Mage uses CubeCL as the compiler of these Rust kernels only: the CUDA C++ it
 //! emits is committed next to each op and launched by Mage's native host like any CUDA C++
-//! kernel. One file per kernel specialisation (layernorm's cube size is a comptime parameter).
+//! kernel. One file per kernel specialisation: scalar or float4 (the vector size is a comptime
+//! parameter), and for layernorm each cube size (also comptime).
 
+use crate::geometry::VECTOR_SIZES;
 use crate::{cuda_source, Error};
 
 /// The architecture the sources are generated for (Hopper: the team's H200).
@@ -59,17 +61,22 @@ fn sorted_declarations(source: &str) -> String {
     out.join("\n") + "\n"
 }
 
-/// Every file Mage launches, in a stable order.
+/// Every file Mage launches, in a stable order: for each vector size (scalar, then float4),
+/// bias_gelu's `cubecl<suffix>.cu` and layernorm's `cubecl_b<block><suffix>.cu`.
 pub fn files() -> Result<Vec<File>, Error> {
-    let mut files = vec![file(
-        "bias_gelu/cubecl.cu".into(),
-        cuda_source::bias_gelu_cuda(ARCH)?,
-    )?];
-    for block in LAYERNORM_BLOCKS {
+    let mut files = Vec::new();
+    for vector in VECTOR_SIZES {
+        let suffix = cuda_source::vector_suffix(vector);
         files.push(file(
-            format!("layernorm/cubecl_b{block}.cu"),
-            cuda_source::layernorm_cuda(block, ARCH)?,
+            format!("bias_gelu/cubecl{suffix}.cu"),
+            cuda_source::bias_gelu_cuda(vector, ARCH)?,
         )?);
+        for block in LAYERNORM_BLOCKS {
+            files.push(file(
+                format!("layernorm/cubecl_b{block}{suffix}.cu"),
+                cuda_source::layernorm_cuda(block, vector, ARCH)?,
+            )?);
+        }
     }
     Ok(files)
 }

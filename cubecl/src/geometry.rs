@@ -5,6 +5,24 @@ use crate::Error;
 /// Units per cube for the elementwise `bias_gelu` kernel.
 pub const ELEMENTWISE_BLOCK: u32 = 256;
 
+/// Floats a vector kernel moves per load and store (float4: 16 bytes).
+pub const VECTOR: usize = 4;
+
+/// The vector sizes the kernels are built for: the float4 kernels and the scalar fallback.
+pub const VECTOR_SIZES: [usize; 2] = [1, VECTOR];
+
+/// Floats a load for rows of `cols`: [`VECTOR`] when a row is whole vectors, else 1 (the scalar
+/// kernels). The buffers must also start on a `VECTOR * 4`-byte boundary: CubeCL's allocations
+/// do (its memory alignment, checked in the lavapipe test); a torch tensor's `data_ptr()` need
+/// not, which Mage's Python launchers check.
+pub fn vector_size(cols: usize) -> usize {
+    if cols.is_multiple_of(VECTOR) {
+        VECTOR
+    } else {
+        1
+    }
+}
+
 /// A cube count `(x, y)` and a 1-D cube dim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -43,7 +61,8 @@ pub fn grid_2d(cubes: u64, max_x: u32, max_y: u32) -> Result<(u32, u32), Error> 
 /// the grid's y limit), and each unit strides over the rows by that count.
 pub const ROWS_PER_UNIT: u64 = 4;
 
-/// bias_gelu: one unit a column (`block` columns a cube along x), the rows spread over y.
+/// bias_gelu: one unit a column (`block` columns a cube along x; a column here is one vector of
+/// columns for the vector kernel), the rows spread over y.
 pub fn columns_by_rows(
     rows: usize,
     cols: usize,
@@ -81,15 +100,17 @@ fn prev_pow2(v: u32) -> u32 {
 /// barrier, where a wider cube adds planes to every reduction.
 pub const LAYERNORM_MAX_BLOCK: u32 = 256;
 
-/// Units per cube for layernorm: the next power of two >= cols, at least 32 (one warp), at
-/// most `min(LAYERNORM_MAX_BLOCK, max_units)` rounded down to a power of two (a whole number of
+/// Units per cube for layernorm rows of `cols` floats: the next power of two >= the vectors a row
+/// holds (`cols / vector_size(cols)`: one load each), at least 32 (one warp), at most
+/// `min(LAYERNORM_MAX_BLOCK, max_units)` rounded down to a power of two (a whole number of
 /// planes).
 pub fn layernorm_block(cols: usize, max_units: u32) -> Result<u32, Error> {
     if max_units < 1 {
         return Err(Error::Invalid("max units per cube is zero".into()));
     }
     let cap = prev_pow2(max_units.min(LAYERNORM_MAX_BLOCK));
-    let want = (cols.max(1) as u64).next_power_of_two().max(32);
+    let vectors = cols / vector_size(cols);
+    let want = (vectors.max(1) as u64).next_power_of_two().max(32);
     Ok((want.min(cap as u64)) as u32)
 }
 
@@ -130,6 +151,15 @@ mod tests {
     }
 
     #[test]
+    fn vectors_only_where_rows_are_whole_vectors() {
+        assert_eq!(vector_size(4), 4);
+        assert_eq!(vector_size(4096), 4);
+        assert_eq!(vector_size(1), 1);
+        assert_eq!(vector_size(4099), 1);
+        assert_eq!(vector_size(6), 1);
+    }
+
+    #[test]
     fn grid_rejects_empty_and_oversized() {
         assert!(grid_2d(0, 10, 10).is_err());
         assert!(grid_2d(101, 10, 10).is_err());
@@ -141,7 +171,10 @@ mod tests {
     fn layernorm_block_sizes() {
         assert_eq!(layernorm_block(1, 1024).unwrap(), 32);
         assert_eq!(layernorm_block(33, 1024).unwrap(), 64);
-        assert_eq!(layernorm_block(200, 1024).unwrap(), 256);
+        assert_eq!(layernorm_block(129, 1024).unwrap(), 256);
+        assert_eq!(layernorm_block(128, 1024).unwrap(), 32); // 32 float4s
+        assert_eq!(layernorm_block(132, 1024).unwrap(), 64);
+        assert_eq!(layernorm_block(200, 1024).unwrap(), 64);
         assert_eq!(layernorm_block(4096, 1024).unwrap(), 256);
         assert_eq!(layernorm_block(4096, 128).unwrap(), 128);
         assert_eq!(layernorm_block(1000, 200).unwrap(), 128);

@@ -9,28 +9,34 @@ use cubecl::prelude::*;
 use crate::erf::{ERF_LARGE, ERF_SMALL, ERF_SPLIT};
 
 /// 1 + erf(a) without cancellation for a << 0 (see [`crate::erf::one_plus_erf_f32`]).
+///
+/// Both polynomials are evaluated and `select` keeps one: with a branch on |a| > ERF_SPLIT, a
+/// warp of ordinary inputs ran both sides one after the other (ncu on the H200: 20.7 of 32
+/// threads active). Each path is the same float32 arithmetic as before; the discarded one may be
+/// inf or NaN for large |a|, which `select` drops.
 #[cube]
 pub fn one_plus_erf(a: f32) -> f32 {
     let t = f32::abs(a);
     let s = a * a;
-    if t > comptime!(ERF_SPLIT) {
-        let mut r = fma(comptime!(ERF_LARGE[0]), t, comptime!(ERF_LARGE[1]));
-        let u = fma(comptime!(ERF_LARGE[2]), t, comptime!(ERF_LARGE[3]));
-        r = fma(r, s, u);
-        r = fma(r, t, comptime!(ERF_LARGE[4]));
-        r = fma(r, t, comptime!(ERF_LARGE[5]));
-        r = fma(r, t, comptime!(ERF_LARGE[6]));
-        r = fma(r, t, -t);
-        let e = f32::exp(r);
-        select(a < 0.0f32, e, 2.0f32 - e)
-    } else {
-        let mut r = fma(comptime!(ERF_SMALL[0]), s, comptime!(ERF_SMALL[1]));
-        r = fma(r, s, comptime!(ERF_SMALL[2]));
-        r = fma(r, s, comptime!(ERF_SMALL[3]));
-        r = fma(r, s, comptime!(ERF_SMALL[4]));
-        r = fma(r, s, comptime!(ERF_SMALL[5]));
-        1.0f32 + fma(r, a, a)
-    }
+
+    let mut r = fma(comptime!(ERF_LARGE[0]), t, comptime!(ERF_LARGE[1]));
+    let u = fma(comptime!(ERF_LARGE[2]), t, comptime!(ERF_LARGE[3]));
+    r = fma(r, s, u);
+    r = fma(r, t, comptime!(ERF_LARGE[4]));
+    r = fma(r, t, comptime!(ERF_LARGE[5]));
+    r = fma(r, t, comptime!(ERF_LARGE[6]));
+    r = fma(r, t, -t);
+    let e = f32::exp(r);
+    let large = select(a < 0.0f32, e, 2.0f32 - e);
+
+    let mut p = fma(comptime!(ERF_SMALL[0]), s, comptime!(ERF_SMALL[1]));
+    p = fma(p, s, comptime!(ERF_SMALL[2]));
+    p = fma(p, s, comptime!(ERF_SMALL[3]));
+    p = fma(p, s, comptime!(ERF_SMALL[4]));
+    p = fma(p, s, comptime!(ERF_SMALL[5]));
+    let small = 1.0f32 + fma(p, a, a);
+
+    select(t > comptime!(ERF_SPLIT), large, small)
 }
 
 /// gelu(v) = 0.5 * v * (1 + erf(v / sqrt(2))).
@@ -39,23 +45,32 @@ pub fn gelu_erf(v: f32) -> f32 {
     0.5f32 * v * one_plus_erf(v * comptime!(core::f32::consts::FRAC_1_SQRT_2))
 }
 
-/// out[r, c] = gelu(x[r, c] + bias[c]). A unit owns one column: it loads its bias once and walks
-/// the rows `CUBE_POS_Y, CUBE_POS_Y + CUBE_COUNT_Y, …` (no division or modulo per element).
+/// out[r, c] = gelu(x[r, c] + bias[c]), with x, bias and out read as vectors of `N` consecutive
+/// columns (N = 4: 16-byte loads and stores; N = 1: any cols). A unit owns one vector of columns:
+/// it loads its bias once and walks the rows `CUBE_POS_Y, CUBE_POS_Y + CUBE_COUNT_Y, …` (no
+/// division or modulo per element). `cols` counts floats and must be a multiple of N.
 #[cube(launch_unchecked)]
-pub fn bias_gelu_kernel(
-    x: &Array<f32>,
-    bias: &Array<f32>,
-    out: &mut Array<f32>,
+pub fn bias_gelu_kernel<N: Size>(
+    x: &Array<Vector<f32, N>>,
+    bias: &Array<Vector<f32, N>>,
+    out: &mut Array<Vector<f32, N>>,
     rows: u32,
     cols: u32,
 ) {
+    let vectors = cols / N::value() as u32;
     let col = CUBE_POS_X * CUBE_DIM_X + UNIT_POS_X;
-    if col < cols {
+    if col < vectors {
         let b = bias[col as usize];
         let mut row = CUBE_POS_Y;
         while row < rows {
-            let i = (row * cols + col) as usize;
-            out[i] = gelu_erf(x[i] + b);
+            let i = (row * vectors + col) as usize;
+            let v = x[i] + b;
+            let mut y = Vector::<f32, N>::empty();
+            #[unroll]
+            for k in 0..N::value() {
+                y[k] = gelu_erf(v[k]);
+            }
+            out[i] = y;
             row += CUBE_COUNT_Y;
         }
     }
@@ -79,17 +94,31 @@ fn cube_sum(value: f32, smem: &mut SharedMemory<f32>) -> f32 {
     total
 }
 
+/// The sum of a vector's lanes.
+#[cube]
+fn lane_sum<N: Size>(v: Vector<f32, N>) -> f32 {
+    let mut total = 0.0f32;
+    #[unroll]
+    for k in 0..N::value() {
+        total += v[k];
+    }
+    total
+}
+
 /// LayerNorm over the last dimension: one cube per row, `block` units per cube, two passes
 /// (mean, then the mean squared deviation: no cancellation) with a plane-then-cube reduction each.
+/// Rows are read and written as vectors of `N` consecutive columns (N = 4: 16-byte loads and
+/// stores; N = 1: any cols); a unit sums its lanes before the cube reduction. `cols` counts
+/// floats and must be a multiple of N.
 ///
 /// Cubes past the last row (the 2-D cube count can overshoot) run the same barriers on row 0
 /// but write nothing, so every barrier stays in uniform control flow.
 #[cube(launch_unchecked)]
-pub fn layernorm_kernel(
-    x: &Array<f32>,
-    weight: &Array<f32>,
-    bias: &Array<f32>,
-    out: &mut Array<f32>,
+pub fn layernorm_kernel<N: Size>(
+    x: &Array<Vector<f32, N>>,
+    weight: &Array<Vector<f32, N>>,
+    bias: &Array<Vector<f32, N>>,
+    out: &mut Array<Vector<f32, N>>,
     rows: u32,
     cols: u32,
     eps: f32,
@@ -99,30 +128,33 @@ pub fn layernorm_kernel(
     let valid = cube < rows;
     let row = select(valid, cube, 0u32);
     let tid = UNIT_POS_X;
-    let base = row * cols;
+    let vectors = cols / N::value() as u32;
+    let base = row * vectors;
     let inv_cols = 1.0f32 / f32::cast_from(cols);
     let mut smem = SharedMemory::<f32>::new(comptime!(block as usize));
 
-    let mut acc = 0.0f32;
+    let mut acc = Vector::<f32, N>::new(0.0f32);
     let mut c = tid;
-    while c < cols {
+    while c < vectors {
         acc += x[(base + c) as usize];
         c += block;
     }
-    let mean = cube_sum(acc, &mut smem) * inv_cols;
+    let mean = Vector::<f32, N>::new(cube_sum(lane_sum(acc), &mut smem) * inv_cols);
 
-    let mut acc2 = 0.0f32;
+    let mut acc2 = Vector::<f32, N>::new(0.0f32);
     c = tid;
-    while c < cols {
+    while c < vectors {
         let d = x[(base + c) as usize] - mean;
         acc2 += d * d;
         c += block;
     }
-    let rstd = 1.0f32 / f32::sqrt(cube_sum(acc2, &mut smem) * inv_cols + eps);
+    let rstd = Vector::<f32, N>::new(
+        1.0f32 / f32::sqrt(cube_sum(lane_sum(acc2), &mut smem) * inv_cols + eps),
+    );
 
     if valid {
         c = tid;
-        while c < cols {
+        while c < vectors {
             let i = (base + c) as usize;
             out[i] = (x[i] - mean) * rstd * weight[c as usize] + bias[c as usize];
             c += block;

@@ -15,7 +15,8 @@ pub fn bias_gelu_block<R: Runtime>(client: &ComputeClient<R>) -> u32 {
     geometry::ELEMENTWISE_BLOCK.min(client.properties().hardware.max_units_per_cube)
 }
 
-/// out[r, c] = gelu(x[r, c] + bias[c]); `x`, `out`: rows*cols f32, `bias`: cols f32.
+/// out[r, c] = gelu(x[r, c] + bias[c]); `x`, `out`: rows*cols f32, `bias`: cols f32. Launches
+/// the float4 kernel when `cols` is a multiple of 4, the scalar one otherwise.
 pub fn bias_gelu<R: Runtime>(
     client: &ComputeClient<R>,
     x: &Handle,
@@ -26,18 +27,21 @@ pub fn bias_gelu<R: Runtime>(
 ) -> Result<(), Error> {
     let n = check_bias_gelu(rows, cols, elems(x), elems(bias), elems(out))?;
     let block = bias_gelu_block(client);
+    let vector = geometry::vector_size(cols);
     let g = geometry::columns_by_rows(
         rows,
-        cols,
+        cols / vector,
         block,
         client.properties().hardware.max_cube_count,
     )?;
-    // SAFETY: lengths checked above; the kernel guards col < cols and row < rows.
+    // SAFETY: lengths checked above; the kernel guards its vector column < cols / vector and
+    // row < rows.
     unsafe {
         kernels::bias_gelu_kernel::launch_unchecked::<R>(
             client,
             CubeCount::Static(g.cubes_x, g.cubes_y, 1),
             CubeDim::new_1d(g.block),
+            vector,
             ArrayArg::from_raw_parts(x.clone(), n),
             ArrayArg::from_raw_parts(bias.clone(), cols),
             ArrayArg::from_raw_parts(out.clone(), n),
@@ -53,7 +57,8 @@ pub fn layernorm_block<R: Runtime>(client: &ComputeClient<R>, cols: usize) -> Re
     geometry::layernorm_block(cols, client.properties().hardware.max_units_per_cube)
 }
 
-/// Per-row layernorm; `x`, `out`: rows*cols f32, `weight`, `bias`: cols f32.
+/// Per-row layernorm; `x`, `out`: rows*cols f32, `weight`, `bias`: cols f32. Launches the float4
+/// kernel when `cols` is a multiple of 4, the scalar one otherwise.
 #[allow(clippy::too_many_arguments)]
 pub fn layernorm<R: Runtime>(
     client: &ComputeClient<R>,
@@ -83,6 +88,7 @@ pub fn layernorm<R: Runtime>(
             client,
             CubeCount::Static(g.cubes_x, g.cubes_y, 1),
             CubeDim::new_1d(g.block),
+            geometry::vector_size(cols),
             ArrayArg::from_raw_parts(x.clone(), n),
             ArrayArg::from_raw_parts(weight.clone(), cols),
             ArrayArg::from_raw_parts(bias.clone(), cols),

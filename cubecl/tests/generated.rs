@@ -6,7 +6,22 @@ use std::path::Path;
 fn committed_sources_are_what_cubecl_generates() {
     let ops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/mage/ops");
     let files = mage_cubecl::generated::files().unwrap();
-    assert_eq!(files.len(), 5);
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "bias_gelu/cubecl.cu",
+            "layernorm/cubecl_b32.cu",
+            "layernorm/cubecl_b64.cu",
+            "layernorm/cubecl_b128.cu",
+            "layernorm/cubecl_b256.cu",
+            "bias_gelu/cubecl_x4.cu",
+            "layernorm/cubecl_b32_x4.cu",
+            "layernorm/cubecl_b64_x4.cu",
+            "layernorm/cubecl_b128_x4.cu",
+            "layernorm/cubecl_b256_x4.cu",
+        ]
+    );
     for file in files {
         let committed = std::fs::read_to_string(ops.join(&file.path)).unwrap_or_default();
         assert!(
@@ -22,5 +37,20 @@ fn committed_sources_are_what_cubecl_generates() {
             "{} reads static_meta",
             file.path
         );
+        // The float4 kernels take 16-byte aligned 4-float structs (what NVRTC turns into
+        // ld.global.nc.v4.f32 / st.global.v4.f32); the scalar ones plain floats.
+        let vector = file.path.ends_with("_x4.cu");
+        assert_eq!(
+            file.contents.contains("struct __align__(16) float_4 {"),
+            vector,
+            "{}",
+            file.path
+        );
+        let buffer = if vector {
+            "const float_4* __restrict__ buffer_0"
+        } else {
+            "const float* __restrict__ buffer_0"
+        };
+        assert!(file.contents.contains(buffer), "{}: no {buffer}", file.path);
     }
 }

@@ -111,6 +111,12 @@ def aligned(*tensors: torch.Tensor) -> bool:
     return bits % 16 == 0
 
 
+def float4_rows(cols: int, *tensors: torch.Tensor) -> bool:
+    """Whether rows ``cols`` floats wide can be moved as float4 in every one of ``tensors``: whole
+    float4s a row and 16-byte aligned data (so every row starts aligned too)."""
+    return cols % 4 == 0 and aligned(*tensors)
+
+
 # ---------------------------------------------------------------- host paths
 
 

@@ -2,7 +2,7 @@
 
 import torch
 
-from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.backends.native import Kernel, cdiv, check_inputs, float4_rows, register
 from mage.ops.bias_gelu.spec import SPEC
 from mage.outputs import empty_output
 
@@ -23,6 +23,15 @@ def require_inputs(host, x, bias) -> None:
         check_inputs(host, SPEC, x=x, bias=bias)
 
 
+def plan(vector: Kernel, scalar: Kernel, x, bias, out) -> tuple[Kernel, tuple[int, int, int]]:
+    """(kernel, grid) for a kernel that gives a thread one column group and about ROWS rows, in
+    blocks of THREADS: ``vector`` (float4 groups) when the rows are whole float4s and every
+    pointer is 16-byte aligned, else ``scalar`` (a column each). The rust-cubecl launcher shares it."""
+    rows, cols = x.shape
+    kernel, columns = (vector, cols // 4) if float4_rows(cols, x, bias, out) else (scalar, cols)
+    return kernel, (cdiv(columns, THREADS), min(cdiv(rows, ROWS), 65535), 1)
+
+
 @register("bias_gelu", variants=("erf",))
 def bias_gelu(host, x, bias):
     require_inputs(host, x, bias)
@@ -30,8 +39,6 @@ def bias_gelu(host, x, bias):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    vector = cols % 4 == 0 and aligned(x, bias, out)
-    kernel, columns = (VECTOR, cols // 4) if vector else (SCALAR, cols)
-    grid = (cdiv(columns, THREADS), min(cdiv(rows, ROWS), 65535), 1)
+    kernel, grid = plan(VECTOR, SCALAR, x, bias, out)
     host.launch(kernel, grid, (THREADS, 1, 1), x, bias, out, rows, cols)
     return out

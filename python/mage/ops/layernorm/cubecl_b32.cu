@@ -33,112 +33,120 @@ uint32 idxGlobal = (
 uint32 warpSizeChecked = min(warpSize, blockDim.x * blockDim.y * blockDim.z);
 extern __shared__ __align__(4) uint8 dynamic_shared_mem[];
 // Shared array size: 32, 128 bytes
-float *shared_memory_7 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
-float l_mut_8;
-uint32 l_mut_9;
+float *shared_memory_8 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
+float l_mut_15;
+float l_mut_9;
+uint32 l_mut_10;
 const uint32 l_0 = blockIdx.y * gridDim.x;
 const uint32 l_1 = l_0 + blockIdx.x;
 const bool l_2 = l_1 < info.scalars_uint32[0];
 const uint32 l_3 = (l_2) ? l_1 : uint32(0);
-const uint32 l_4 = l_3 * info.scalars_uint32[1];
-const float l_5 = float(info.scalars_uint32[1]);
-const float l_6 = float(1.0) / l_5;
-l_mut_8 = float(0.0);
-l_mut_9 = threadIdx.x;
+const uint32 l_4 = info.scalars_uint32[1] / uint32(1);
+const uint32 l_5 = l_3 * l_4;
+const float l_6 = float(info.scalars_uint32[1]);
+const float l_7 = float(1.0) / l_6;
+l_mut_9 = float(0.0);
+l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_10 = l_mut_9 < info.scalars_uint32[1];
-const bool l_11 = !l_10;
-if (l_11) {
+const bool l_11 = l_mut_10 < l_4;
+const bool l_12 = !l_11;
+if (l_12) {
 break;}
-const uint32 l_12 = l_4 + l_mut_9;
-const float l_13 = buffer_0[l_12];
-l_mut_8 = l_mut_8 + l_13;
-l_mut_9 = l_mut_9 + uint32(32);
+const uint32 l_13 = l_5 + l_mut_10;
+const float l_14 = buffer_0[l_13];
+l_mut_9 = l_mut_9 + l_14;
+l_mut_10 = l_mut_10 + uint32(32);
 }
-auto plane_l_14 = [&]() -> float {
-    float acc = l_mut_8;
+l_mut_15 = float(0.0);
+const float l_16 = l_mut_9;
+l_mut_15 = l_mut_15 + l_16;
+auto plane_l_17 = [&]() -> float {
+    float acc = l_mut_15;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_14 = plane_l_14();
-const bool l_15 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_15) {
-const uint32 l_16 = threadIdx.x / warpSize;
-shared_memory_7[l_16] = l_14;
+const float l_17 = plane_l_17();
+const bool l_18 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_18) {
+const uint32 l_19 = threadIdx.x / warpSize;
+shared_memory_8[l_19] = l_17;
 }
 __syncthreads();
 
-l_mut_8 = float(0.0);
-const uint32 l_17 = blockDim.x / warpSize;
+l_mut_15 = float(0.0);
+const uint32 l_20 = blockDim.x / warpSize;
 
-for (uint32 l_mut_18 = uint32(0); l_mut_18 < l_17; ++l_mut_18) {
-const float l_19 = shared_memory_7[l_mut_18];
-l_mut_8 = l_mut_8 + l_19;
+for (uint32 l_mut_21 = uint32(0); l_mut_21 < l_20; ++l_mut_21) {
+const float l_22 = shared_memory_8[l_mut_21];
+l_mut_15 = l_mut_15 + l_22;
 }
 __syncthreads();
 
-const float l_20 = l_mut_8 * l_6;
-l_mut_8 = float(0.0);
-l_mut_9 = threadIdx.x;
+const float l_23 = l_mut_15 * l_7;
+l_mut_15 = float(0.0);
+l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_21 = l_mut_9 < info.scalars_uint32[1];
-const bool l_22 = !l_21;
-if (l_22) {
+const bool l_24 = l_mut_10 < l_4;
+const bool l_25 = !l_24;
+if (l_25) {
 break;}
-const uint32 l_23 = l_4 + l_mut_9;
-const float l_24 = buffer_0[l_23];
-const float l_25 = l_24 - l_20;
-const float l_26 = l_25 * l_25;
-l_mut_8 = l_mut_8 + l_26;
-l_mut_9 = l_mut_9 + uint32(32);
+const uint32 l_26 = l_5 + l_mut_10;
+const float l_27 = buffer_0[l_26];
+const float l_28 = l_27 - l_23;
+const float l_29 = l_28 * l_28;
+l_mut_15 = l_mut_15 + l_29;
+l_mut_10 = l_mut_10 + uint32(32);
 }
-auto plane_l_27 = [&]() -> float {
-    float acc = l_mut_8;
+l_mut_9 = float(0.0);
+const float l_30 = l_mut_15;
+l_mut_9 = l_mut_9 + l_30;
+auto plane_l_31 = [&]() -> float {
+    float acc = l_mut_9;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_27 = plane_l_27();
-const bool l_28 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_28) {
-const uint32 l_29 = threadIdx.x / warpSize;
-shared_memory_7[l_29] = l_27;
+const float l_31 = plane_l_31();
+const bool l_32 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_32) {
+const uint32 l_33 = threadIdx.x / warpSize;
+shared_memory_8[l_33] = l_31;
 }
 __syncthreads();
 
-l_mut_8 = float(0.0);
-const uint32 l_30 = blockDim.x / warpSize;
+l_mut_15 = float(0.0);
+const uint32 l_34 = blockDim.x / warpSize;
 
-for (uint32 l_mut_31 = uint32(0); l_mut_31 < l_30; ++l_mut_31) {
-const float l_32 = shared_memory_7[l_mut_31];
-l_mut_8 = l_mut_8 + l_32;
+for (uint32 l_mut_35 = uint32(0); l_mut_35 < l_34; ++l_mut_35) {
+const float l_36 = shared_memory_8[l_mut_35];
+l_mut_15 = l_mut_15 + l_36;
 }
 __syncthreads();
 
-const float l_33 = l_mut_8 * l_6;
-const float l_34 = l_33 + info.scalars_float[0];
-const float l_35 = sqrt(l_34);
-const float l_36 = float(1.0) / l_35;
+const float l_37 = l_mut_15 * l_7;
+const float l_38 = l_37 + info.scalars_float[0];
+const float l_39 = sqrt(l_38);
+const float l_40 = float(1.0) / l_39;
 if (l_2) {
-l_mut_9 = threadIdx.x;
+l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_37 = l_mut_9 < info.scalars_uint32[1];
-const bool l_38 = !l_37;
-if (l_38) {
+const bool l_41 = l_mut_10 < l_4;
+const bool l_42 = !l_41;
+if (l_42) {
 break;}
-const uint32 l_39 = l_4 + l_mut_9;
-const float l_40 = buffer_0[l_39];
-const float l_41 = l_40 - l_20;
-const float l_42 = l_41 * l_36;
-const float l_43 = buffer_1[l_mut_9];
-const float l_44 = l_42 * l_43;
-const float l_45 = buffer_2[l_mut_9];
-const float l_46 = l_44 + l_45;
-buffer_3[l_39] = l_46;
-l_mut_9 = l_mut_9 + uint32(32);
+const uint32 l_43 = l_5 + l_mut_10;
+const float l_44 = buffer_0[l_43];
+const float l_45 = l_44 - l_23;
+const float l_46 = l_45 * l_40;
+const float l_47 = buffer_1[l_mut_10];
+const float l_48 = l_46 * l_47;
+const float l_49 = buffer_2[l_mut_10];
+const float l_50 = l_48 + l_49;
+buffer_3[l_43] = l_50;
+l_mut_10 = l_mut_10 + uint32(32);
 }
 }
 

@@ -7,7 +7,7 @@ that are not a multiple of 4 wide past 1024 columns).
 
 import torch
 
-from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.backends.native import Kernel, cdiv, check_inputs, float4_rows, register
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 
@@ -58,6 +58,6 @@ def layernorm(host, x, weight, bias):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    kernel, grid, block = plan(rows, cols, cols % 4 == 0 and aligned(x, weight, bias, out))
+    kernel, grid, block = plan(rows, cols, float4_rows(cols, x, weight, bias, out))
     host.launch(kernel, grid, block, x, weight, bias, out, rows, cols, EPS)
     return out

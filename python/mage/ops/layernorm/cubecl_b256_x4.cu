@@ -1,0 +1,187 @@
+// Generated from cubecl/src/kernels.rs by CubeCL 0.10.0 for sm_90: do not edit.
+// Regenerate with `cargo run --release --bin generate-cuda` in cubecl/ (cargo test checks it).
+// CubeCL's `#include <cuda_runtime.h>` is left out: NVRTC provides everything the kernel uses,
+// and the header would need a CUDA toolkit's include directory on the machine that compiles it.
+typedef unsigned int uint;
+typedef unsigned char uint8;
+typedef unsigned short uint16;
+typedef unsigned int uint32;
+typedef unsigned long long int uint64;
+typedef signed char int8;
+typedef signed short int16;
+typedef signed int int32;
+typedef signed long long int int64;
+
+struct __align__(16) float_4 {
+    float i_0;
+    float i_1;
+    float i_2;
+    float i_3;
+};
+struct info_st {
+    float scalars_float[2];
+uint32 scalars_uint32[2];uint32 static_meta[8];
+};
+
+
+extern "C" __global__ void __launch_bounds__(256)layernorm_kernel_x4 (
+    const float_4* __restrict__ buffer_0, const float_4* __restrict__ buffer_1, const float_4* __restrict__ buffer_2, float_4* buffer_3, const __grid_constant__ info_st info
+) {
+uint3 absoluteIdx = make_uint3(
+    blockIdx.x * blockDim.x + threadIdx.x,
+    blockIdx.y * blockDim.y + threadIdx.y,
+    blockIdx.z * blockDim.z + threadIdx.z
+);
+uint32 idxGlobal = (
+                absoluteIdx.z * gridDim.x * blockDim.x * gridDim.y * blockDim.y)
+                + (absoluteIdx.y * gridDim.x * blockDim.x)
+                + absoluteIdx.x;
+uint32 warpSizeChecked = min(warpSize, blockDim.x * blockDim.y * blockDim.z);
+extern __shared__ __align__(4) uint8 dynamic_shared_mem[];
+// Shared array size: 256, 1024 bytes
+float *shared_memory_8 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
+float l_mut_16;
+float_4 l_mut_10;
+uint32 l_mut_11;
+const uint32 l_0 = blockIdx.y * gridDim.x;
+const uint32 l_1 = l_0 + blockIdx.x;
+const bool l_2 = l_1 < info.scalars_uint32[0];
+const uint32 l_3 = (l_2) ? l_1 : uint32(0);
+const uint32 l_4 = info.scalars_uint32[1] / uint32(4);
+const uint32 l_5 = l_3 * l_4;
+const float l_6 = float(info.scalars_uint32[1]);
+const float l_7 = float(1.0) / l_6;
+const float_4 l_9 = float_4{
+float(0.0),float(0.0),float(0.0),float(0.0),};
+l_mut_10 = l_9;
+l_mut_11 = threadIdx.x;
+while (true) {
+const bool l_12 = l_mut_11 < l_4;
+const bool l_13 = !l_12;
+if (l_13) {
+break;}
+const uint32 l_14 = l_5 + l_mut_11;
+const float_4 l_15 = buffer_0[l_14];
+l_mut_10 = float_4{
+l_mut_10.i_0 + l_15.i_0, l_mut_10.i_1 + l_15.i_1, l_mut_10.i_2 + l_15.i_2, l_mut_10.i_3 + l_15.i_3, };
+l_mut_11 = l_mut_11 + uint32(256);
+}
+l_mut_16 = float(0.0);
+const float l_17 = l_mut_10.i_0;
+l_mut_16 = l_mut_16 + l_17;
+const float l_18 = l_mut_10.i_1;
+l_mut_16 = l_mut_16 + l_18;
+const float l_19 = l_mut_10.i_2;
+l_mut_16 = l_mut_16 + l_19;
+const float l_20 = l_mut_10.i_3;
+l_mut_16 = l_mut_16 + l_20;
+auto plane_l_21 = [&]() -> float {
+    float acc = l_mut_16;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_21 = plane_l_21();
+const bool l_22 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_22) {
+const uint32 l_23 = threadIdx.x / warpSize;
+shared_memory_8[l_23] = l_21;
+}
+__syncthreads();
+
+l_mut_16 = float(0.0);
+const uint32 l_24 = blockDim.x / warpSize;
+
+for (uint32 l_mut_25 = uint32(0); l_mut_25 < l_24; ++l_mut_25) {
+const float l_26 = shared_memory_8[l_mut_25];
+l_mut_16 = l_mut_16 + l_26;
+}
+__syncthreads();
+
+const float l_27 = l_mut_16 * l_7;
+const float_4 l_28 = float_4{
+l_27,l_27,l_27,l_27,};
+const float_4 l_29 = float_4{
+float(0.0),float(0.0),float(0.0),float(0.0),};
+l_mut_10 = l_29;
+l_mut_11 = threadIdx.x;
+while (true) {
+const bool l_30 = l_mut_11 < l_4;
+const bool l_31 = !l_30;
+if (l_31) {
+break;}
+const uint32 l_32 = l_5 + l_mut_11;
+const float_4 l_33 = buffer_0[l_32];
+const float_4 l_34 = float_4{
+l_33.i_0 - l_28.i_0, l_33.i_1 - l_28.i_1, l_33.i_2 - l_28.i_2, l_33.i_3 - l_28.i_3, };
+const float_4 l_35 = float_4{
+l_34.i_0 * l_34.i_0, l_34.i_1 * l_34.i_1, l_34.i_2 * l_34.i_2, l_34.i_3 * l_34.i_3, };
+l_mut_10 = float_4{
+l_mut_10.i_0 + l_35.i_0, l_mut_10.i_1 + l_35.i_1, l_mut_10.i_2 + l_35.i_2, l_mut_10.i_3 + l_35.i_3, };
+l_mut_11 = l_mut_11 + uint32(256);
+}
+l_mut_16 = float(0.0);
+const float l_36 = l_mut_10.i_0;
+l_mut_16 = l_mut_16 + l_36;
+const float l_37 = l_mut_10.i_1;
+l_mut_16 = l_mut_16 + l_37;
+const float l_38 = l_mut_10.i_2;
+l_mut_16 = l_mut_16 + l_38;
+const float l_39 = l_mut_10.i_3;
+l_mut_16 = l_mut_16 + l_39;
+auto plane_l_40 = [&]() -> float {
+    float acc = l_mut_16;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_40 = plane_l_40();
+const bool l_41 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_41) {
+const uint32 l_42 = threadIdx.x / warpSize;
+shared_memory_8[l_42] = l_40;
+}
+__syncthreads();
+
+l_mut_16 = float(0.0);
+const uint32 l_43 = blockDim.x / warpSize;
+
+for (uint32 l_mut_44 = uint32(0); l_mut_44 < l_43; ++l_mut_44) {
+const float l_45 = shared_memory_8[l_mut_44];
+l_mut_16 = l_mut_16 + l_45;
+}
+__syncthreads();
+
+const float l_46 = l_mut_16 * l_7;
+const float l_47 = l_46 + info.scalars_float[0];
+const float l_48 = sqrt(l_47);
+const float l_49 = float(1.0) / l_48;
+const float_4 l_50 = float_4{
+l_49,l_49,l_49,l_49,};
+if (l_2) {
+l_mut_11 = threadIdx.x;
+while (true) {
+const bool l_51 = l_mut_11 < l_4;
+const bool l_52 = !l_51;
+if (l_52) {
+break;}
+const uint32 l_53 = l_5 + l_mut_11;
+const float_4 l_54 = buffer_0[l_53];
+const float_4 l_55 = float_4{
+l_54.i_0 - l_28.i_0, l_54.i_1 - l_28.i_1, l_54.i_2 - l_28.i_2, l_54.i_3 - l_28.i_3, };
+const float_4 l_56 = float_4{
+l_55.i_0 * l_50.i_0, l_55.i_1 * l_50.i_1, l_55.i_2 * l_50.i_2, l_55.i_3 * l_50.i_3, };
+const float_4 l_57 = buffer_1[l_mut_11];
+const float_4 l_58 = float_4{
+l_56.i_0 * l_57.i_0, l_56.i_1 * l_57.i_1, l_56.i_2 * l_57.i_2, l_56.i_3 * l_57.i_3, };
+const float_4 l_59 = buffer_2[l_mut_11];
+const float_4 l_60 = float_4{
+l_58.i_0 + l_59.i_0, l_58.i_1 + l_59.i_1, l_58.i_2 + l_59.i_2, l_58.i_3 + l_59.i_3, };
+buffer_3[l_53] = reinterpret_cast< float_4 const&>(l_60);
+l_mut_11 = l_mut_11 + uint32(256);
+}
+}
+
+}
