@@ -9,7 +9,8 @@ ordinary inputs took both sides in every warp, and each thread had one 4-byte lo
 erf now evaluates both polynomials and selects one (no branch), and rows whose width is a multiple
 of 4 with 16-byte aligned pointers go to a float4 kernel (``cubecl_x4.cu``, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, four columns a thread); others to the scalar kernel
-(``cubecl.cu``). The choice and the grid are native.py's (``plan``). Not yet measured on the H200.
+(``cubecl.cu``). The choice and the grid are native.py's (``plan``). Run 18 measured the float4
+kernel at 508.7 µs against native's 504.6 (16384², cold L2).
 """
 
 from mage.backends.cubecl import output_like, pack_info
