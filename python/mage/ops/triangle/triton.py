@@ -118,16 +118,23 @@ def _triangle_slab_kernel(
     store_slab(out_ptr, tl.permute(acc, (1, 2, 0)), batch, offs_i, offs_j, offs_c, N, C)
 
 
-def channel_last(a, b, variant):
-    """(a, b, strides): the operands with the channel contiguous, and (batch, row, contraction)
-    strides of each, in the argument order of both Triton triangle kernels."""
+def launch_channel_last(a, b, variant, launch):
+    """Validate a and b, allocate the (poisoned) output, and call ``launch(out, a, b, strides, N, C, B)``
+    with the operands channel-contiguous and their (batch, row, contraction) strides in the argument
+    order of both Triton triangle kernels. Returns the output."""
+    SPEC.validate(a, b)
+    B, N, _, C = a.shape
+    out = empty_output((B, N, N, C), like=a)
+    if out.numel() == 0:
+        return out
     a = a if a.stride(3) == 1 else a.contiguous()
     b = b if b.stride(3) == 1 else b.contiguous()
     if variant == "outgoing":  # a[b, i, k, c], b[b, j, k, c]
         order = (0, 1, 2)
     else:  # a[b, k, i, c], b[b, k, j, c]
         order = (0, 2, 1)
-    return a, b, (*(a.stride(d) for d in order), *(b.stride(d) for d in order))
+    launch(out, a, b, (*(a.stride(d) for d in order), *(b.stride(d) for d in order)), N, C, B)
+    return out
 
 
 @implementation(
@@ -135,12 +142,9 @@ def channel_last(a, b, variant):
 )
 @implementation("triangle", backend="triton", variants=("outgoing", "incoming"), precisions=("ieee",), available=triton_available)
 def triangle(a, b, variant, precision):
-    SPEC.validate(a, b)
-    B, N, _, C = a.shape
-    out = empty_output((B, N, N, C), like=a)
-    if out.numel() == 0:
-        return out
-    a, b, strides = channel_last(a, b, variant)
-    grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]), triton.cdiv(C, meta["BLOCK_C"]), B)
-    _triangle_slab_kernel[grid](a, b, out, N, C, *strides, PRECISION=precision)
-    return out
+    def launch(out, a, b, strides, N, C, B):
+        grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]),
+                             triton.cdiv(C, meta["BLOCK_C"]), B)
+        _triangle_slab_kernel[grid](a, b, out, N, C, *strides, PRECISION=precision)
+
+    return launch_channel_last(a, b, variant, launch)

@@ -15,9 +15,7 @@ import triton
 import triton.language as tl
 
 from mage.backends.triton import pick_configs, triton_tf32_available
-from mage.ops.triangle.spec import SPEC
-from mage.ops.triangle.triton import channel_last, slab_tile, store_slab
-from mage.outputs import empty_output
+from mage.ops.triangle.triton import launch_channel_last, slab_tile, store_slab
 from mage.registry import implementation
 
 CHANNELS = 8  # channels a program owns: one 32-byte sector of each row
@@ -109,12 +107,8 @@ def _triangle_channel_split_kernel(
 @implementation("triangle", backend="triton-split", variants=("outgoing", "incoming"), precisions=("tf32",),
                 available=triton_tf32_available)
 def triangle(a, b, variant, precision):
-    SPEC.validate(a, b)
-    B, N, _, C = a.shape
-    out = empty_output((B, N, N, C), like=a)
-    if out.numel() == 0:
-        return out
-    a, b, strides = channel_last(a, b, variant)
-    grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]), triton.cdiv(C, CHANNELS), B)
-    _triangle_channel_split_kernel[grid](a, b, out, N, C, *strides)
-    return out
+    def launch(out, a, b, strides, N, C, B):
+        grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]), triton.cdiv(C, CHANNELS), B)
+        _triangle_channel_split_kernel[grid](a, b, out, N, C, *strides)
+
+    return launch_channel_last(a, b, variant, launch)
