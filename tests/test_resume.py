@@ -86,15 +86,17 @@ def test_mage_run_resume_end_to_end(tmp_path):
     assert again.returncode == 2 and "run 1 is complete" in again.stderr
 
 
-def test_a_version_2_store_gains_the_suspect_host_range_and_clock_columns(tmp_path):
+def test_a_version_2_store_gains_every_later_result_column(tmp_path):
     path = tmp_path / "v2.db"
     old = sqlite3.connect(path)
     old.executescript("\n".join(line for line in SCHEMA.splitlines()
-                                if "suspect" not in line and "host_m" not in line and "clock_" not in line))
+                                if "suspect" not in line and "host_m" not in line and "clock_" not in line
+                                and "tuning" not in line))
     old.execute("PRAGMA user_version=2")
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
-    assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events"} <= {
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
+            "tuning"} <= {
         row[1] for row in store.db.execute("PRAGMA table_info(results)")}

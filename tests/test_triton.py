@@ -21,9 +21,12 @@ import triton.language as tl  # noqa: E402
 from mage import registry  # noqa: E402
 from mage.backends import triton as triton_backend  # noqa: E402
 from mage.check import check  # noqa: E402
+from mage.measure.method import Method  # noqa: E402
 from mage.ops.neighbor_agg.spec import NeighborAggSpec  # noqa: E402
 from mage.outputs import empty_output  # noqa: E402
+from mage.runner import Planned, Request, Runner  # noqa: E402
 from mage.spec import Case, draw, generator  # noqa: E402
+from mage.store import Store  # noqa: E402
 
 registry.load()
 TRITON = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op) if impl.backend == "triton"]
@@ -495,3 +498,23 @@ def test_every_kernel_compiles_for_hopper_without_a_gpu():
     # Why triton-split exists: its per-channel dots reach Hopper's wgmma; the 3-D dot of triton.py does not.
     assert "compiled _triangle_channel_split_kernel products: wgmma" in done.stdout
     assert "compiled _triangle_slab_kernel products: mma.sync" in done.stdout
+
+
+def test_the_autotuned_configuration_is_stored_with_each_result(tmp_path, layernorm):
+    spec, eager, case = layernorm
+    tuned = next(i for i in registry.implementations("layernorm") if i.name == "triton/affine/ieee")
+    quick = Method(span_samples=3, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
+    runner = Runner(Store(tmp_path / "mage.db"), Request(suites=["seed"], device="cpu", paths=["single", "batch"],
+                                                         method=quick), "pytest")
+    runner.run([Planned(spec, case, [eager, tuned])])
+    tuning = {(r["impl"], r["path"]): r["tuning"] for r in Store(tmp_path / "mage.db").rows(runner.run_id)}
+    assert tuning[("eager/affine/ieee", "single")] is None  # nothing autotuned
+    for path in ("single", "batch"):
+        assert tuning[("triton/affine/ieee", path)].startswith("_layernorm_fused_kernel: BLOCK_R: ")
+
+
+def test_recording_tunings_leaves_the_autotuner_as_it_was():
+    before = triton.runtime.autotuner.Autotuner.run
+    with pytest.raises(RuntimeError), triton_backend.recorded_tunings():
+        raise RuntimeError("a failing call")
+    assert triton.runtime.autotuner.Autotuner.run is before

@@ -19,6 +19,7 @@ import torch
 
 from mage import check, registry, resume, suspect
 from mage.backends.precision import BASELINE_PRECISION, precision_mode
+from mage.backends.triton import recorded_tunings
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
@@ -241,12 +242,14 @@ class Runner:
             call = _bound(impl, inputs)
             self.on_progress(f"{case.key} profile {impl.name}")
             with precision_mode(impl.precision):
-                for _ in range(self.method.warmup_calls):
-                    call()
+                with recorded_tunings() as tunings:  # the first call autotunes; later ones reuse its choice
+                    for _ in range(self.method.warmup_calls):
+                        call()
                 per_call_s = self.timer.span_us(call) * 1e-6
                 host_calls = self.method.samples_within_budget(self.method.host_calls, per_call_s)
                 measured = {"contract": contract, "host": host.host_time_us(
-                    call, self.timer.synchronize, host_calls, self.method.host_chunk)}
+                    call, self.timer.synchronize, host_calls, self.method.host_chunk),
+                    "tuning": "; ".join(dict.fromkeys(tunings)) or None}
                 if self.timer.is_cuda:
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                     for cache in self.request.caches:
@@ -302,7 +305,8 @@ class Runner:
         flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes(case, impl.variant)
         result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
-                        floor_us=ceilings.floor_us(self.ceilings, flops, bytes_moved, impl.precision))
+                        floor_us=ceilings.floor_us(self.ceilings, flops, bytes_moved, impl.precision),
+                        tuning=measured["tuning"])
         if path == "single":
             # Kernel time, launches and host time are measured once per implementation, on single calls.
             captured = measured.get(cache)

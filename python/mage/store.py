@@ -19,8 +19,8 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 5  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement (_migrate)
+SCHEMA_VERSION = 6  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -90,6 +90,7 @@ CREATE TABLE IF NOT EXISTS results (
     sm_clock_min_mhz REAL,                -- SM clock range while its GPU times were measured (mage.measure.clocks);
     sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
     clock_events TEXT,                    -- NVML slowdown reasons seen meanwhile, space-separated
+    tuning TEXT,                          -- the configuration each autotuned Triton kernel of a call launched with
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -111,7 +112,7 @@ RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
-    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
 )
 
 
@@ -149,6 +150,7 @@ class Result:
     sm_clock_min_mhz: float | None = None
     sm_clock_max_mhz: float | None = None
     clock_events: str | None = None
+    tuning: str | None = None
 
 
 class Store:
@@ -328,6 +330,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     2 → 3: results gain ``suspect`` (NULL for results stored before suspects were flagged).
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
+    5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -344,7 +347,8 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
         result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
         for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"),
-                           ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT")):
+                           ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"),
+                           ("tuning", "TEXT")):
             if name not in result_columns:
                 db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

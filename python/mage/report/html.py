@@ -313,7 +313,7 @@ def _results_table(rows: list[dict]) -> str:
     fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "host_min_us",
               "host_max_us", "span_mean_us",
               "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "floor_fraction",
-              "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events"]
+              "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning"]
     body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] + [r.get("suspect") or ""]
             for r in export_rows(rows)]
     classes = [r["status"] if r["status"] != "pass" else ("fail" if r.get("suspect") else "") for r in rows]

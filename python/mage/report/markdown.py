@@ -80,6 +80,9 @@ def tables(run: dict, rows: list[dict]) -> str:
          "Lowest and highest NVML SM clock sampled during the kernel capture and the spans, with the slowdown "
          "reasons NVML reported meanwhile. Times taken at a lower clock are partly the clock's.",
          [r for r in at("single", cache) if r.get("sm_clock_min_mhz") is not None], clock_range),
+        ("Autotuned configurations", "The configuration each autotuned Triton kernel launched with in the timed "
+         "calls (Triton's Config text).", [r for r in at("single", cache) if r.get("tuning")],
+         lambda r: r["tuning"].replace("|", "\\|")),
         (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2",
          "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger.",
          at("single", floor_cache), _floor_fraction),

@@ -12,7 +12,7 @@ EXPORT_FIELDS = (
     "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
     "calls_per_sample",
     "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
-    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
 )
 
 
