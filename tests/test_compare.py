@@ -20,7 +20,7 @@ ROWS = [("layernorm", "1024x1024", "eager/affine/ieee", 40.0, 5.2),
 
 
 def store_run(store, *, seed, span_factor=1.0, kernel_factor=1.0, noise=0.02, clock_mhz=1980, env=None,
-              rows=ROWS, clock="gpu", sampled_mhz=(None, None)):
+              rows=ROWS, clock="gpu", sampled_mhz=(None, None), tuning=None):
     """A run of ``rows`` with 3 rounds × 100 samples each: normal noise of ``noise`` × mean, plus a
     round-to-round drift of a fifth of that."""
     rng = numpy.random.default_rng(seed)
@@ -43,7 +43,8 @@ def store_run(store, *, seed, span_factor=1.0, kernel_factor=1.0, noise=0.02, cl
             "single", "warm", "pass", contract="pass", kernel_us=kernel_us * kernel_factor, launches=1.0,
             host_us=10.0, span_mean_us=float(numpy.mean(values)), span_median_us=float(numpy.median(values)),
             span_round_min_us=float(min(round_means)), span_round_max_us=float(max(round_means)),
-            span_samples=300, calls_per_sample=1, sm_clock_min_mhz=sampled_mhz[0], sm_clock_max_mhz=sampled_mhz[1]),
+            span_samples=300, calls_per_sample=1, sm_clock_min_mhz=sampled_mhz[0], sm_clock_max_mhz=sampled_mhz[1],
+            tuning=tuning),
             samples)
     store.end_run(run, "complete", {"gpu_state_end": gpu_state})
     return run
@@ -136,6 +137,15 @@ def test_clocks_sampled_during_measurement_take_precedence_over_the_runs(store):
     d = store_run(store, seed=4, clock_mhz=1980, kernel_factor=1.1, sampled_mhz=(1620, 1980))
     kernel = [v for v in compare.compare(store, c, d).verdicts if v.boundary == "kernel"]
     assert all(v.verdict == "ambiguous" and "slower as measured, same at equal clocks" in v.note for v in kernel)
+
+
+def test_a_different_autotuned_configuration_is_named_beside_the_verdict(store):
+    a = store_run(store, seed=1, tuning="_kernel: BLOCK_M: 64, num_warps: 4")
+    b = store_run(store, seed=2, kernel_factor=1.5, tuning="_kernel: BLOCK_M: 128, num_warps: 8")
+    c = store_run(store, seed=3, kernel_factor=1.5, tuning="_kernel: BLOCK_M: 64, num_warps: 4")
+    retuned = [v for v in compare.compare(store, a, b).verdicts if v.boundary in ("kernel", "span")]
+    assert retuned and all("the autotuner chose another configuration" in v.note for v in retuned)
+    assert not any("autotuner" in v.note for v in compare.compare(store, a, c).verdicts)
 
 
 def test_close_clocks_are_not_scaled(store):

@@ -23,6 +23,10 @@ memory-bound work); a verdict that changes with the scaling is reported ambiguou
 the middle of the range sampled while it was measured (schema 5, mage.measure.clocks) when both
 results have one, else its run's (mean of the clock at start and end). Host time is not scaled.
 
+Autotuning: when both results carry the configuration their Triton kernels were autotuned to
+(schema 6) and it differs, their kernel and span verdicts say so: the change may be the
+autotuner's pick rather than the code.
+
 Different machines: when the two runs were made on different GPUs (``env.uuid`` differs) or different
 hosts (``env.hostname`` differs), the within-run spread says nothing about the spread between two
 machines of the same model (silicon, clocks under load, PCIe and host CPU differ). A span or host-time
@@ -295,7 +299,12 @@ def _compare_rows(store, key, a: dict | None, b: dict | None, scale: float | Non
         change = (vb - va) / va if va and vb is not None else None
         if boundary in ("span", "host"):
             word, note = between_machines(word, change, machines, note)
+        if boundary in ("kernel", "span") and retuned:  # the same code may have launched other tiles
+            note = (note + "; " if note else "") + "the autotuner chose another configuration"
         return Verdict(*key, boundary, va, vb, change, word, note)
+
+    retuned = a is not None and b is not None and bool(a.get("tuning")) and bool(b.get("tuning")) and (
+        a["tuning"] != b["tuning"])
 
     if a is None or b is None:
         return [verdict("—", None, None, "only in A" if b is None else "only in B")]
