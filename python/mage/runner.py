@@ -242,7 +242,7 @@ class Runner:
             call = _bound(impl, inputs)
             self.on_progress(f"{case.key} profile {impl.name}")
             with precision_mode(impl.precision):
-                with recorded_tunings() as tunings:  # the first call autotunes; later ones reuse its choice
+                with recorded_tunings() as tunings:  # autotuned during the contract: these run its choice
                     for _ in range(self.method.warmup_calls):
                         call()
                 per_call_s = self.timer.span_us(call) * 1e-6
