@@ -73,9 +73,9 @@ def test_bad_suite_is_refused_by_the_parser(tmp_path):
 
 
 def test_batch_size_and_sample_floor_are_chosen_on_the_command_line(tmp_path):
-    # A zero budget affords no sample, so the floor decides how many spans are taken: one a round.
+    # A budget of a nanosecond affords no sample, so the floor decides how many spans are taken: one a round.
     result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "batch", "--batch", "3",
-                  "--budget", "0", "--min-samples", "3", cwd=tmp_path)
+                  "--budget", "1e-9", "--min-samples", "3", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     rows = json.loads(mage("export", "--json", cwd=tmp_path).stdout)
     assert [(r["calls_per_sample"], r["span_samples"]) for r in rows] == [(3, 3)]
@@ -84,3 +84,35 @@ def test_batch_size_and_sample_floor_are_chosen_on_the_command_line(tmp_path):
 def test_a_sample_floor_below_one_a_round_is_refused(tmp_path):
     result = mage("run", "--op", "layernorm", "--min-samples", "2", cwd=tmp_path)
     assert result.returncode == 2 and "--min-samples" in result.stderr
+
+
+@pytest.mark.parametrize("args, option", [
+    (["run", "--budget", "nan"], "--budget"),
+    (["run", "--budget", "0"], "--budget"),
+    (["run", "--budget", "-1"], "--budget"),
+    (["run", "--budget", "inf"], "--budget"),
+    (["run", "--case-timeout", "0"], "--case-timeout"),
+    (["run", "--case-timeout", "nan"], "--case-timeout"),
+    (["amdahl", "--fraction", "0.2", "--speedup", "nan"], "--speedup"),
+])
+def test_float_options_that_are_not_finite_and_positive_are_refused_when_parsed(tmp_path, args, option):
+    result = mage(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"Invalid value for '{option}': must be a finite number above 0" in result.stderr
+    assert not (tmp_path / "mage.db").exists()  # refused before anything ran
+
+
+def test_cold_on_the_cpu_is_refused_before_anything_runs(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--cold", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "a CPU run has no L2 flush" in result.stderr and "drop --cold" in result.stderr
+    assert not (tmp_path / "mage.db").exists()
+
+
+def test_the_graph_path_on_the_cpu_is_a_skip_with_its_reason(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "single", "--path", "graph", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {r["path"]: r for r in json.loads(mage("export", "--json", cwd=tmp_path).stdout)}
+    assert rows["single"]["status"] == "pass"
+    assert rows["graph"]["status"] == "skip" and rows["graph"]["contract"] == "pass"
+    assert rows["graph"]["reason"] == "the graph path replays a CUDA graph, which needs a CUDA device"

@@ -50,7 +50,7 @@ def _run_with_plugin(tmp_path, *args):
 def test_a_lost_device_stops_a_plain_run_which_resumes_isolated(tmp_path):
     result = _run_with_plugin(tmp_path, "--device", "cpu", "--op", "layernorm", "--impl", "eager",
                               "--impl", "breaks-context")
-    assert result.returncode == 2
+    assert result.returncode == 1  # an implementation failed (and took the device with it)
     message = " ".join(result.stderr.split())
     assert "breaks-context/affine/ieee left the CUDA context unusable" in message and "--resume 1 --isolate" in message
     store = Store(tmp_path / "mage.db")
@@ -94,7 +94,7 @@ def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm
 def test_a_device_lost_in_the_recheck_stores_the_culprit_and_stops(tmp_path):
     result = _run_with_plugin(tmp_path, "--device", "cpu", "--op", "layernorm", "--impl", "eager",
                               "--impl", "breaks-context-late")
-    assert result.returncode == 2 and "breaks-context-late/affine/ieee left the CUDA context unusable" in " ".join(
+    assert result.returncode == 1 and "breaks-context-late/affine/ieee left the CUDA context unusable" in " ".join(
         result.stderr.split())
     store = Store(tmp_path / "mage.db")
     assert store.run(1)["status"] == "incomplete"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import signal
+import sqlite3
 import sys
+import traceback
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -13,15 +16,16 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from mage import amdahl as amdahl_law
-from mage.errors import DeviceLost, MageError
+from mage.errors import DeviceLost, Interrupted, MageError
 from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
 console = Console(width=None if sys.stdout.isatty() else 200)
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
 
@@ -37,6 +41,13 @@ class DeviceChoice(str, Enum):
     auto = "auto"
     cuda = "cuda"
     cpu = "cpu"
+
+
+def _positive(value: float) -> float:
+    """A float option that must be a finite number above zero (seconds, a speedup)."""
+    if not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"must be a finite number above 0, got {value}")
+    return value
 
 
 def _suites(suites: list[Suite]) -> list[str]:
@@ -74,7 +85,7 @@ def run(
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
-    budget: float = typer.Option(Method.budget_s, help="Seconds one measurement may take before its sample count "
+    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds one measurement may take before its sample count "
                                  "is reduced (never below --min-samples)."),
     min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
                                     help="Floor on samples per measurement when the budget would allow fewer; at "
@@ -96,7 +107,7 @@ def run(
                                            "cases only. A worker start-up per case costs ~6 s on the H200 (seed "
                                            "suite, 4 cases: 30 s plain, 55 s isolated) and ~12 s on the CPU with "
                                            "torch.compile; small next to a large case, nearly doubling the seed suite."),
-    case_timeout: float = typer.Option(900.0, "--case-timeout", help="With --isolate: seconds one case may take; "
+    case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds one case may take; "
                                        "one implementation's check, profile or re-check may take a quarter."),
     db: Path = DB_OPTION,
 ):
@@ -122,7 +133,7 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         steps = sum(len(w.impls) for w in work)
         task = progress.add_task("starting", total=steps)
@@ -143,9 +154,21 @@ def run(
         try:
             run_id = runner.run(work) if resume_run is None else runner.resume(resume_run, work)
         except DeviceLost as lost:
-            raise MageError(f"{lost}. Run {runner.run_id} stops here, stored as incomplete with that failure; a CUDA "
-                            f"context cannot be repaired in-process, so continue it in worker processes: "
-                            f"mage run --resume {runner.run_id} --isolate --db {db}") from lost
+            _error(f"{lost}. Run {runner.run_id} stops here, stored as incomplete with that failure; a CUDA context "
+                   f"cannot be repaired in-process, so continue it in worker processes: "
+                   f"{_resume_command(runner.run_id, db)} --isolate")
+            raise typer.Exit(1) from lost
+        except Interrupted as interrupted:
+            if getattr(runner, "run_id", None) is None:
+                raise  # stopped before the run was stored: nothing to resume
+            errors.print(f"interrupted by {interrupted.signal.name}: run {runner.run_id} is stored as incomplete with "
+                         f"every finished case; continue it with: {_resume_command(runner.run_id, db)}", markup=False)
+            raise typer.Exit(interrupted.exit_code) from interrupted
+        except sqlite3.Error as error:  # a full disk: what was stored before stays
+            stored = "" if getattr(runner, "run_id", None) is None else (
+                f"; run {runner.run_id} keeps every result stored before it: make room, then "
+                f"{_resume_command(runner.run_id, db)}")
+            raise MageError(f"could not store the run in {db} ({error}){stored}") from error
         finally:
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)
@@ -154,7 +177,35 @@ def run(
     if failures is not None:
         console.print(failures)
     _print_experiment(store, run_id)
-    console.print(f"stored as run {run_id} in {db}")
+    console.print(f"stored as run {run_id} in {db}", markup=False)
+    _exit_if_failed(sorted({(row["op"], row["impl"], _failure_kind(row)) for row in rows if row["status"] == "fail"}))
+
+
+def _resume_command(run_id: int, db: Path) -> str:
+    return shlex.join(["mage", "run", "--resume", str(run_id), "--db", str(db)])
+
+
+def _failure_kind(row: dict) -> str:
+    """What a failed row failed: its contract, its re-check after timing, one launch path, or an error before."""
+    from mage.runner import RECHECK_FAILURE
+
+    if (row["reason"] or "").startswith(RECHECK_FAILURE):
+        return "re-check"
+    if row["contract"] == "pass":
+        return f"{row['path']} path"
+    return "contract" if row["contract"] == "fail" else "error"  # never checked: its inputs or its worker failed
+
+
+def _exit_if_failed(failed: list[tuple[str, str, str]]) -> None:
+    """Exit 1, the last line naming them, if any (op, implementation, what failed) is listed."""
+    if not failed:
+        return
+    names = sorted({(op, impl) for op, impl, _ in failed})
+    which = ", ".join(f"{op} {impl} ({', '.join(kind for o, i, kind in failed if (o, i) == (op, impl))})"
+                      for op, impl in names)
+    console.print(f"{len(names)} implementation{'s' * (len(names) != 1)} failed: {which}", markup=False,
+                  highlight=False)
+    raise typer.Exit(1)
 
 
 def _resumed_request(run_id: int, db: Path, **selections):
@@ -188,7 +239,7 @@ def check_contracts(
     table = Table(title=f"contracts on {where} (check seed {seed})")
     for column in ("op", "case", "impl", "contract", "rel error", "eager error", "reason"):
         table.add_column(column, overflow="fold")
-    failed = 0
+    failed = []
     for planned in plan(request):
         for implementation in planned.impls:
             reason = _skip_reason(planned.spec, planned.case, implementation, where)
@@ -199,14 +250,14 @@ def check_contracts(
                 result = check.check(implementation, _baseline(implementation), planned.spec, planned.case, where, seed)
             except Exception as error:  # one implementation's crash is its own failure
                 result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
-            failed += not result.passed
+            if not result.passed:
+                failed.append((planned.spec.name, implementation.name, f"contract on {planned.case.name}"))
             table.add_row(planned.spec.name, planned.case.name, implementation.name,
                           "[green]pass[/]" if result.passed else "[bold red]FAIL[/]",
                           "" if result.rel_error is None else f"{result.rel_error:.2e}",
                           "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
     console.print(table)
-    if failed:
-        raise typer.Exit(1)
+    _exit_if_failed(failed)
 
 
 @app.command()
@@ -244,14 +295,14 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     run_id = _run_id(store, run_id)
     stored = store.run(run_id)
     environment = stored["env"]
-    console.print(f"[bold]run {run_id}[/] · {stored['status']} · started {stored['started_at']} · "
-                  f"{environment.get('gpu') or environment.get('host_cpu')} · torch {environment.get('torch')} · "
-                  f"commit {commit_label(environment)}")
+    console.print(Text.assemble((f"run {run_id}", "bold"), f" · {stored['status']} · started {stored['started_at']} · "
+                                f"{environment.get('gpu') or environment.get('host_cpu')} · torch "
+                                f"{environment.get('torch')} · commit {commit_label(environment)}"))
     if stored["ceilings"]:
         c = stored["ceilings"]
         console.print(f"ceilings: copy {c['copy_gbps']:,.0f} GB/s · matmul ieee {c['matmul_ieee_tflops']:.1f} TFLOP/s · "
                       f"tf32 {c['matmul_tf32_tflops']:.1f} TFLOP/s")
-    console.print(f"command: {stored['command']}")
+    console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
     console.print(results_table(stored, rows))
     failures = failures_table(rows)
@@ -283,7 +334,7 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
 
 @app.command()
 def amdahl(fraction: float = typer.Option(..., help="Fraction of the request the kernel takes (0–1)."),
-           speedup: float = typer.Option(..., help="How many times faster the kernel becomes.")):
+           speedup: float = typer.Option(..., callback=_positive, help="How many times faster the kernel becomes.")):
     """What a kernel speedup does to a whole request."""
     console.print(amdahl_law.statement(fraction, speedup))
 
@@ -322,7 +373,7 @@ def _export_runs(run_id: Optional[int], all_runs: bool, output: Optional[Path], 
         print(json.dumps(document, separators=(",", ":")))
     else:
         transfer.write(document, output)
-        errors.print(f"wrote {len(ids)} run{'s' * (len(ids) != 1)} to {output}")
+        errors.print(f"wrote {len(ids)} run{'s' * (len(ids) != 1)} to {output}", markup=False)
 
 
 @app.command("import")
@@ -336,9 +387,9 @@ def import_runs(files: List[Path] = typer.Argument(..., help="Documents written 
     for file in files:
         for source, local, new in transfer.import_runs(store, transfer.read(file)):
             if new:
-                console.print(f"{file}: run {source} imported as run {local}")
+                console.print(f"{file}: run {source} imported as run {local}", markup=False)
             else:
-                console.print(f"{file}: run {source} already stored as run {local}; skipped")
+                console.print(f"{file}: run {source} already stored as run {local}; skipped", markup=False)
 
 
 @app.command("compare")
@@ -390,12 +441,10 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
         from mage.report.history_html import history_page
 
         html_file.write_text(history_page(series))
-        console.print(f"history page written to {html_file}")
+        console.print(f"history page written to {html_file}", markup=False)
 
 
 def _print_findings(stored: dict, rows: list) -> None:
-    from rich.text import Text
-
     from mage.report.findings import as_text, findings
 
     console.print(Text("\nFindings (≈ within noise; Amdahl at 20% of a request: mage report --fraction to change)\n",
@@ -422,26 +471,52 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     (out / "report.html").write_text(html.build(stored, rows, fraction, store=store), encoding="utf-8")
     (out / "tables.md").write_text(markdown.tables(stored, rows), encoding="utf-8")
     figures.draw(stored, rows, out)
-    console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md")
+    console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md",
+                  markup=False)
 
 
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
+    raise Interrupted(signum)  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
+
+
+def _error(message: str) -> None:
+    """One line on stderr; ``message`` may hold the user's text, so it is never read as markup."""
+    errors.print(Text.assemble(("error:", "bold red"), " ", message))
+
+
+def _environment_fault(error: BaseException) -> str:
+    if isinstance(error, sqlite3.Error):
+        return f"the SQLite store cannot be used: {error}"
+    if error.filename is not None:
+        return f"{error.filename}: {error.strerror or error}"
+    return str(error)
 
 
 def main() -> None:
+    """The `mage` command. Exit codes (README, "Exit codes"): 0 everything asked for passed; 1 an implementation
+    failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
+    130 / 143 interrupted by SIGINT / SIGTERM."""
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # what a command's typer.Exit gave; None when it returned
     except MageError as error:
-        errors.print(f"[bold red]error:[/] {error}")
-        sys.exit(2)
-    except (typer.Abort, KeyboardInterrupt):
-        errors.print("interrupted: finished results are stored; the run is marked incomplete")
-        sys.exit(130)
+        _error(str(error))
+        code = 2
+    except Interrupted as interrupted:
+        errors.print(f"interrupted by {interrupted.signal.name}")
+        code = interrupted.exit_code
     except typer.TyperException as error:  # usage errors: typer prints them and names their exit code
         if hasattr(error, "show"):
             error.show()
         else:
-            errors.print(f"[bold red]error:[/] {error}")
-        sys.exit(getattr(error, "exit_code", 2))
+            _error(str(error))
+        code = getattr(error, "exit_code", 2)
+    except (OSError, sqlite3.Error) as error:  # the environment's fault (a file, a disk), not Mage's
+        _error(_environment_fault(error))
+        code = 2
+    except Exception as error:  # a bug: shown whole, with an exit code of its own
+        traceback.print_exc()
+        _error(f"this is a bug in Mage ({type(error).__name__}: {error}); the traceback above says where")
+        code = 3
+    sys.exit(code or 0)

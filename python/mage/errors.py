@@ -1,5 +1,7 @@
 """Errors Mage raises on purpose. Each names the problem in words a user can act on."""
 
+import signal
+
 
 class MageError(Exception):
     """Base of every error Mage raises deliberately."""
@@ -16,6 +18,10 @@ class UnknownNameError(MageError, KeyError):
         return str(self.args[0])
 
 
+class PluginError(MageError):
+    """A module named in MAGE_PLUGINS cannot be imported (mage.registry)."""
+
+
 class ContractError(MageError):
     """An implementation's output broke its accuracy contract."""
 
@@ -27,3 +33,17 @@ class DeviceLost(MageError):
     def __init__(self, culprit: str, reason: str):
         super().__init__(f"{culprit} left the CUDA context unusable ({reason})")
         self.culprit, self.reason = culprit, reason
+
+
+class Interrupted(BaseException):
+    """SIGINT (Ctrl-C) or SIGTERM (a timeout), raised wherever the process is. A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` stores it as an implementation's failure; not a
+    KeyboardInterrupt, so that typer does not turn it into a bare exit code before ``cli.main`` sees it."""
+
+    def __init__(self, signum: int):
+        self.signal = signal.Signals(signum)
+        super().__init__(self.signal.name)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signal.value  # the shell's convention: 130 for SIGINT, 143 for SIGTERM

@@ -25,7 +25,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from mage.errors import UnknownNameError
+from mage.errors import PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
 
@@ -123,8 +123,19 @@ def load() -> None:
     from mage.backends import compiled
 
     compiled.register_compiled_variants()
-    for plugin in filter(None, os.environ.get("MAGE_PLUGINS", "").split(",")):
-        importlib.import_module(plugin.strip())
+    for plugin in filter(None, (name.strip() for name in os.environ.get("MAGE_PLUGINS", "").split(","))):
+        _load_plugin(plugin)
+
+
+def _load_plugin(module: str) -> None:
+    """Import one module named in MAGE_PLUGINS; a typo or a module that fails is the environment's fault."""
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        raise PluginError(f"plugin {module!r} in MAGE_PLUGINS cannot be found: {error}") from error
+    except Exception as error:  # whatever the plugin's own code raised while it was imported
+        raise PluginError(f"plugin {module!r} in MAGE_PLUGINS failed on import: "
+                          f"{type(error).__name__}: {error}") from error
 
 
 def ops() -> dict:

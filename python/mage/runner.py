@@ -26,7 +26,7 @@ from mage.measure.l2 import L2Flush
 from mage.measure.method import CACHES, PATHS, Method
 from mage.registry import Implementation
 from mage.spec import SUITES, Case
-from mage.errors import DeviceLost, UnknownNameError
+from mage.errors import DeviceLost, MageError, UnknownNameError
 from mage.store import Result, Store
 
 
@@ -48,6 +48,9 @@ class Planned:
     impls: list[Implementation]
 
 
+RECHECK_FAILURE = "failed a re-check during timing"  # how a re-check's failure reason begins
+
+
 def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -60,6 +63,9 @@ def plan(request: Request) -> list[Planned]:
     for path in request.paths:
         if path not in PATHS:
             raise UnknownNameError(f"unknown path {path!r}; known: {', '.join(PATHS)}")
+    if "cold" in request.caches and request.device != "cuda":
+        raise MageError("--cold flushes a GPU's L2 before every sample; a CPU run has no L2 flush, so its rows "
+                        "would be warm under a cold label: drop --cold")
     op_names = request.ops or sorted(registry.ops())
     specs = [registry.get_op(name) for name in op_names]
     if request.impls:
@@ -92,6 +98,13 @@ def _skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | N
         if work > spec.cpu_work_limit:
             reason = f"too large for a CPU run ({work:.3g} flops+bytes > {spec.cpu_work_limit:.3g})"
     return reason
+
+
+def _path_skip_reason(path: str, device: str) -> str | None:
+    """Why this device cannot run a launch path at all: its rows are skips with this reason, not failures."""
+    if path == "graph" and device != "cuda":
+        return "the graph path replays a CUDA graph, which needs a CUDA device"
+    return None
 
 
 def _is_oom(error: BaseException) -> bool:
@@ -270,6 +283,14 @@ class Runner:
         ]
         timed = []  # (name, result, samples)
         for path in self.request.paths:
+            reason = _path_skip_reason(path, self.request.device)
+            if reason:
+                for name, (impl, measured) in passing.items():
+                    for cache in self.request.caches:
+                        skipped = self._result(spec, case, impl, measured, path, cache, None, None)
+                        skipped.status, skipped.reason = "skip", reason
+                        timed.append((name, skipped, ()))
+                continue
             for cache in self.request.caches:
                 self.on_progress(f"{case.key} span {path}/{cache}")
                 flush = self.flush if cache == "cold" else None
@@ -298,7 +319,7 @@ class Runner:
                 continue
             for result in (result for row_name, result, _ in timed if row_name == name):
                 result.status, result.contract = "fail", "fail"
-                result.reason = f"failed a re-check during timing: {reason}"
+                result.reason = f"{RECHECK_FAILURE}: {reason}"
 
     def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
         contract = measured["contract"]

@@ -1,0 +1,111 @@
+"""`mage`'s exit codes (README, "Exit codes"), each through a real process of `python -m mage` on the CPU."""
+
+import errno
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mage import cli
+from mage.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+MAGE = [sys.executable, "-m", "mage"]
+
+
+def _environment(plugins: str = "", **extra) -> dict:
+    return os.environ | {"MAGE_PLUGINS": plugins, "COLUMNS": "200", **extra,
+                         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
+def mage(*args, cwd, plugins=""):
+    return subprocess.run([*MAGE, *args], cwd=cwd, env=_environment(plugins), capture_output=True, text=True,
+                          timeout=600)
+
+
+def _last_line(text: str) -> str:
+    return [line for line in text.splitlines() if line.strip()][-1]
+
+
+def test_check_exits_1_naming_the_implementation_that_failed(tmp_path):
+    result = mage("check", "--op", "layernorm", "--impl", "eager", "--impl", "wrong", cwd=tmp_path,
+                  plugins="tests.plugins.cli_faults")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _last_line(result.stdout).startswith("1 implementation failed: layernorm wrong/affine/ieee (contract on ")
+
+
+def test_run_exits_1_when_an_implementation_fails_and_0_when_all_pass(tmp_path):
+    failed = mage("run", "--op", "layernorm", "--impl", "eager", "--impl", "wrong", cwd=tmp_path,
+                  plugins="tests.plugins.cli_faults")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert _last_line(failed.stdout) == "1 implementation failed: layernorm wrong/affine/ieee (contract)"
+    assert "stored as run 1" in failed.stdout
+    passed = mage("run", "--op", "layernorm", "--impl", "eager", cwd=tmp_path)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_mid_run_stores_it_incomplete_and_prints_the_resume_command(tmp_path, signum, code):
+    started = tmp_path / "sleeping"
+    process = subprocess.Popen([*MAGE, "run", "--op", "layernorm", "--impl", "eager", "--impl", "sleeps",
+                                "--db", "store.db"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=_environment("tests.plugins.cli_faults",
+                                                           MAGE_TEST_SLEEP_STARTED=str(started)))
+    deadline = time.monotonic() + 300
+    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert started.exists(), process.communicate()
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == code, stdout + stderr
+    assert "Traceback" not in stderr
+    assert (f"interrupted by {signal.Signals(signum).name}: run 1 is stored as incomplete" in stderr
+            and "mage run --resume 1 --db store.db" in stderr)
+    assert Store(tmp_path / "store.db").run(1)["status"] == "incomplete"
+
+
+def test_a_full_store_says_so_in_one_line(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager", cwd=tmp_path, plugins="tests.plugins.full_store")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert _last_line(result.stderr) == ("error: could not store the run in mage.db (database or disk is full); run 1 "
+                                         "keeps every result stored before it: make room, then mage run --resume 1 "
+                                         "--db mage.db")
+
+
+@pytest.mark.parametrize("plugin, problem", [
+    ("tests.plugins.nowhere", "plugin 'tests.plugins.nowhere' in MAGE_PLUGINS cannot be found: No module named "
+                              "'tests.plugins.nowhere'"),
+    ("tests.plugins.raises_on_import", "plugin 'tests.plugins.raises_on_import' in MAGE_PLUGINS failed on import: "
+                                       "RuntimeError: this plugin is broken on purpose"),
+])
+def test_a_plugin_that_cannot_be_loaded_is_named_in_one_line(tmp_path, plugin, problem):
+    result = mage("check", "--op", "layernorm", "--impl", "eager", cwd=tmp_path, plugins=plugin)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {problem}"
+
+
+@pytest.mark.parametrize("fault, code, line", [
+    (OSError(errno.ENOSPC, "No space left on device", "out/report.html"), 2,
+     "error: out/report.html: No space left on device"),
+    (sqlite3.DatabaseError("file is not a database"), 2,
+     "error: the SQLite store cannot be used: file is not a database"),
+    (ZeroDivisionError("division by zero"), 3,
+     "error: this is a bug in Mage (ZeroDivisionError: division by zero); the traceback above says where"),
+])
+def test_the_last_resort_names_environment_faults_and_keeps_bugs_visible(monkeypatch, capsys, fault, code, line):
+    def command(**kwargs):
+        raise fault
+
+    monkeypatch.setattr(cli, "app", command)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == code
+    stderr = capsys.readouterr().err
+    assert _last_line(stderr) == line
+    assert ("Traceback" in stderr) == (code == 3)  # a bug shows where it is; the environment's fault does not
