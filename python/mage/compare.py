@@ -359,10 +359,13 @@ def _value(value) -> str:
 def render(comparison: Comparison, show_all: bool = False) -> list:
     """Rich renderables: the environment differences first, then the clocks, the verdicts, the counts."""
     from rich.table import Table
+    from rich.text import Text
+
+    from mage.report.tables import add_literal_row
 
     a, b = comparison.run_a, comparison.run_b
-    out: list = [f"[bold]A = run {a['id']}[/] ({a['started_at']}, {a['command']})",
-                 f"[bold]B = run {b['id']}[/] ({b['started_at']}, {b['command']})"]
+    out: list = [Text.assemble((f"{label} = run {run['id']}", "bold"), f" ({run['started_at']}, {run['command']})")
+                 for label, run in (("A", a), ("B", b))]
     env = Table(title="environment differences (A → B)", title_justify="left")
     for column in ("what", "A", "B"):
         env.add_column(column, overflow="fold")
@@ -370,20 +373,20 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
         change = ""
         if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool) and va:
             change = f" ({(vb - va) / va:+.1%})"
-        env.add_row(key, _value(va), _value(vb) + change)
+        add_literal_row(env, key, _value(va), _value(vb) + change)
     if not comparison.env_differences:
         env.add_row("(none)", "", "")
     if comparison.machines:
-        out.append(f"[bold yellow]{comparison.machines_statement()}[/]")
-    out += [env, comparison.clocks.statement()]
+        out.append(Text(comparison.machines_statement(), style="bold yellow"))
+    out += [env, Text(comparison.clocks.statement())]
     table = Table(title="verdicts, B against A (µs per call)", title_justify="left")
     for column in ("op", "case", "impl", "path", "cache", "boundary", "A", "B", "change", "verdict", "note"):
         table.add_column(column, overflow="fold")
     shown = [v for v in comparison.verdicts if show_all or v.verdict != "same"]
     for v in shown:
-        table.add_row(v.op, v.case, v.impl, v.path, v.cache, v.boundary, at_boundary(v.a, v.boundary),
-                      at_boundary(v.b, v.boundary), "—" if v.change is None else f"{v.change:+.1%}",
-                      f"[{STYLE.get(v.verdict, '')}]{v.verdict}[/]", v.note)
+        add_literal_row(table, v.op, v.case, v.impl, v.path, v.cache, v.boundary, at_boundary(v.a, v.boundary),
+                        at_boundary(v.b, v.boundary), "—" if v.change is None else f"{v.change:+.1%}",
+                        Text(v.verdict, style=STYLE.get(v.verdict, "")), v.note)
     if shown:
         out.append(table)
     counts = comparison.counts()

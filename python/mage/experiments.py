@@ -306,16 +306,19 @@ def evaluation_rows(evaluations: list[Evaluation]) -> list[dict]:
 def experiment_table(hypothesis: str | None, evaluations: list[Evaluation]):
     """A rich table of predictions and outcomes, or None when the run states neither."""
     from rich.table import Table
+    from rich.text import Text
+
+    from mage.report.tables import add_literal_row
 
     if not hypothesis and not evaluations:
         return None
-    table = Table(title=f"hypothesis: {hypothesis}" if hypothesis else "predictions", title_justify="left")
+    table = Table(title=Text(f"hypothesis: {hypothesis}" if hypothesis else "predictions"), title_justify="left")
     for column in ("prediction", "observed", "outcome"):
         table.add_column(column, overflow="fold")
     style = {"held": "green", "failed": "bold red", "unclear": "yellow", "no data": "dim"}
     for row in evaluation_rows(evaluations):
-        table.add_row(row["prediction"], "\n".join(row["observed"]),
-                      f"[{style[row['outcome']]}]{row['outcome']}[/]")
+        add_literal_row(table, row["prediction"], "\n".join(row["observed"]),
+                        Text(row["outcome"], style=style[row["outcome"]]))
     if not evaluations:
         table.add_row("(no predictions)", "", "")
     return table

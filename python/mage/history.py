@@ -168,27 +168,36 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
 
 # Rendering for the terminal
 
+_STEP_STYLE = {"slower": "bold red", "faster": "green"}
+
 def summary_table(series: list[Series]):
     from rich.table import Table
+    from rich.text import Text
+
+    from mage.report.tables import add_literal_row
 
     table = Table(title="history: one row per series (µs per call)", title_justify="left")
     for column in ("op", "case", "impl", "path", "cache", "boundary", "runs", "first", "best", "latest", "steps"):
         table.add_column(column, overflow="fold")
     for s in series:
         values = [p.value for p in s.measured()]
-        steps = "\n".join(
-            f"[{'bold red' if st.direction == 'slower' else 'green'}]run {st.run_id} ({st.commit}): "
-            f"{st.direction} {st.change:+.1%}[/]" for st in s.steps)
+        steps = Text("\n").join(
+            Text(f"run {st.run_id} ({st.commit}): {st.direction} {st.change:+.1%}", style=_STEP_STYLE[st.direction])
+            for st in s.steps)
         best = min(values)  # fewest µs, fewest launches
-        table.add_row(s.op, s.case, s.impl, s.path, s.cache, s.boundary, str(len(s.points)),
-                      at_boundary(values[0], s.boundary), at_boundary(best, s.boundary), at_boundary(values[-1], s.boundary), steps or "—")
+        add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, str(len(s.points)),
+                        at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
+                        at_boundary(values[-1], s.boundary), steps or "—")
     return table
 
 
 def points_table(s: Series):
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"{s.op} · {s.impl} · {s.label}", title_justify="left")
+    from mage.report.tables import add_literal_row
+
+    table = Table(title=Text(f"{s.op} · {s.impl} · {s.label}"), title_justify="left")
     for column in ("run", "started", "commit", "value", "round range", "step"):
         table.add_column(column, overflow="fold")
     step_at = {st.index: st for st in s.steps}
@@ -196,9 +205,9 @@ def points_table(s: Series):
         step = step_at.get(i)
         marker = ""
         if step is not None:
-            style = "bold red" if step.direction == "slower" else "green"
-            marker = f"[{style}]{'▲' if step.direction == 'slower' else '▼'} {step.direction} {step.change:+.1%}[/]"
-        value = at_boundary(p.value, s.boundary) if p.status == "pass" else f"[red]{p.status}[/]"
+            marker = Text(f"{'▲' if step.direction == 'slower' else '▼'} {step.direction} {step.change:+.1%}",
+                          style=_STEP_STYLE[step.direction])
+        value = at_boundary(p.value, s.boundary) if p.status == "pass" else Text(p.status, style="red")
         spread = "" if p.low is None else f"{at_boundary(p.low, s.boundary)}–{at_boundary(p.high, s.boundary)}"
-        table.add_row(str(p.run_id), p.started_at, p.commit, value, spread, marker)
+        add_literal_row(table, str(p.run_id), p.started_at, p.commit, value, spread, marker)
     return table

@@ -6,6 +6,7 @@ paths, host time, fractions of the floor and every failure.
 
 from __future__ import annotations
 
+import html
 from typing import Callable
 
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
@@ -13,6 +14,12 @@ from mage.report.format import clock_range, commit_label, us, with_range
 from mage.report.figures import figure_cache
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
+
+
+def _escaped(text: str) -> str:
+    """Stored text as Markdown: HTML (<, >, &) escaped so a renderer shows it as written, table pipes
+    escaped so it stays in its cell, on one line."""
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def _formulation(row: dict) -> str:
@@ -24,10 +31,10 @@ def _table(rows: list[dict], cell: Callable[[dict], str]) -> str:
     backends = list(dict.fromkeys(r["backend"] for r in rows))
     keys = list(dict.fromkeys(_formulation(r) for r in rows))
     found = {(_formulation(r), r["backend"]): r for r in rows}
-    lines = ["| Operation | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
+    lines = ["| Operation | " + " | ".join(map(_escaped, backends)) + " |", "|---|" + "---|" * len(backends)]
     for key in keys:
-        cells = [cell(found[key, b]) if (key, b) in found else "—" for b in backends]
-        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+        cells = [_escaped(cell(found[key, b])) if (key, b) in found else "—" for b in backends]
+        lines.append(f"| {_escaped(key)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -46,8 +53,8 @@ def _failures(rows: list[dict]) -> str:
         return "Every implementation passed its contract and ran on every path."
     lines = ["| op | case | implementation | status | path/cache | reason |", "|---|---|---|---|---|---|"]
     for op, case, impl, status, path, cache, reason in bad:
-        reason = reason.replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {op} | {case} | {impl} | **{status.upper()}** | {path}/{cache} | {reason} |")
+        cells = map(_escaped, (op, case, impl, f"**{status.upper()}**", f"{path}/{cache}", reason))
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -82,18 +89,17 @@ def tables(run: dict, rows: list[dict]) -> str:
          [r for r in at("single", cache) if r.get("sm_clock_min_mhz") is not None], clock_range),
         ("Autotuned configurations", "The configuration each autotuned Triton kernel launched with in the timed "
          "calls (Triton's Config text).", [r for r in at("single", cache) if r.get("tuning")],
-         lambda r: r["tuning"].replace("|", "\\|")),
+         lambda r: r["tuning"]),
         (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2",
          "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger.",
          at("single", floor_cache), _floor_fraction),
     ]
-    parts = [f"## Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')} ({unit})",
-             f"torch {env.get('torch')}, commit {commit_label(env)}, started {run['started_at']}. "
-             "Compilation, transfers and "
-             "process start are excluded. Rows compare within themselves; numbers are never subtracted across "
-             "boundaries."]
+    parts = [_escaped(f"## Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')} ({unit})"),
+             _escaped(f"torch {env.get('torch')}, commit {commit_label(env)}, started {run['started_at']}. ")
+             + "Compilation, transfers and process start are excluded. Rows compare within themselves; numbers are "
+             "never subtracted across boundaries."]
     for title, note, chosen, cell in sections:
         if chosen:
-            parts += [f"### {title}", note, _table(chosen, cell)]
+            parts += [f"### {_escaped(title)}", note, _table(chosen, cell)]
     parts += ["### Contracts and failures", _failures(rows)]
     return "\n\n".join(parts) + "\n"

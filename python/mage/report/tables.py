@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from mage.report.format import clock_range, commit_label, us, with_range
 
@@ -27,21 +28,27 @@ def export_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
+def add_literal_row(table: Table, *cells) -> None:
+    """Add a row whose text is shown as written: text from the store or the command line is data, never
+    rich markup (a stored '[/bold]' would crash the table, a '[link=…]' become a hyperlink)."""
+    table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells))
+
+
 def results_table(run: dict, rows: list[dict]) -> Table:
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
-    table = Table(title=f"run {run['id']} · {run['status']} · {unit} · µs per call", show_lines=False)
+    table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False)
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
                    "span mean [round min–max]", "span median", "floor", "floor/kernel", *(["SM clock"] * clocked)):
         table.add_column(column, overflow="fold")
     for row in export_rows(rows):
         if row["status"] == "skip":
-            contract = "[yellow]skip[/]"
+            contract = Text("skip", style="yellow")
         elif row["contract"] == "fail" or row["status"] == "fail":
-            contract = "[bold red]FAIL[/]"
+            contract = Text("FAIL", style="bold red")
         else:
-            contract = "[green]pass[/]" + (" [bold magenta]SUSPECT[/]" if row["suspect"] else "")
-        table.add_row(
+            contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
+        add_literal_row(table, 
             row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
@@ -52,8 +59,8 @@ def results_table(run: dict, rows: list[dict]) -> Table:
     return table
 
 
-def _clock_cell(row: dict) -> str:
-    return f"[bold magenta]{clock_range(row)}[/]" if row.get("clock_events") else clock_range(row)
+def _clock_cell(row: dict) -> Text:
+    return Text(clock_range(row), style="bold magenta" if row.get("clock_events") else "")
 
 
 def failures_table(rows: list[dict]) -> Table | None:
@@ -72,7 +79,7 @@ def failures_table(rows: list[dict]) -> Table | None:
         if key in seen:
             continue
         seen.add(key)
-        table.add_row(row["op"], row["case"], row["impl"], f"[{styles[status]}]{status}[/]", reason or "")
+        add_literal_row(table, row["op"], row["case"], row["impl"], Text(status, style=styles[status]), reason or "")
     return table
 
 
@@ -83,6 +90,6 @@ def runs_table(runs: list[dict]) -> Table:
     for run in runs:
         env = run["env"]
         commit = commit_label(env, missing="")
-        table.add_row(str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
-                      env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
+        add_literal_row(table, str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
+                        env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
     return table
