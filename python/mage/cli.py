@@ -85,8 +85,8 @@ def run(
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
-    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds one measurement may take before its sample count "
-                                 "is reduced (never below --min-samples)."),
+    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds one measurement may take "
+                                 "before its sample count is reduced (never below --min-samples)."),
     min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
                                     help="Floor on samples per measurement when the budget would allow fewer; at "
                                     "least one a round. Lower it for long batches (a large case at --batch 100 "
@@ -107,8 +107,9 @@ def run(
                                            "cases only. A worker start-up per case costs ~6 s on the H200 (seed "
                                            "suite, 4 cases: 30 s plain, 55 s isolated) and ~12 s on the CPU with "
                                            "torch.compile; small next to a large case, nearly doubling the seed suite."),
-    case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds one case may take; "
-                                       "one implementation's check, profile or re-check may take a quarter."),
+    case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds "
+                                       "one case may take; one implementation's check, profile or re-check may take "
+                                       "a quarter."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
@@ -133,8 +134,8 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
         steps = sum(len(w.impls) for w in work)
         task = progress.add_task("starting", total=steps)
 
@@ -229,8 +230,10 @@ def check_contracts(
 ):
     """Check implementations against the float64 reference without timing them; exit 1 if any fails."""
     from rich.table import Table
+    from rich.text import Text
 
     from mage import check
+    from mage.report.tables import add_literal_row
     from mage.runner import Request, _baseline, _skip_reason, fresh_method, plan
 
     where = _device(device)
@@ -244,7 +247,8 @@ def check_contracts(
         for implementation in planned.impls:
             reason = _skip_reason(planned.spec, planned.case, implementation, where)
             if reason:
-                table.add_row(planned.spec.name, planned.case.name, implementation.name, "[yellow]skip[/]", "", "", reason)
+                add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
+                                Text("skip", style="yellow"), "", "", reason)
                 continue
             try:
                 result = check.check(implementation, _baseline(implementation), planned.spec, planned.case, where, seed)
@@ -252,10 +256,10 @@ def check_contracts(
                 result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
             if not result.passed:
                 failed.append((planned.spec.name, implementation.name, f"contract on {planned.case.name}"))
-            table.add_row(planned.spec.name, planned.case.name, implementation.name,
-                          "[green]pass[/]" if result.passed else "[bold red]FAIL[/]",
-                          "" if result.rel_error is None else f"{result.rel_error:.2e}",
-                          "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
+            add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
+                            Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
+                            "" if result.rel_error is None else f"{result.rel_error:.2e}",
+                            "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
     console.print(table)
     _exit_if_failed(failed)
 

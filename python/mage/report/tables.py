@@ -48,8 +48,8 @@ def results_table(run: dict, rows: list[dict]) -> Table:
             contract = Text("FAIL", style="bold red")
         else:
             contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
-        add_literal_row(table, 
-            row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
+        add_literal_row(
+            table, row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
             with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]), us(row["floor_us"]),
