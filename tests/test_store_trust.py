@@ -24,6 +24,7 @@ READ_ONLY_COMMANDS = [["runs"], ["show", "1"], ["export", "1", "--json"], ["expo
 def mage_here(monkeypatch, capsys, *args):
     """The mage command in this process: (exit code, stdout, stderr with rich's line wrapping undone)."""
     monkeypatch.setattr(sys, "argv", ["mage", *args])
+    monkeypatch.setenv("COLUMNS", "10000")  # rich wraps long paths otherwise
     try:
         cli.main()
         code = 0
