@@ -56,7 +56,7 @@ def test_check_env_amdahl(tmp_path):
     (["run", "--op", "softmax"], "unknown op 'softmax'"),
     (["run", "--op", "layernorm", "--impl", "cublas"], "unknown implementation 'cublas'"),
     (["run", "--op", "layernorm", "--path", "warp"], "unknown path 'warp'"),
-    (["show", "7"], "no run 7"),
+    (["show", "7"], "no store at mage.db"),  # a read-only command never creates one
     (["amdahl", "--fraction", "1.5", "--speedup", "2"], "fraction must be between 0 and 1"),
     (["export", "1"], "--json"),
 ])

@@ -69,9 +69,17 @@ def _device(choice: DeviceChoice) -> str:
 
 
 def _open_store(db: Path):
+    """The store to write (run, import): created if missing, migrated if older."""
     from mage.store import Store
 
     return Store(db)
+
+
+def _read_store(db: Path):
+    """The store to read (runs, show, export, report, compare, history): never created, migrated or written."""
+    from mage.store import Store
+
+    return Store(db, read_only=True)
 
 
 @app.command()
@@ -282,7 +290,7 @@ def runs(db: Path = DB_OPTION):
     """List the stored runs."""
     from mage.report.tables import runs_table
 
-    console.print(runs_table(_open_store(db).runs()))
+    console.print(runs_table(_read_store(db).runs()))
 
 
 def _run_id(store, run_id: Optional[int]) -> int:
@@ -295,7 +303,7 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     from mage.report.format import commit_label
     from mage.report.tables import failures_table, results_table
 
-    store = _open_store(db)
+    store = _read_store(db)
     run_id = _run_id(store, run_id)
     stored = store.run(run_id)
     environment = stored["env"]
@@ -332,7 +340,7 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
         return _export_runs(run_id, all_runs, output, db)
     if not as_json:
         raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
-    store = _open_store(db)
+    store = _read_store(db)
     print(json.dumps(export_rows(store.rows(_run_id(store, run_id))), indent=1))
 
 
@@ -368,7 +376,7 @@ def _print_experiment(store, run_id: int) -> None:
 def _export_runs(run_id: Optional[int], all_runs: bool, output: Optional[Path], db: Path) -> None:
     from mage import transfer
 
-    store = _open_store(db)
+    store = _read_store(db)
     if all_runs and run_id is not None:
         raise MageError("give a run id or --all, not both")
     ids = [run["id"] for run in store.runs()] if all_runs else [_run_id(store, run_id)]
@@ -387,9 +395,10 @@ def import_runs(files: List[Path] = typer.Argument(..., help="Documents written 
     """Merge whole runs into the store; a run it already holds (same fingerprint) is skipped."""
     from mage import transfer
 
+    documents = [(file, transfer.read(file)) for file in files]  # every file checked before anything is stored
     store = _open_store(db)
-    for file in files:
-        for source, local, new in transfer.import_runs(store, transfer.read(file)):
+    for file, document in documents:
+        for source, local, new in transfer.import_runs(store, document):
             if new:
                 console.print(f"{file}: run {source} imported as run {local}", markup=False)
             else:
@@ -406,7 +415,7 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
     """Per op, case, implementation and boundary: faster, slower, same or ambiguous (rules: mage.compare)."""
     from mage import compare
 
-    comparison = compare.compare(_open_store(db), run_a, run_b, op)
+    comparison = compare.compare(_read_store(db), run_a, run_b, op)
     if as_json:
         print(json.dumps(compare.as_json(comparison), indent=1))
         return
@@ -430,7 +439,7 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
     """Every stored result over time and commits, with the steps where it got faster or slower."""
     from mage import history
 
-    series = history.load(_open_store(db), op, impl, case, path, cache, boundary)
+    series = history.load(_read_store(db), op, impl, case, path, cache, boundary)
     if not series:
         raise MageError("no stored result matches")
     console.print(history.summary_table(series))
@@ -442,9 +451,10 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
     console.print(f"{len(series)} series, {len(steps)} steps: {slower} slower, {len(steps) - slower} faster "
                   "(step detection: mage.history)")
     if html_file is not None:
+        from mage import atomic
         from mage.report.history_html import history_page
 
-        html_file.write_text(history_page(series))
+        atomic.write_text(html_file, history_page(series))
         console.print(f"history page written to {html_file}", markup=False)
 
 
@@ -462,18 +472,18 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
     """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md."""
+    from mage import atomic
     from mage.report import figures, html, markdown
 
     amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
-    store = _open_store(db)
+    store = _read_store(db)
     run_id = _run_id(store, run_id)
     stored, rows = store.run(run_id), store.rows(run_id)
     if not rows:
         raise MageError(f"run {run_id} has no results to report")
-    out = out or Path("reports") / f"run-{run_id}"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.html").write_text(html.build(stored, rows, fraction, store=store), encoding="utf-8")
-    (out / "tables.md").write_text(markdown.tables(stored, rows), encoding="utf-8")
+    out = atomic.output_folder(out or Path("reports") / f"run-{run_id}")
+    atomic.write_text(out / "report.html", html.build(stored, rows, fraction, store=store))
+    atomic.write_text(out / "tables.md", markdown.tables(stored, rows))
     figures.draw(stored, rows, out)
     console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md",
                   markup=False)

@@ -12,6 +12,7 @@ import dataclasses
 
 from mage.errors import MageError
 from mage.measure.method import Method
+from mage.store import RunClaimedError, describe_claim
 
 REQUEST_KEY = "request"
 # What must match for the numbers of one run to stay comparable. Another machine of the same kind
@@ -27,6 +28,8 @@ def request_record(request) -> dict:
 
 def stored_request(run: dict):
     """The Request of a stored run, or a MageError saying why it cannot be resumed."""
+    if run["status"] == "running":  # its claim is live (mage.store reads a dead owner's run as incomplete)
+        raise RunClaimedError(f"run {run['id']} is being run by {describe_claim(run)}; it is not resumed twice")
     if run["status"] != "incomplete":
         raise MageError(f"run {run['id']} is {run['status']}; only an incomplete run can be resumed")
     return request_of(run)

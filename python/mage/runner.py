@@ -150,7 +150,7 @@ class Runner:
         here = env.capture(self.request.device)
         resume.check_comparable(run, here)
         self.attach(run)
-        self.store.reopen_run(run_id)
+        self.store.claim_run(run_id)  # refused while another live process runs it
         resumed = run["env_end"].get("resumed", []) + [{"uuid": here.get("uuid"), "hostname": here.get("hostname"),
                                                         "gpu_state_start": env.gpu_state()}]
         return self._run_cases(work, self.store.stored_rows(run_id), {"resumed": resumed})
@@ -164,15 +164,16 @@ class Runner:
     def _run_cases(self, work: list[Planned], stored: set, end_notes: dict) -> int:
         status = "incomplete"
         try:
-            for planned in work:
-                rows = resume.case_rows(planned, self.request.paths, self.request.caches)
-                if rows <= stored:
-                    for impl in planned.impls:
-                        self.on_progress(f"{planned.case.key} check {impl.name}: stored before")
-                    continue
-                if rows & stored:
-                    self.store.delete_case_results(self.run_id, self.store.case_id(self.run_id, planned.case))
-                self._run_case(planned)
+            with self.store.heartbeat(self.run_id):  # the claim stays fresh through long cases
+                for planned in work:
+                    rows = resume.case_rows(planned, self.request.paths, self.request.caches)
+                    if rows <= stored:
+                        for impl in planned.impls:
+                            self.on_progress(f"{planned.case.key} check {impl.name}: stored before")
+                        continue
+                    if rows & stored:
+                        self.store.delete_case_results(self.run_id, self.store.case_id(self.run_id, planned.case))
+                    self._run_case(planned)
             status = "complete"
         finally:
             self.store.end_run(self.run_id, status, end_notes | {"gpu_state_end": env.gpu_state()})

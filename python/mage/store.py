@@ -3,24 +3,41 @@
 Every result is written with its samples in one transaction, so a crash or Ctrl-C leaves every
 finished result stored. A run is 'running' until it ends; one that ends by interruption is marked
 'incomplete', and one whose process died keeps no finish time and reads as incomplete too.
+
+One live process owns a running run: its claim (pid, host, since, heartbeat) is taken inside a
+BEGIN IMMEDIATE transaction, refreshed by a thread while the run goes and checked in the same
+transaction as every result it stores. A claim is taken over once its process is gone: on the same
+host when the pid is not alive, anywhere when its heartbeat is older than CLAIM_TIMEOUT_S.
+
+``Store(path, read_only=True)`` (the commands that only read) never creates, migrates or writes a
+store: it opens SQLite read-only, and reads an older schema as the current one through TEMP views
+that add the missing columns as NULL. A store of a newer schema than this Mage knows is refused.
+Every fault of the file (a directory, not SQLite, truncated, read-only, full) is a StoreError naming it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
+import socket
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from mage.errors import UnknownNameError
+from mage.errors import MageError, UnknownNameError
 
-SCHEMA_VERSION = 6  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement; 6: autotuned configurations (_migrate)
+SCHEMA_VERSION = 7  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations; 7: run claims (_migrate)
+CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
+HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
+HOST = socket.gethostname()
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -37,7 +54,10 @@ CREATE TABLE IF NOT EXISTS runs (
     method_json TEXT NOT NULL,
     ceilings_json TEXT NOT NULL,
     fingerprint TEXT,                     -- identifies the run across stores (import skips a known one)
-    hypothesis TEXT                       -- what the run was made to test (mage run --hypothesis)
+    hypothesis TEXT,                      -- what the run was made to test (mage run --hypothesis)
+    owner_host TEXT,                      -- the claim of a running run: pid above, this host,
+    claimed_at TEXT,                      -- since when,
+    heartbeat_at TEXT                     -- and when its owner last showed it was alive
 );
 CREATE TABLE IF NOT EXISTS cases (
     id INTEGER PRIMARY KEY,
@@ -116,8 +136,33 @@ RESULT_FIELDS = (
 )
 
 
+# Columns added since schema 1: _migrate adds them to an older store, a read-only open reads them as NULL.
+ADDED_COLUMNS = {
+    "runs": (("fingerprint", "TEXT"), ("hypothesis", "TEXT"), ("owner_host", "TEXT"), ("claimed_at", "TEXT"),
+             ("heartbeat_at", "TEXT")),
+    "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
+                ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT")),
+}
+
+
+class StoreError(MageError):
+    """The store's file cannot be used as asked: missing, not a store, damaged, read-only, full, too new."""
+
+
+class RunClaimedError(StoreError):
+    """Another live process owns the run."""
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process a running run belongs to."""
+
+    pid: int
+    host: str = HOST
 
 
 @dataclass
@@ -154,35 +199,128 @@ class Result:
 
 
 class Store:
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, *, read_only: bool = False):
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path, timeout=30)
+        self.read_only = read_only
+        self.owner = Owner(os.getpid())  # a worker of an isolated run acts for its parent (act_for)
+        self.db = _connect(self.path, read_only)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        with self.db:
-            self.db.executescript(SCHEMA)
-        _migrate(self.db)
+        try:
+            with self._faults("read"):
+                version = self.db.execute("PRAGMA user_version").fetchone()[0]
+                tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} is a schema {version} store, newer than schema {SCHEMA_VERSION} that this "
+                                 "Mage knows; it is left untouched: use a newer Mage")
+            if read_only:
+                if "runs" not in tables:
+                    raise StoreError(f"{self.path} is not a Mage store (it has no runs table)")
+                with self._faults("read"):
+                    _read_as_current(self.db)
+            else:
+                with self._faults("write"):
+                    self.db.execute("PRAGMA journal_mode=WAL")
+                    self.db.execute("PRAGMA foreign_keys=ON")
+                    with self.db:
+                        self.db.executescript(SCHEMA)
+                    _migrate(self.db)
+        except BaseException:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
 
+    @contextlib.contextmanager
+    def _faults(self, doing: str):
+        """A fault of the file (damaged, full, read-only) as one StoreError naming it; constraint violations pass."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"cannot {doing} {self.path}: {_explain(error)}") from None
+
+    @contextlib.contextmanager
+    def transaction(self, immediate: bool = False):
+        """One write transaction (BEGIN IMMEDIATE takes the write lock at once, for read-then-write)."""
+        with self._faults("write"), self.db:
+            if immediate:
+                self.db.execute("BEGIN IMMEDIATE")
+            yield
+
+    # Claims
+
+    def act_for(self, pid: int) -> None:
+        """Write as the owner ``pid`` on this host: a worker of an isolated run stores rows for its parent."""
+        self.owner = Owner(pid)
+
+    def claim_run(self, run_id: int) -> None:
+        """Make this process the owner of an interrupted run (mage run --resume); refuse a live claim."""
+        with self.transaction(immediate=True):
+            row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise UnknownNameError(f"no run {run_id} in {self.path}")
+            if row["status"] == "complete":
+                raise StoreError(f"run {run_id} is complete; only an incomplete run can be resumed")
+            if claim_is_live(row) and Owner(row["pid"], row["owner_host"]) != self.owner:
+                raise RunClaimedError(f"run {run_id} is being run by {describe_claim(row)}; it is not resumed twice")
+            now = _now()
+            self.db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = ?, owner_host = ?,"
+                            " claimed_at = ?, heartbeat_at = ? WHERE id = ?",
+                            (self.owner.pid, self.owner.host, now, now, run_id))
+
+    def _keep_claim(self, run_id: int) -> None:
+        """Inside a write transaction: refresh the heartbeat, or refuse if this process no longer owns the run."""
+        updated = self.db.execute(
+            "UPDATE runs SET heartbeat_at = ? WHERE id = ? AND status = 'running' AND pid = ? AND owner_host = ?",
+            (_now(), run_id, self.owner.pid, self.owner.host)).rowcount
+        if not updated:
+            row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+            holder = describe_claim(row) if row is not None and claim_is_live(row) else "no live process"
+            raise RunClaimedError(f"run {run_id} is not owned by this process (process {self.owner.pid} on "
+                                  f"{self.owner.host}) but by {holder}; nothing more is stored")
+
+    @contextlib.contextmanager
+    def heartbeat(self, run_id: int):
+        """Refresh the claim of ``run_id`` every HEARTBEAT_S seconds while the block runs (own thread, own
+        connection), so a long case never looks abandoned."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            db = sqlite3.connect(self.path, timeout=30)
+            try:
+                while not stop.wait(HEARTBEAT_S):
+                    with contextlib.suppress(sqlite3.Error), db:  # a fault shows where results are stored
+                        db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND status = 'running' AND pid = ?"
+                                   " AND owner_host = ?", (_now(), run_id, self.owner.pid, self.owner.host))
+            finally:
+                db.close()
+
+        thread = threading.Thread(target=beat, name=f"mage-heartbeat-{run_id}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
     # Writing a run
 
     def begin_run(self, *, clock: str, suite: str, command: str, env: dict, method: dict, ceilings: dict) -> int:
-        started, pid = _now(), os.getpid()
-        with self.db:
+        started, pid = _now(), self.owner.pid
+        with self.transaction():
             cursor = self.db.execute(
                 "INSERT INTO runs (started_at, status, clock, suite, command, pid, env_json, method_json, ceilings_json,"
-                " fingerprint) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " fingerprint, owner_host, claimed_at, heartbeat_at) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (started, clock, suite, command, pid, json.dumps(env), json.dumps(method), json.dumps(ceilings),
-                 run_fingerprint(started, env, command, pid, time.time_ns())),
+                 run_fingerprint(started, env, command, pid, time.time_ns()), self.owner.host, started, started),
             )
         return cursor.lastrowid
 
     def set_experiment(self, run_id: int, hypothesis: str | None, predictions: Iterable[str]) -> None:
         """Store what ``run_id`` was made to test: a hypothesis and predictions (mage.experiments syntax)."""
-        with self.db:
+        with self.transaction():
             self.db.execute("UPDATE runs SET hypothesis = ? WHERE id = ?", (hypothesis, run_id))
             self.db.execute("DELETE FROM predictions WHERE run_id = ?", (run_id,))
             self.db.executemany("INSERT INTO predictions (run_id, position, text) VALUES (?, ?, ?)",
@@ -197,17 +335,12 @@ class Store:
         return None if row is None else row[0]
 
     def end_run(self, run_id: int, status: str, env_end: dict | None = None) -> None:
-        with self.db:
+        """End the run this process owns; a run another process has taken over is left to it."""
+        with self.transaction():
             self.db.execute(
-                "UPDATE runs SET status = ?, finished_at = ?, env_end_json = ? WHERE id = ?",
-                (status, _now(), json.dumps(env_end or {}), run_id),
+                "UPDATE runs SET status = ?, finished_at = ?, env_end_json = ? WHERE id = ? AND pid = ? AND owner_host = ?",
+                (status, _now(), json.dumps(env_end or {}), run_id, self.owner.pid, self.owner.host),
             )
-
-    def reopen_run(self, run_id: int) -> None:
-        """Mark an interrupted run as running again, in this process (mage run --resume)."""
-        with self.db:
-            self.db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = ? WHERE id = ?",
-                            (os.getpid(), run_id))
 
     def stored_rows(self, run_id: int) -> set[tuple[str, str, str, str, str]]:
         """(op, case, implementation, path, cache) of every result stored for ``run_id``."""
@@ -218,13 +351,14 @@ class Store:
 
     def delete_case_results(self, run_id: int, case_id: int) -> None:
         """Remove every result of one case of a run, with its samples, in one transaction."""
-        with self.db:
+        with self.transaction():
+            self._keep_claim(run_id)
             self.db.execute("DELETE FROM samples WHERE result_id IN"
                             " (SELECT id FROM results WHERE run_id = ? AND case_id = ?)", (run_id, case_id))
             self.db.execute("DELETE FROM results WHERE run_id = ? AND case_id = ?", (run_id, case_id))
 
     def case_id(self, run_id: int, case) -> int:
-        with self.db:
+        with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
                 (run_id, case.op, case.name, case.suite, json.dumps(case.params), case.seed),
@@ -234,7 +368,7 @@ class Store:
         ).fetchone()[0]
 
     def impl_id(self, run_id: int, impl) -> int:
-        with self.db:
+        with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO implementations (run_id, op, name, backend, variant, precision)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -246,9 +380,10 @@ class Store:
 
     def add_result(self, run_id: int, case_id: int, impl_id: int, result: Result,
                    samples: Iterable[tuple[int, float]] = ()) -> int:
-        """Store one result and its raw samples atomically."""
+        """Store one result and its raw samples atomically, if this process still owns the run."""
         values = [getattr(result, f) for f in RESULT_FIELDS]
-        with self.db:
+        with self.transaction():
+            self._keep_claim(run_id)
             cursor = self.db.execute(
                 f"INSERT INTO results (run_id, case_id, impl_id, {', '.join(RESULT_FIELDS)}, created_at)"
                 f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_FIELDS))}, ?)",
@@ -288,7 +423,7 @@ class Store:
         run = dict(row)
         for key in ("env_json", "env_end_json", "method_json", "ceilings_json"):
             run[key.removesuffix("_json")] = json.loads(run.pop(key) or "{}")
-        if run["status"] == "running" and run["finished_at"] is None and not _alive(run["pid"]):
+        if run["status"] == "running" and not claim_is_live(row):
             run["status"] = "incomplete"  # its process died without marking it
         return run
 
@@ -322,6 +457,77 @@ def run_fingerprint(started_at: str, env: dict, command: str, pid, salt) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def claim_is_live(run) -> bool:
+    """Whether a run row is held by a live process: running, unfinished, its heartbeat recent, and, on
+    this host, its pid alive (a run stored before claims has only its pid)."""
+    if run["status"] != "running" or run["finished_at"] is not None:
+        return False
+    heartbeat = run["heartbeat_at"]
+    if heartbeat is not None and time.time() - datetime.fromisoformat(heartbeat).timestamp() > CLAIM_TIMEOUT_S:
+        return False
+    if run["owner_host"] in (None, HOST):
+        return _alive(run["pid"])
+    return heartbeat is not None  # another host's process cannot be seen: only its heartbeat
+
+
+def describe_claim(run) -> str:
+    """Who holds a run, in words: 'process 123 on host h since … (heartbeat …)'."""
+    return (f"process {run['pid']} on {run['owner_host'] or HOST} since {run['claimed_at'] or run['started_at']}"
+            f" (last heartbeat {run['heartbeat_at'] or 'never'})")
+
+
+def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+    """Open SQLite on ``path``; every reason it cannot be, as one StoreError naming the file."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a Mage store")
+    if read_only:
+        if not path.exists():
+            raise StoreError(f"no store at {path}")
+        target = f"{path.resolve().as_uri()}?mode=ro"
+        wal = path.with_name(path.name + "-wal")
+        if not os.access(path.resolve().parent, os.W_OK) and not (wal.exists() and wal.stat().st_size):
+            # A read-only mount: SQLite cannot create the WAL index a read-only open of a WAL store needs,
+            # and nothing can write the store there, so it is read as immutable.
+            target += "&immutable=1"
+    else:
+        folder = path.resolve().parent
+        if not folder.is_dir():
+            raise StoreError(f"cannot create a store at {path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise StoreError(f"{path} cannot be written (read-only); mage run and mage import need a writable "
+                             "store, the commands that only read can read it where it is")
+        target = path.resolve().as_uri()
+    try:
+        return sqlite3.connect(target, uri=True, timeout=30)
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot open {path}: {_explain(error)}") from None
+
+
+def _explain(error: sqlite3.Error) -> str:
+    text = str(error)
+    known = {"file is not a database": "it is not an SQLite database",
+             "database disk image is malformed": "it is damaged or truncated",
+             "database or disk is full": "the disk is full",
+             "attempt to write a readonly database": "it is read-only"}
+    return known.get(text, text)
+
+
+def _read_as_current(db: sqlite3.Connection) -> None:
+    """Let a read-only connection read an older store as the current schema, writing nothing to it: a
+    TEMP view (the temp schema lives with the connection, and unqualified names find it first) adds
+    each missing column as NULL, and a TEMP table stands in for a table created since."""
+    for table, added in ADDED_COLUMNS.items():
+        present = {row[1] for row in db.execute(f"PRAGMA main.table_info({table})")}
+        missing = [name for name, _ in added if name not in present]
+        if present and missing:
+            db.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {', '.join(f'NULL AS {name}' for name in missing)}"
+                       f" FROM main.{table}")
+    tables = {row[0] for row in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+    for statement in re.finditer(r"CREATE TABLE IF NOT EXISTS (\w+) \(.*?\n\);", SCHEMA, re.S):
+        if statement[1] not in tables:
+            db.execute(statement[0].replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+
+
 def _migrate(db: sqlite3.Connection) -> None:
     """Upgrade a store to SCHEMA_VERSION in one transaction; PRAGMA user_version records the version.
 
@@ -331,26 +537,23 @@ def _migrate(db: sqlite3.Connection) -> None:
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
     5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
+    6 → 7: runs gain the claim ``owner_host``, ``claimed_at`` and ``heartbeat_at`` (NULL before: such a
+    run's claim is its pid alone).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
     db.execute("BEGIN IMMEDIATE")
     try:
-        columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
-        for name in ("fingerprint", "hypothesis"):
-            if name not in columns:
-                db.execute(f"ALTER TABLE runs ADD COLUMN {name} TEXT")
+        for table, added in ADDED_COLUMNS.items():
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in added:
+                if name not in columns:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         legacy = db.execute("SELECT id, started_at, command, pid, env_json FROM runs WHERE fingerprint IS NULL")
         for run_id, started_at, command, pid, env_json in legacy.fetchall():
             fingerprint = run_fingerprint(started_at, json.loads(env_json or "{}"), command, pid, f"id{run_id}")
             db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
-        result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-        for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"),
-                           ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"),
-                           ("tuning", "TEXT")):
-            if name not in result_columns:
-                db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:

@@ -12,8 +12,9 @@ A document holds one run or several:
                         "samples": {"round": [...], "value_us": [...]}}, …]}
 
 Importing merges: a run whose fingerprint the store already holds is skipped, so importing a file
-twice, or a run back into the store it came from, changes nothing. Each run is written in one
-transaction. A file ending in .gz is read and written gzip-compressed (the H200 seed run, 144 results and
+twice, or a run back into the store it came from, changes nothing. A document is checked whole
+first (mage.documents: every field, every reference), then all its new runs are written in one
+transaction: a document is stored entirely or not at all. A file ending in .gz is read and written gzip-compressed (the H200 seed run, 144 results and
 43,200 samples, is 1.0 MB as JSON and 0.3 MB gzipped: Parquet would save little and add a dependency).
 """
 
@@ -21,9 +22,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import sqlite3
+import zlib
 from pathlib import Path
 
+from mage import atomic, documents
 from mage.errors import MageError
 from mage.store import RESULT_FIELDS, Store, run_fingerprint
 
@@ -65,32 +67,43 @@ def export_runs(store: Store, run_ids: list[int]) -> dict:
 
 
 def write(document: dict, path: Path) -> None:
-    text = json.dumps(document, separators=(",", ":"))
-    if path.suffix == ".gz":
-        with gzip.open(path, "wt", encoding="utf-8") as out:
-            out.write(text)
-    else:
-        path.write_text(text)
+    """Write ``document`` to ``path`` whole or not at all (mage.atomic); gzip-compressed if it ends in .gz."""
+    data = json.dumps(document, separators=(",", ":")).encode()
+    with atomic.replacing(path, binary=True) as out:
+        if path.suffix == ".gz":
+            with gzip.GzipFile(filename=path.name, mode="wb", fileobj=out) as compressed:
+                compressed.write(data)
+        else:
+            out.write(data)
 
 
 def read(path: Path) -> dict:
+    """The document in ``path``, checked whole (mage.documents); one MageError naming the file otherwise."""
     try:
         if path.suffix == ".gz":
             with gzip.open(path, "rt", encoding="utf-8") as source:
                 document = json.load(source)
         else:
-            document = json.loads(path.read_text())
+            document = json.loads(path.read_bytes().decode("utf-8"))
     except OSError as error:
-        raise MageError(f"cannot read {path}: {error}") from None
-    except (ValueError, EOFError) as error:
-        raise MageError(f"{path} is not a Mage run document (JSON): {error}") from None
+        raise MageError(f"cannot read {path}: {error.strerror or error}") from None
+    except (ValueError, EOFError, zlib.error, RecursionError) as error:  # not JSON, cut short, nested too deep
+        raise MageError(f"{path} is not a Mage run document (JSON): {_first_line(error)}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise MageError(f"{path} is not a Mage run document: expected \"format\": \"{FORMAT}\" "
                         "(write one with mage export RUN --run-json)")
     if document.get("version") != VERSION:
         raise MageError(f"{path} is a version {document.get('version')} run document; this Mage reads "
                         f"version {VERSION}")
+    try:
+        documents.validate(document)
+    except documents.DocumentError as error:
+        raise MageError(f"{path}: {error}; nothing of it was stored") from None
     return document
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error) or type(error).__name__).splitlines()[0]
 
 
 def fingerprint_of(run: dict) -> str:
@@ -100,70 +113,57 @@ def fingerprint_of(run: dict) -> str:
 
 
 def import_runs(store: Store, document: dict) -> list[tuple[int | None, int, bool]]:
-    """Merge every run of ``document``: (source id, local id, whether it was new) per run."""
+    """Merge every run of ``document``, checked first (mage.documents), in one transaction: all its new runs
+    are stored or none. (source id, local id, whether it was new) per run."""
+    documents.validate(document)
     out = []
-    for entry in document.get("runs", []):
-        try:
-            out.append(_import_run(store, entry))
-        except (KeyError, TypeError, sqlite3.IntegrityError) as error:
-            source = (entry.get("run") or {}).get("source_id") if isinstance(entry, dict) else None
-            raise MageError(f"run {source} of the document is malformed ({type(error).__name__}: {error}); "
-                            "nothing of it was stored") from None
+    # BEGIN IMMEDIATE: no other import can store a fingerprint between this one's check and its insert.
+    with store.transaction(immediate=True):
+        for entry in document["runs"]:
+            run = entry["run"]
+            fingerprint = fingerprint_of(run)
+            existing = store.run_by_fingerprint(fingerprint)  # also a run given twice in this document
+            if existing is None:
+                out.append((run.get("source_id"), _insert_run(store.db, entry, fingerprint), True))
+            else:
+                out.append((run.get("source_id"), existing, False))
     return out
 
 
-def _import_run(store: Store, entry: dict) -> tuple[int | None, int, bool]:
+def _insert_run(db, entry: dict, fingerprint: str) -> int:
+    """Insert one checked run, inside the caller's transaction."""
     run = entry["run"]
-    fingerprint = fingerprint_of(run)
-    existing = store.run_by_fingerprint(fingerprint)
-    if existing is not None:
-        return run.get("source_id"), existing, False
-    try:
-        return run.get("source_id"), _insert_run(store.db, entry, fingerprint), True
-    except sqlite3.IntegrityError:
-        existing = store.run_by_fingerprint(fingerprint)  # another import of it won the race
-        if existing is None:
-            raise
-        return run.get("source_id"), existing, False
-
-
-def _insert_run(db: sqlite3.Connection, entry: dict, fingerprint: str) -> int:
-    run = entry["run"]
-    with db:  # one transaction: a run arrives whole or not at all
-        run_id = db.execute(
-            "INSERT INTO runs (started_at, finished_at, status, clock, suite, command, pid, env_json, env_end_json,"
-            " method_json, ceilings_json, fingerprint, hypothesis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run["started_at"], run.get("finished_at") or run["started_at"],
-             # A run still 'running' in its source is finished here: nothing will ever end it in this store.
-             "incomplete" if run["status"] == "running" else run["status"], run["clock"], run["suite"],
-             run["command"], run.get("pid"), json.dumps(run.get("env") or {}), json.dumps(run.get("env_end") or {}),
-             json.dumps(run.get("method") or {}), json.dumps(run.get("ceilings") or {}), fingerprint,
-             run.get("hypothesis")),
+    run_id = db.execute(
+        "INSERT INTO runs (started_at, finished_at, status, clock, suite, command, pid, env_json, env_end_json,"
+        " method_json, ceilings_json, fingerprint, hypothesis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (run["started_at"], run.get("finished_at") or run["started_at"],
+         # A run still 'running' in its source is finished here: nothing will ever end it in this store.
+         "incomplete" if run["status"] == "running" else run["status"], run["clock"], run["suite"],
+         run["command"], run.get("pid"), json.dumps(run.get("env") or {}), json.dumps(run.get("env_end") or {}),
+         json.dumps(run.get("method") or {}), json.dumps(run.get("ceilings") or {}), fingerprint,
+         run.get("hypothesis")),
+    ).lastrowid
+    db.executemany("INSERT INTO predictions (run_id, position, text) VALUES (?, ?, ?)",
+                   [(run_id, i, text) for i, text in enumerate(entry.get("predictions") or [])])
+    cases, impls = {}, {}
+    for case in entry["cases"]:
+        cases[case["op"], case["name"]] = db.execute(
+            "INSERT INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, case["op"], case["name"], case["suite"], json.dumps(case["params"]), case["seed"]),
         ).lastrowid
-        db.executemany("INSERT INTO predictions (run_id, position, text) VALUES (?, ?, ?)",
-                       [(run_id, i, text) for i, text in enumerate(entry.get("predictions") or [])])
-        cases, impls = {}, {}
-        for case in entry["cases"]:
-            cases[case["op"], case["name"]] = db.execute(
-                "INSERT INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, case["op"], case["name"], case["suite"], json.dumps(case["params"]), case["seed"]),
-            ).lastrowid
-        for impl in entry["implementations"]:
-            impls[impl["op"], impl["name"]] = db.execute(
-                "INSERT INTO implementations (run_id, op, name, backend, variant, precision) VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, impl["op"], impl["name"], impl["backend"], impl["variant"], impl["precision"]),
-            ).lastrowid
-        for result in entry["results"]:
-            result_id = db.execute(
-                f"INSERT INTO results (run_id, case_id, impl_id, {', '.join(RESULT_FIELDS)}, created_at)"
-                f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_FIELDS))}, ?)",
-                (run_id, cases[result["op"], result["case"]], impls[result["op"], result["impl"]],
-                 *(result.get(f) for f in RESULT_FIELDS), result.get("created_at") or run["started_at"]),
-            ).lastrowid
-            samples = result.get("samples") or {"round": [], "value_us": []}
-            if len(samples["round"]) != len(samples["value_us"]):
-                raise KeyError(f"samples of result {result['op']}/{result['case']}/{result['impl']} have "
-                               f"{len(samples['round'])} rounds for {len(samples['value_us'])} values")
-            db.executemany("INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
-                           [(result_id, r, v) for r, v in zip(samples["round"], samples["value_us"])])
+    for impl in entry["implementations"]:
+        impls[impl["op"], impl["name"]] = db.execute(
+            "INSERT INTO implementations (run_id, op, name, backend, variant, precision) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, impl["op"], impl["name"], impl["backend"], impl["variant"], impl["precision"]),
+        ).lastrowid
+    for result in entry["results"]:
+        result_id = db.execute(
+            f"INSERT INTO results (run_id, case_id, impl_id, {', '.join(RESULT_FIELDS)}, created_at)"
+            f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_FIELDS))}, ?)",
+            (run_id, cases[result["op"], result["case"]], impls[result["op"], result["impl"]],
+             *(result.get(f) for f in RESULT_FIELDS), result.get("created_at") or run["started_at"]),
+        ).lastrowid
+        samples = result.get("samples") or {"round": [], "value_us": []}
+        db.executemany("INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
+                       [(result_id, r, v) for r, v in zip(samples["round"], samples["value_us"])])
     return run_id

@@ -2,12 +2,14 @@
 
 JOB is JSON: the store's path, the run id, the case key and the names of the implementations to run.
 The worker plans the case again from the request stored with the run, runs it as Runner._run_case
-does in a plain run (storing its own rows), and reports each step on stdout for the parent to follow.
+does in a plain run (storing its own rows, on behalf of the parent that owns the run's claim), and
+reports each step on stdout for the parent to follow.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from mage import resume
@@ -20,6 +22,7 @@ PROGRESS = "mage-progress: "  # marks the worker's step lines among anything a k
 
 def main(job: dict) -> None:
     store = Store(job["db"])
+    store.act_for(os.getppid())  # the parent owns the run's claim; this worker stores its rows for it
     run = store.run(job["run_id"])
     request = resume.request_of(run)
     planned = next(p for p in plan(request) if p.case.key == job["case"])

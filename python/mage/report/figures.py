@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mage import atomic
 from mage.report.findings import caches_of, short_labels
 from mage.report.format import us
 
@@ -94,7 +95,8 @@ def draw(run: dict, rows: list[dict], out_dir: Path) -> list[Path]:
     paths = [out_dir / "figure.png", out_dir / "figure.svg"]
     # No date and fixed element ids: the same run draws the same bytes, so a committed figure can be checked.
     with matplotlib.rc_context({"svg.hashsalt": f"mage-run-{run['id']}"}):
-        figure.savefig(paths[0], dpi=150, metadata={"Software": None})
-        figure.savefig(paths[1], dpi=150, metadata={"Date": None})
+        for path, metadata in zip(paths, ({"Software": None}, {"Date": None})):
+            with atomic.replacing(path, binary=True) as out:
+                figure.savefig(out, format=path.suffix[1:], dpi=150, metadata=metadata)
     plt.close(figure)
     return paths

@@ -1,0 +1,158 @@
+"""The store never loses or garbles an answer: read-only commands, faults of the file, schema versions."""
+
+import hashlib
+import os
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mage import cli
+from mage.store import SCHEMA_VERSION, Result, Store, StoreError
+
+from test_transfer import V1_RUNS, store_run
+
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "h200" / "mage.db"
+READ_ONLY_COMMANDS = [["runs"], ["show", "1"], ["export", "1", "--json"], ["export", "--run-json", "--all"],
+                      ["report", "1"], ["compare", "1", "2"], ["history"]]
+
+
+def mage_here(monkeypatch, capsys, *args):
+    """The mage command in this process: (exit code, stdout, stderr with rich's line wrapping undone)."""
+    monkeypatch.setattr(sys, "argv", ["mage", *args])
+    monkeypatch.setenv("COLUMNS", "10000")  # rich wraps long paths otherwise
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exit:
+        code = exit.code
+    captured = capsys.readouterr()
+    return code, captured.out, " ".join(captured.err.split())
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("command", READ_ONLY_COMMANDS, ids=lambda c: " ".join(c))
+def test_a_read_only_command_never_creates_a_store(command, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = mage_here(monkeypatch, capsys, *command, "--db", "mistyped.db")
+    assert code == 2 and "no store at mistyped.db" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda path: path.write_bytes(os.urandom(4096)), "not an SQLite database"),
+    (lambda path: path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2]), "damaged or truncated"),
+    (lambda path: (path.unlink(), path.mkdir()), "is a directory"),
+], ids=["not-sqlite", "truncated", "directory"])
+def test_a_broken_store_file_is_one_line_naming_it(damage, problem, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "mage.db"
+    store = Store(path)
+    for _ in range(30):  # enough pages that half the file cuts tables short
+        store_run(store)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    damage(path)
+    for read_only in (True, False):
+        with pytest.raises(StoreError, match=problem) as refused:
+            Store(path, read_only=read_only)
+        assert str(path) in str(refused.value)
+    code, _, err = mage_here(monkeypatch, capsys, "runs", "--db", str(path))
+    assert code == 2 and problem in err and "Traceback" not in err
+
+
+def test_a_writable_store_in_a_missing_folder_is_refused(tmp_path):
+    with pytest.raises(StoreError, match="the folder .*nowhere does not exist"):
+        Store(tmp_path / "nowhere" / "mage.db")
+
+
+def test_reading_an_older_store_neither_migrates_nor_writes_it(tmp_path):
+    path = tmp_path / "mage.db"
+    shutil.copy(COMMITTED, path)  # schema 6: no claim columns
+    before = digest(path)
+    store = Store(path, read_only=True)
+    runs = store.runs()
+    assert len(runs) > 1 and {run["status"] for run in runs} == {"complete", "incomplete"}
+    assert runs[0]["owner_host"] is None  # a column added since reads as NULL
+    assert store.rows(runs[-1]["id"]) and store.samples(store.rows(runs[-1]["id"])[0]["result_id"])
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        store.db.execute("UPDATE main.runs SET suite = 'x'")
+    store.close()
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == 6 < SCHEMA_VERSION
+    assert "owner_host" not in {row[1] for row in check.execute("PRAGMA table_info(runs)")}
+    check.close()
+    assert digest(path) == before
+
+
+def test_a_version_1_store_reads_without_its_later_tables(tmp_path):
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.execute(V1_RUNS)
+    old.execute("INSERT INTO runs (started_at, status, clock, suite, command, env_json, method_json, ceilings_json)"
+                " VALUES ('2026-11-29T21:57:46+00:00', 'complete', 'gpu', 'seed', 'mage run', '{}', '{}', '{}')")
+    old.execute("PRAGMA user_version=1")
+    old.commit()
+    old.close()
+    store = Store(path, read_only=True)
+    assert [run["suite"] for run in store.runs()] == ["seed"]
+    assert store.predictions(1) == [] and store.run(1)["hypothesis"] is None
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_store_of_a_newer_schema_is_refused_and_left_untouched(read_only, tmp_path):
+    path = tmp_path / "mage.db"
+    newer = sqlite3.connect(path)
+    newer.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, gadget TEXT)")
+    newer.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    newer.commit()
+    newer.close()
+    before = digest(path)
+    with pytest.raises(StoreError, match=f"schema {SCHEMA_VERSION + 1} store, newer than schema {SCHEMA_VERSION}"):
+        Store(path, read_only=read_only)
+    assert digest(path) == before
+
+
+def test_a_full_disk_is_one_error_naming_the_store_and_stores_nothing(tmp_path):
+    path = tmp_path / "mage.db"
+    store = Store(path)
+    run = store_run(store)
+    count = store.db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+    store.db.execute("PRAGMA max_page_count = %d" % store.db.execute("PRAGMA page_count").fetchone()[0])
+    case_id, impl_id = store.db.execute("SELECT case_id, impl_id FROM results LIMIT 1").fetchone()
+    store.db.execute("UPDATE runs SET status = 'running', finished_at = NULL")  # as while it runs
+    store.db.commit()
+    with pytest.raises(StoreError, match=f"cannot write {path}: the disk is full"):
+        store.add_result(run, case_id, impl_id, Result("single", "warm", "pass"), [(0, 1.0)] * 100_000)
+    assert store.db.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == count
+
+
+def _unshare_available() -> bool:
+    return shutil.which("unshare") is not None and subprocess.run(
+        ["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _unshare_available(), reason="needs a private mount namespace (unshare -m) for a read-only mount")
+def test_a_store_on_a_read_only_mount_is_read_and_refused_for_writing(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    store = Store(folder / "mage.db")
+    store_run(store)
+    store.close()  # the last connection checkpoints the WAL and removes it
+    assert sorted(p.name for p in folder.iterdir()) == ["mage.db"]
+    mage = f"{shlex.quote(sys.executable)} -m mage"
+    script = (f"mount --bind -o ro {folder} {folder} && cd {tmp_path} && "
+              f"{mage} runs --db {folder}/mage.db && {mage} export 1 --json --db {folder}/mage.db > rows.json;"
+              f" echo read=$?; {mage} run --op layernorm --impl eager --db {folder}/mage.db; echo run=$?")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300,
+                          env=os.environ | {"COLUMNS": "200"})
+    assert "read=0" in done.stdout, done.stdout + done.stderr
+    assert "layernorm" in (tmp_path / "rows.json").read_text()
+    assert "run=2" in done.stdout and "cannot be written (read-only)" in " ".join(done.stderr.split())
+    assert "Traceback" not in done.stderr
