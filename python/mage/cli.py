@@ -165,7 +165,7 @@ def run(
         except DeviceLost as lost:
             _error(f"{lost}. Run {runner.run_id} stops here, stored as incomplete with that failure; a CUDA context "
                    f"cannot be repaired in-process, so continue it in worker processes: "
-                   f"{_resume_command(runner.run_id, db)} --isolate")
+                   f"{_resume_command(runner.run_id, db, '--isolate')}")
             raise typer.Exit(1) from lost
         except Interrupted as interrupted:
             if getattr(runner, "run_id", None) is None:
@@ -190,8 +190,8 @@ def run(
     _exit_if_failed(sorted({(row["op"], row["impl"], _failure_kind(row)) for row in rows if row["status"] == "fail"}))
 
 
-def _resume_command(run_id: int, db: Path) -> str:
-    return shlex.join(["mage", "run", "--resume", str(run_id), "--db", str(db)])
+def _resume_command(run_id: int, db: Path, *options: str) -> str:
+    return shlex.join(["mage", "run", "--resume", str(run_id), *options, "--db", str(db)])
 
 
 def _failure_kind(row: dict) -> str:
