@@ -73,7 +73,7 @@ def test_a_full_store_says_so_in_one_line(tmp_path):
     result = mage("run", "--op", "layernorm", "--impl", "eager", cwd=tmp_path, plugins="tests.plugins.full_store")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
-    assert _last_line(result.stderr) == ("error: could not store the run in mage.db (database or disk is full); run 1 "
+    assert _last_line(result.stderr) == ("error: could not store the run (cannot write mage.db: the disk is full); run 1 "
                                          "keeps every result stored before it: make room, then mage run --resume 1 "
                                          "--db mage.db")
 

@@ -11,7 +11,8 @@ import pytest
 
 from mage import store as store_module
 from mage.resume import stored_request
-from mage.store import HOST, Result, RunClaimedError, Store
+from mage.errors import RunClaimedError
+from mage.store import HOST, Result, Store
 
 from test_cli import MAGE
 from test_transfer import store_run
@@ -27,7 +28,8 @@ HOLDER = textwrap.dedent("""
 
 CLAIMANT = textwrap.dedent("""
     import os, sys, time
-    from mage.store import RunClaimedError, Store
+    from mage.errors import RunClaimedError
+    from mage.store import Store
     store = Store(sys.argv[1])
     while not os.path.exists(sys.argv[2]):
         time.sleep(0.01)

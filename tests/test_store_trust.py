@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from mage import cli
-from mage.store import SCHEMA_VERSION, Result, Store, StoreError
+from mage.errors import StoreError
+from mage.store import SCHEMA_VERSION, Result, Store
 
 from test_transfer import V1_RUNS, store_run
 

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from mage import amdahl as amdahl_law
-from mage.errors import DeviceLost, Interrupted, MageError
+from mage.errors import DeviceLost, Interrupted, MageError, StoreError
 from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -173,11 +173,12 @@ def run(
             errors.print(f"interrupted by {interrupted.signal.name}: run {runner.run_id} is stored as incomplete with "
                          f"every finished case; continue it with: {_resume_command(runner.run_id, db)}", markup=False)
             raise typer.Exit(interrupted.exit_code) from interrupted
-        except sqlite3.Error as error:  # a full disk: what was stored before stays
+        except (sqlite3.Error, StoreError) as error:  # a full disk: what was stored before stays
             stored = "" if getattr(runner, "run_id", None) is None else (
                 f"; run {runner.run_id} keeps every result stored before it: make room, then "
                 f"{_resume_command(runner.run_id, db)}")
-            raise MageError(f"could not store the run in {db} ({error}){stored}") from error
+            reason = str(error) if isinstance(error, StoreError) else f"cannot write {db}: {error}"
+            raise MageError(f"could not store the run ({reason}){stored}") from error
         finally:
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)

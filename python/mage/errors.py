@@ -47,3 +47,11 @@ class Interrupted(BaseException):
     @property
     def exit_code(self) -> int:
         return 128 + self.signal.value  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
+
+
+class StoreError(MageError):
+    """The store's file cannot be used as asked: missing, not a store, damaged, read-only, full, too new."""
+
+
+class RunClaimedError(StoreError):
+    """Another live process owns the run."""

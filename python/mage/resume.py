@@ -12,7 +12,8 @@ import dataclasses
 
 from mage.errors import MageError
 from mage.measure.method import Method
-from mage.store import RunClaimedError, describe_claim
+from mage.errors import RunClaimedError
+from mage.store import describe_claim
 
 REQUEST_KEY = "request"
 # What must match for the numbers of one run to stay comparable. Another machine of the same kind

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from mage.errors import MageError, UnknownNameError
+from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
 SCHEMA_VERSION = 7  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims (_migrate)
@@ -143,14 +143,6 @@ ADDED_COLUMNS = {
     "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
                 ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT")),
 }
-
-
-class StoreError(MageError):
-    """The store's file cannot be used as asked: missing, not a store, damaged, read-only, full, too new."""
-
-
-class RunClaimedError(StoreError):
-    """Another live process owns the run."""
 
 
 def _now() -> str:
