@@ -19,8 +19,8 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 6  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement; 6: autotuned configurations (_migrate)
+SCHEMA_VERSION = 8  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations; 8: span noise (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS results (
     sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
     clock_events TEXT,                    -- NVML slowdown reasons seen meanwhile, space-separated
     tuning TEXT,                          -- the configuration each autotuned Triton kernel of a call launched with
+    span_rse REAL,                        -- relative standard error of the span mean reached (mage.measure.span)
+    noisy INTEGER,                        -- 1: sampling hit its cap with span_rse above the run's noise target
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -112,7 +114,7 @@ RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
-    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning", "span_rse", "noisy",
 )
 
 
@@ -151,6 +153,8 @@ class Result:
     sm_clock_max_mhz: float | None = None
     clock_events: str | None = None
     tuning: str | None = None
+    span_rse: float | None = None
+    noisy: bool | None = None
 
 
 class Store:
@@ -331,6 +335,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
     5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
+    7 → 8: results gain ``span_rse`` and ``noisy`` (NULL before, and for results without spans).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -348,7 +353,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
         for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"),
                            ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"),
-                           ("tuning", "TEXT")):
+                           ("tuning", "TEXT"), ("span_rse", "REAL"), ("noisy", "INTEGER")):
             if name not in result_columns:
                 db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
