@@ -53,3 +53,12 @@ def test_the_results_table_shows_noise_only_for_runs_that_measured_it():
     assert "noise" not in shown(row)  # stored before schema 8
     text = shown(row | {"span_rse": 0.0031, "noisy": 0}, row | {"span_rse": 0.012, "noisy": 1})
     assert "0.31%" in text and "0.31% noisy" not in text and "1.20% noisy" in text
+
+
+def test_the_report_says_how_spans_were_sampled_old_runs_and_new():
+    from mage.measure.method import Method
+    from mage.report.html import _span_sampling
+
+    assert _span_sampling({"span_samples": 300, "rounds": 3}) == "300 samples"
+    assert _span_sampling(Method().as_dict()) == ("sampled until the mean's relative standard error was below 0.50% "
+                                                  "(at least 30 samples, at most 2 s of spans or 10000 samples)")
