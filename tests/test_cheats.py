@@ -1,8 +1,10 @@
 """Implementations that cheat are caught: aliasing, re-checks during timing, suspect times."""
 
+import dataclasses
 import io
 
 import pytest
+from cheats import deferred_output, stale_answer
 from rich.console import Console
 
 from mage import check, suspect
@@ -21,9 +23,9 @@ def _check(layernorm, impl):
     return check.check(impl, eager, spec, case, "cpu", seed=11)
 
 
-def _run(tmp_path, layernorm, impls, case=None):
+def _run(tmp_path, layernorm, impls, case=None, method=QUICK, paths=("single",)):
     spec, _, default_case = layernorm
-    request = Request(suites=["seed"], device="cpu", method=QUICK)
+    request = Request(suites=["seed"], device="cpu", method=method, paths=list(paths))
     store = Store(tmp_path / "mage.db")
     run_id = Runner(store, request, "pytest").run([Planned(spec, case or default_case, impls)])
     return store.run(run_id), store.rows(run_id)
@@ -58,10 +60,12 @@ def test_an_honest_implementation_is_not_called_an_alias(layernorm):
 def test_right_while_checked_then_wrong_fails_the_recheck(tmp_path, layernorm, impl_like):
     eager, calls = layernorm[1], {"n": 0}
 
-    def drifts(x, w, b):
+    def drifts(x, w, b):  # right while checked and on the timing buffers (its first call after the contract)
         calls["n"] += 1
+        if calls["n"] == len(DISTRIBUTIONS) + 1:
+            calls["timed"] = x.data_ptr()
         out = eager.fn(x, w, b)
-        return out if calls["n"] <= len(DISTRIBUTIONS) else out * 2
+        return out if calls["n"] <= len(DISTRIBUTIONS) or x.data_ptr() == calls["timed"] else out * 2
 
     rows = {r["backend"]: r for r in _run(tmp_path, layernorm, [impl_like(eager, drifts), eager])[1]}
     assert rows["fixture"]["status"] == "fail" and rows["fixture"]["contract"] == "fail"
@@ -76,11 +80,16 @@ def test_memoizing_on_its_inputs_is_flagged_suspect(tmp_path, layernorm, impl_li
     memo = {}
 
     def memoized(x, w, b):  # honest on fresh inputs (so it passes every check), instant on the timed ones
-        if memo.get("key") != x.data_ptr():
-            memo["key"], memo["out"] = x.data_ptr(), eager.fn(x, w, b)
-        return memo["out"]
+        # Keyed on content and remembering every answer: the timing inputs' few refreshed sets recur, so
+        # input refresh cannot catch it (its answers are right); the ratio rule must.
+        key = tuple(x[0, :4].tolist())
+        if key not in memo:
+            memo[key] = eager.fn(x, w, b)
+        return memo[key]
 
-    run, stored = _run(tmp_path, layernorm, [impl_like(eager, memoized), eager], big)
+    # Enough samples that its first answer for each set weighs little in its mean.
+    many = dataclasses.replace(QUICK, span_samples=120, min_samples=120)
+    run, stored = _run(tmp_path, layernorm, [impl_like(eager, memoized), eager], big, many)
     rows = {r["backend"]: r for r in stored}
     assert rows["fixture"]["status"] == "pass"
     assert "faster than the best other implementation (eager/" in rows["fixture"]["suspect"]
@@ -142,3 +151,38 @@ def test_tf32x3_is_floored_at_three_tf32_products_not_at_the_fma_rate():
     result = _timed(kernel=12058.0, floor=floor_us(ceilings, flops, 3 * 8192**2 * 4, "tf32x3"))
     suspect.flag([("triton/default/tf32x3", "default", result)], cache_bytes=1e6)
     assert result.suspect is None
+
+
+@pytest.mark.parametrize("path", ["single", "batch"])
+def test_answering_from_memory_by_address_fails_as_stale(tmp_path, layernorm, impl_like, path):
+    eager = layernorm[1]
+    _, stored = _run(tmp_path, layernorm, [impl_like(eager, stale_answer.ByAddress(eager.fn)), eager], paths=[path])
+    rows = {r["backend"]: r for r in stored}
+    assert rows["fixture"]["status"] == "fail" and rows["fixture"]["contract"] == "fail"
+    assert rows["fixture"]["reason"].startswith(f"returned a stale result during timing on the {path} path (warm L2): "
+                                                "error ")
+    assert rows["eager"]["status"] == "pass" and rows["eager"]["span_rse"] is not None
+
+
+def test_a_stale_answer_on_one_path_fails_every_row_of_the_implementation(tmp_path, layernorm, impl_like):
+    eager = layernorm[1]
+    _, stored = _run(tmp_path, layernorm, [impl_like(eager, stale_answer.ByAddress(eager.fn))], paths=["single", "batch"])
+    assert [(r["path"], r["status"]) for r in stored] == [("single", "fail"), ("batch", "fail")]
+    assert {r["reason"] for r in stored} == {stored[0]["reason"]} and "single path" in stored[0]["reason"]
+
+
+def test_answering_from_memory_by_content_must_compute_every_timed_sample(tmp_path, layernorm, impl_like):
+    """Each refresh changes the elements it keys on, so every timed sample is a call it must compute."""
+    eager = layernorm[1]
+    cheat = stale_answer.ByContent(eager.fn)
+    _, stored = _run(tmp_path, layernorm, [impl_like(eager, cheat)])
+    assert stored[0]["status"] == "pass"
+    # Besides the timed samples: two contract calls, the first warm-up call and the re-check.
+    assert cheat.computed >= stored[0]["span_samples"] + 4
+
+
+def test_a_tensor_subclass_output_fails_before_it_is_timed(tmp_path, layernorm, impl_like):
+    eager = layernorm[1]
+    _, stored = _run(tmp_path, layernorm, [impl_like(eager, deferred_output.as_subclass(eager.fn))])
+    assert stored[0]["status"] == "fail" and stored[0]["span_mean_us"] is None
+    assert "a subclass of torch.Tensor" in stored[0]["reason"]

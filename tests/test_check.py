@@ -1,8 +1,10 @@
 """Contracts accept the correct implementation and reject every way of being wrong."""
 
 import torch
+from cheats import deferred_output
 
-from mage.check import check, rel_error
+from mage import registry
+from mage.check import InputRefresh, check, rel_error
 from mage.outputs import empty_output
 
 
@@ -97,3 +99,63 @@ def test_heavy_tailed_inputs_are_checked_too(layernorm, impl_like):
 def test_rel_error_is_frobenius():
     ref = torch.tensor([3.0, 4.0], dtype=torch.float64)
     assert rel_error(torch.tensor([3.0, 4.5]), ref) == 0.1
+
+
+def test_a_tensor_subclass_fails_the_contract(layernorm, impl_like):
+    spec, eager, case = layernorm
+    result = check(impl_like(eager, deferred_output.as_subclass(eager.fn)), eager, spec, case, "cpu", seed=5)
+    assert not result.passed
+    assert "it returned a Deferred, a subclass of torch.Tensor: outputs must be plain tensors" in result.reason
+
+
+def test_a_sparse_output_fails_the_contract(layernorm, impl_like):
+    spec, eager, case = layernorm
+    result = check(impl_like(eager, lambda x, w, b: eager.fn(x, w, b).to_sparse()), eager, spec, case, "cpu", seed=5)
+    assert not result.passed and "must be strided" in result.reason
+
+
+def _refresh(spec, case, sets=3, variants=("affine",)):
+    inputs = spec.make_inputs(case, case.seed, "cpu")
+    return inputs, tuple(t.clone() for t in inputs), InputRefresh(spec, case, inputs, "cpu", 99, sets, list(variants))
+
+
+def test_refresh_gives_the_same_buffers_new_values_and_verifies_against_them(layernorm):
+    spec, eager, case = layernorm
+    inputs, original, refresh = _refresh(spec, case)
+    addresses = [t.data_ptr() for t in inputs]
+    answer_for_original = eager.fn(*inputs)
+    for _ in range(4):  # round the three sets and back to the first
+        refresh()
+        assert [t.data_ptr() for t in inputs] == addresses
+        assert all(not torch.equal(t, o) for t, o in zip(inputs, original))
+        assert refresh.stale(eager.fn(*inputs), "affine", "ieee") == ""
+        assert refresh.stale(answer_for_original, "affine", "ieee").startswith("error ")
+    assert refresh.current == 0
+    assert "subclass" in refresh.stale(eager.fn(*inputs).as_subclass(deferred_output.Deferred), "affine", "ieee")
+
+
+def test_every_refreshed_element_differs_from_every_value_it_held_before(layernorm):
+    """An implementation keyed on a few elements must see a new key at every refresh, even where draws coincide."""
+    spec, _, case = layernorm
+
+    class SameDrawEverySeed(type(spec)):
+        def make_inputs(self, case, seed, device, distribution="normal"):
+            return super().make_inputs(case, case.seed, device, distribution)
+
+    inputs, original, refresh = _refresh(SameDrawEverySeed(), case)
+    held = [original] + [refresh.sets[k] for k in range(3)]
+    for position in range(3):
+        for a in range(len(held)):
+            for b in range(a + 1, len(held)):
+                assert not (held[a][position] == held[b][position]).any()
+
+
+def test_a_graphs_index_tensors_stay_and_its_features_are_refreshed():
+    spec = registry.get_op("neighbor_agg")
+    case = spec.case("uniform-4096-d16-F64")
+    inputs, original, refresh = _refresh(spec, case, sets=2, variants=("sum", "mean"))
+    refresh()
+    rowptr, col, x = inputs
+    assert torch.equal(rowptr, original[0]) and torch.equal(col, original[1])
+    assert not (x == original[2]).any()
+    assert set(refresh.references) == {("sum", 0), ("sum", 1), ("mean", 0), ("mean", 1)}

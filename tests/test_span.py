@@ -1,6 +1,9 @@
 """The span boundary's round and rotation logic, and the other boundaries on the CPU."""
 
+import statistics
 import time
+
+import pytest
 
 from mage.measure import host, span
 from mage.measure.device import Timer
@@ -8,17 +11,17 @@ from mage.measure.method import Method
 
 
 def test_rotation_starts_each_round_one_implementation_later():
-    assert span.rotation(3, 3) == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
-    assert span.rotation(2, 3) == [[0, 1], [1, 0], [0, 1]]
+    assert [span.rotated([0, 1, 2], r) for r in range(3)] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    assert [span.rotated([0, 1], r) for r in range(3)] == [[0, 1], [1, 0], [0, 1]]
 
 
 def test_rounds_interleave_implementations_in_rotated_order():
     calls = []
     contenders = [span.Contender(name, (lambda n=name: calls.append(n))) for name in "abc"]
-    method = Method(span_samples=6, rounds=3, min_samples=1)
+    method = Method(span_samples=6, rounds=3, min_samples=6)  # blocks of two; the count cap ends round 3
     stats, failures = span.measure(contenders, "single", Timer("cpu"), method)
     assert not failures
-    timed = calls[3:]  # the first call of each is the probe that sizes its sample count
+    timed = calls[3:]  # the first call of each is the trial that shows its path runs
     blocks = [timed[i : i + 2] for i in range(0, len(timed), 2)]
     assert [b[0] for b in blocks] == list("abc" "bca" "cab")
     assert all(len(set(b)) == 1 for b in blocks)
@@ -61,3 +64,97 @@ def test_host_time_measures_the_call_itself():
     result = host.host_time_us(lambda: time.sleep(0.0005), lambda: synchronized.append(1), calls=20, chunk=5)
     assert 400 < result.min_us <= result.median_us <= result.max_us < 5000
     assert len(synchronized) == 5  # between chunks and once at the end, never inside one
+
+
+class FakeTimer(Timer):
+    """A CPU timer whose spans are scripted: each contender's call sets the span its sample reports."""
+
+    def __init__(self):
+        super().__init__("cpu")
+        self.next_us = 0.0
+
+    def span_us(self, region):
+        region()
+        return self.next_us
+
+    def scripted(self, *spans_us: float):
+        """A call whose samples take ``spans_us`` in turn (the trial takes the first)."""
+        position = iter(range(10**9))
+        return lambda: setattr(self, "next_us", spans_us[next(position) % len(spans_us)])
+
+
+def test_sampling_stops_at_the_noise_target_or_the_budget_whichever_first():
+    timer = FakeTimer()
+    steady = span.Contender("steady", timer.scripted(100.0, 101.0))  # RSE 0.1 % at 30 samples
+    noisy = span.Contender("noisy", timer.scripted(50.0, 150.0))  # RSE ≈ 50 % / √n: 0.5 % only at 10⁴ samples
+    method = Method(min_samples=30, rounds=3, noise_target=0.005, budget_s=0.01005, span_samples=10_000)
+    stats, _ = span.measure([steady, noisy], "single", timer, method)
+    assert len(stats["steady"].samples) == 30  # the floor: below target long before it, yet it samples on
+    assert stats["steady"].rse < 0.005 and not stats["steady"].noisy
+    assert len(stats["noisy"].samples) == 101  # the budget: 100 samples spend 10 ms, the 101st crosses 10.05
+    assert 0.01005 <= stats["noisy"].spent_s <= 0.01005 + 150e-6
+    assert stats["noisy"].rse > 0.005 and stats["noisy"].noisy
+    assert {r for r, _ in stats["noisy"].samples} == set(range(11))  # rounds of 10 go on until the cap
+
+
+def test_the_floor_holds_at_a_zero_budget_and_the_sample_cap_holds_without_one():
+    timer = FakeTimer()
+    floor = Method(min_samples=6, rounds=3, budget_s=0.0)
+    stats, _ = span.measure([span.Contender("x", timer.scripted(10.0, 30.0))], "single", timer, floor)
+    assert len(stats["x"].samples) == 6 and stats["x"].noisy
+    capped = Method(min_samples=6, rounds=3, budget_s=1e9, span_samples=50)
+    stats, _ = span.measure([span.Contender("x", timer.scripted(10.0, 30.0))], "single", timer, capped)
+    assert len(stats["x"].samples) == 50 and stats["x"].noisy
+
+
+def test_no_spread_stops_at_the_floor_and_the_rounds():
+    timer = FakeTimer()
+    stats, _ = span.measure([span.Contender("x", timer.scripted(5.0))], "single", timer,
+                            Method(min_samples=1, rounds=3, span_samples=10_000))
+    assert stats["x"].samples == [(0, 5.0), (1, 5.0), (2, 5.0)] and stats["x"].rse == 0.0
+
+
+def test_relative_standard_error_is_the_standard_error_over_the_mean():
+    stats = span.SpanStats(calls_per_sample=2)
+    for value in (2.0, 4.0, 6.0):  # per call: 1, 2, 3
+        stats.add(0, value)
+    assert stats.rse == pytest.approx(statistics.stdev([1, 2, 3]) / 3**0.5 / 2)
+    assert stats.spent_s == pytest.approx(12e-6)
+
+
+def test_inputs_are_refreshed_before_the_flush_of_every_sample_and_outputs_verified():
+    events, given = [], {"set": 0}
+
+    def refresh():
+        given["set"] += 1
+        events.append("refresh")
+
+    def honest():
+        events.append("call")
+        return given["set"]
+
+    def remembers():  # the answer for the values it saw first
+        events.append("call")
+        return 0
+
+    def verify(out):
+        return "" if out == given["set"] else f"answer for set {out}, given set {given['set']}"
+
+    contenders = [span.Contender("honest", honest, verify=verify), span.Contender("remembers", remembers, verify=verify)]
+    method = Method(min_samples=6, rounds=3, span_samples=6)
+    stats, _ = span.measure(contenders, "single", Timer("cpu"), method, flush=lambda: events.append("flush"),
+                            refresh=refresh)
+    timed = events[2:]  # after each contender's trial call
+    assert timed[:3] == ["refresh", "flush", "call"] and timed.count("refresh") == timed.count("call")
+    assert stats["honest"].stale is None and len(stats["honest"].samples) == 6
+    assert stats["remembers"].stale.startswith("answer for set 0, given set")
+    assert len(stats["remembers"].samples) <= 2  # it stops at the first verified sample of its first block
+
+
+def test_the_batch_path_verifies_the_last_call_of_the_batch():
+    outputs = iter(range(10**9))
+    seen = []
+    contender = span.Contender("x", lambda: next(outputs), verify=lambda out: seen.append(out) or "")
+    span.measure([contender], "batch", Timer("cpu"), Method(min_samples=3, rounds=3, span_samples=3, batch=4),
+                 refresh=lambda: None)
+    assert len(seen) == 3 and all(out % 4 == 3 for out in seen)  # calls 4k..4k+3 make one sample (a trial first)

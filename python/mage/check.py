@@ -1,17 +1,23 @@
 """Accuracy contracts (GUIDE §2): every implementation is checked before it is timed.
 
 An implementation passes on a case when, for fresh inputs from each distribution:
-- it returns one float32 tensor of the reference's shape on the inputs' device;
+- it returns one plain ``torch.Tensor`` (not a subclass, which could defer work past the timed window),
+  strided and float32, of the reference's shape on the inputs' device;
 - every element is finite (outputs are poisoned with NaN, so unwritten elements fail);
 - its inputs are unchanged after the call;
 - its output shares memory with no input and not with its output of the previous call (an
   implementation that returns an input or a cached tensor would otherwise look instant);
 - ‖out − ref‖ / ‖ref‖ is within its precision's ceiling and within 10× the eager
   formulation's error on the same inputs at the same precision.
+
+While it is timed, its inputs get new values between samples (InputRefresh) and a sample of its timed
+outputs is held to its precision's ceiling against the float64 reference of the values it was given:
+an implementation that answers from memory returns a stale result and fails.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -109,12 +115,24 @@ def _unfinished_on_return(out) -> str:
             "which a span on the caller's stream does not wait for")
 
 
+def _not_plain(out) -> str:
+    """Why ``out`` is not a plain, materialized tensor, or ''."""
+    if not isinstance(out, torch.Tensor):
+        return f"it returned {type(out).__name__}, not a tensor"
+    if type(out) is not torch.Tensor:
+        return (f"it returned a {type(out).__name__}, a subclass of torch.Tensor: outputs must be plain tensors, "
+                "since a subclass can defer its work past the timed window")
+    if out.layout != torch.strided:
+        return f"it returned a {out.layout} tensor: outputs must be strided (dense) tensors"
+    return ""
+
+
 def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, previous) -> str:
     for index, (before, after) in enumerate(zip(originals, inputs)):
         if isinstance(before, torch.Tensor) and not _same(before, after):
             return f"it wrote its input #{index}"
-    if not isinstance(out, torch.Tensor):
-        return f"it returned {type(out).__name__}, not a tensor"
+    if unplain := _not_plain(out):
+        return unplain
     if aliased := _aliasing(out, inputs, previous):
         return aliased
     if tuple(out.shape) != tuple(ref.shape):
@@ -167,7 +185,76 @@ def recheck(impl: Implementation, spec: OpSpec, case: Case, device: str, seed: i
     inputs = spec.make_inputs(case, seed, device)
     ref = spec.reference(upcast(inputs), impl.variant)
     error, reason, _ = _call_checked(impl, inputs, ref)
-    tolerance = TOLERANCE[impl.precision]
-    if not reason and error > tolerance:
-        reason = f"error {error:.3g} > {impl.precision} ceiling {tolerance:g}"
-    return reason
+    return reason or _above_ceiling(error, impl.precision)
+
+
+def _above_ceiling(error: float, precision: str) -> str:
+    tolerance = TOLERANCE[precision]
+    return "" if error <= tolerance else f"error {error:.3g} > {precision} ceiling {tolerance:g}"
+
+
+class InputRefresh:
+    """New values for the timing inputs between timed samples, and the references to verify timed outputs by.
+
+    ``sets`` input sets are drawn beforehand from ``seed`` (normal draws); each refresh copies the next one
+    into the same buffers, so a graph captured on them reads the new values too. Only floating-point
+    tensors are refreshed: the index tensors of a graph (neighbor_agg's rowptr and col) stay, since a
+    case's graph is fixed by design (every seed of a case draws the same graph, so each sample does the
+    same work) and the values gathered through it change all the same. Every element of each set differs
+    from the same element of the original inputs and of every other set, so an implementation that keys a
+    memory on a few elements sees a new key at every refresh.
+
+    The float64 references of every set and variant are computed here, once, so none is computed between
+    samples. What it costs on the device, at three sets: matmul 8192³ holds 3 × 512 MiB of inputs and
+    3 × 512 MiB of references (3 GiB); neighbor_agg's 1M-node case 3 × 512 MiB of x and 3 × 1 GiB of
+    references per variant (sum and mean: 7.5 GiB).
+    """
+
+    def __init__(self, spec: OpSpec, case: Case, inputs: tuple, device: str, seed: int, sets: int,
+                 variants: list[str]):
+        self.inputs = inputs
+        self.positions = [i for i, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+        self.sets: list[tuple[torch.Tensor, ...]] = []
+        for offset in range(sets):
+            drawn = spec.make_inputs(case, seed + offset, device)
+            self.sets.append(tuple(
+                _everywhere_different(drawn[i], [inputs[i], *(earlier[k] for earlier in self.sets)])
+                for k, i in enumerate(self.positions)))
+        self.references = {(variant, index): spec.reference(upcast(self._given(index)), variant)
+                           for variant in dict.fromkeys(variants) for index in range(sets)}
+        self.current: int | None = None  # the set the buffers hold; None: their original values
+
+    def _given(self, index: int) -> tuple:
+        values = dict(zip(self.positions, self.sets[index]))
+        return tuple(values.get(i, t) for i, t in enumerate(self.inputs))
+
+    def __call__(self) -> None:
+        """Copy the next set into the timing buffers (enqueued on the current stream, like the call)."""
+        self.current = 0 if self.current is None else (self.current + 1) % len(self.sets)
+        for position, values in zip(self.positions, self.sets[self.current]):
+            self.inputs[position].copy_(values)
+
+    def stale(self, out, variant: str, precision: str) -> str:
+        """Why ``out``, returned while the buffers held the current set, is wrong for it, or ''."""
+        if self.current is None:
+            raise RuntimeError("nothing to verify against: the inputs were never refreshed")
+        ref = self.references[(variant, self.current)]
+        if problem := _not_plain(out):
+            return problem
+        if tuple(out.shape) != tuple(ref.shape):
+            return f"output shape {tuple(out.shape)} != reference shape {tuple(ref.shape)}"
+        error = rel_error(out, ref)
+        if not math.isfinite(error):
+            return "its output holds NaN or Inf"
+        return _above_ceiling(error, precision)
+
+
+def _everywhere_different(values: torch.Tensor, others: list[torch.Tensor]) -> torch.Tensor:
+    """``values`` with each element equal to the same element of one of ``others`` moved up a float step."""
+    while True:
+        clash = torch.zeros_like(values, dtype=torch.bool)
+        for other in others:
+            clash |= values == other
+        if not clash.any():
+            return values
+        values = torch.where(clash, torch.nextafter(values, torch.full_like(values, math.inf)), values)

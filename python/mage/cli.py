@@ -82,6 +82,12 @@ def _read_store(db: Path):
     return Store(db, read_only=True)
 
 
+def _fraction(value: float) -> float:
+    if not 0 < value < 1:  # also refuses nan
+        raise typer.BadParameter(f"must be a fraction between 0 and 1, got {value}")
+    return value
+
+
 @app.command()
 def run(
     suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, or all "
@@ -95,6 +101,9 @@ def run(
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
     budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds one measurement may take "
                                  "before its sample count is reduced (never below --min-samples)."),
+    noise_target: float = typer.Option(Method.noise_target, "--noise-target", callback=_fraction,
+                                       help="Span sampling stops once the relative standard error of the mean is "
+                                       "below this (0.005 = 0.5 %); --min-samples is the floor, --budget the cap."),
     min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
                                     help="Floor on samples per measurement when the budget would allow fewer; at "
                                     "least one a round. Lower it for long batches (a large case at --batch 100 "
@@ -133,7 +142,8 @@ def run(
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
                           caches=["warm", "cold"] if cold else ["warm"], device=where,
-                          method=fresh_method(Method(budget_s=budget, batch=batch, min_samples=min_samples)))
+                          method=fresh_method(Method(budget_s=budget, batch=batch, min_samples=min_samples,
+                                                     noise_target=noise_target)))
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
                       "every number below is CPU time, not GPU time.[/]")

@@ -98,7 +98,7 @@ def _named_entries(entry: dict, where: str, key: str, fields: set) -> set:
 
 def _result_types() -> dict[str, tuple[type, bool]]:
     """(type, whether it may be null) of every stored result field, from mage.store.Result."""
-    types = {"float": float, "int": int, "str": str}
+    types = {"float": float, "int": int, "str": str, "bool": bool}
     return {f.name: (types[f.type.split("|")[0].strip()], "None" in f.type) for f in dataclasses.fields(Result)}
 
 
@@ -121,6 +121,8 @@ def _result(result, at: str, cases: set, impls: set) -> None:
             _number(value, where, optional, minimum=0)
         elif kind is int:
             _integer(value, where, optional)
+        elif kind is bool:  # stored as SQLite's 0 or 1
+            _integer(value, where, optional, high=1)
         else:
             _text(value, where, optional)
     samples = result.get("samples")

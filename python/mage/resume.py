@@ -43,7 +43,8 @@ def request_of(run: dict):
     record = run["method"].get(REQUEST_KEY)
     if record is None:
         raise MageError(f"run {run['id']} was stored before runs recorded their request; it cannot be resumed")
-    method = Method(**{f.name: run["method"][f.name] for f in dataclasses.fields(Method)})
+    # A parameter added after the run was stored takes its default.
+    method = Method(**{f.name: run["method"][f.name] for f in dataclasses.fields(Method) if f.name in run["method"]})
     return Request(**record, method=method)
 
 

@@ -10,6 +10,7 @@ so an interrupted case is redone whole on resume (mage.resume).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import zlib
 from dataclasses import dataclass
@@ -77,6 +78,9 @@ def plan(request: Request) -> list[Planned]:
             if case.suite in request.suites and impls:
                 work.append(Planned(spec, case, impls))
     return work
+
+
+STALE = "returned a stale result during timing"
 
 
 def _seed(base: int, *names: str) -> int:
@@ -194,10 +198,14 @@ class Runner:
                 self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Result("", "", "skip", reason))
                 continue
             runnable.append(impl)
+        refresh = None
         try:
             inputs = spec.make_inputs(case, case.seed, device) if runnable else ()
             if runnable:
                 spec.check_inputs(*inputs)
+                refresh = check.InputRefresh(spec, case, inputs, device,
+                                             _seed(self.method.check_seed, "refresh", case.key),
+                                             self.method.refresh_sets, [impl.variant for impl in runnable])
         except Exception as error:
             status = "skip" if _is_oom(error) else "fail"
             for impl in runnable:
@@ -208,19 +216,19 @@ class Runner:
         passing = {}
         try:
             for impl in runnable:
-                measured = self._check_and_profile(spec, case, impl, inputs)
+                measured = self._check_and_profile(spec, case, impl, inputs, refresh)
                 if isinstance(measured, Result):
                     self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
                 else:
                     passing[impl.name] = (impl, measured)
             if passing:
-                self._measure_spans(case_id, impl_ids, spec, case, passing, inputs)
+                self._measure_spans(case_id, impl_ids, spec, case, passing, inputs, refresh)
         except DeviceLost as lost:  # the culprit's rows are stored; the others' cannot be measured here
             culprit = next(impl for impl in runnable if impl.name == lost.culprit)
             self._store_all(case_id, impl_ids[culprit.name], spec, case, culprit, Result(
                 "", "", "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
             raise
-        del inputs
+        del inputs, refresh
         self._release()
 
     def _release(self) -> None:
@@ -244,7 +252,7 @@ class Runner:
                                           bytes=spec.bytes(case, impl.variant))
                 self.store.add_result(self.run_id, case_id, impl_id, row)
 
-    def _check_and_profile(self, spec, case, impl, inputs) -> Result | dict:
+    def _check_and_profile(self, spec, case, impl, inputs, refresh: check.InputRefresh) -> Result | dict:
         """The contract, then the per-implementation boundaries; a Result when it fails or is skipped."""
         device = self.request.device
         try:
@@ -267,8 +275,14 @@ class Runner:
                 if self.timer.is_cuda:
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                     for cache in self.request.caches:
+                        # The captured calls share one refreshed input set: copies between them would be device
+                        # activities of the capture. The last call's output is verified instead.
+                        refresh()
+                        remembered = _KeepingLast(call)
                         with self.watch.window((impl.name, "kernel", cache)):
-                            measured[cache] = kernel.capture(call, calls, self.flush if cache == "cold" else None)
+                            measured[cache] = kernel.capture(remembered, calls, self.flush if cache == "cold" else None)
+                        if stale := refresh.stale(remembered.last, impl.variant, impl.precision):
+                            return Result("", "", "fail", f"{STALE} (kernel capture, {cache} L2): {stale}", "fail")
             return measured
         except Exception as error:
             if _is_oom(error):
@@ -278,11 +292,15 @@ class Runner:
         finally:
             self._release()
 
-    def _measure_spans(self, case_id, impl_ids, spec, case, passing: dict, inputs) -> None:
+    def _measure_spans(self, case_id, impl_ids, spec, case, passing: dict, inputs, refresh) -> None:
         contenders = [
-            span.Contender(name, _bound(impl, inputs), _mode(impl)) for name, (impl, _) in passing.items()
+            span.Contender(name, _bound(impl, inputs), _mode(impl),
+                           verify=lambda out, impl=impl: refresh.stale(out, impl.variant, impl.precision))
+            for name, (impl, _) in passing.items()
         ]
-        timed = []  # (name, result, samples)
+        # Which timed sample of each block is verified: drawn from the run's own check seed.
+        rng = random.Random(_seed(self.method.check_seed, "verified samples", case.key))
+        timed, stale = [], {}  # (name, result, samples); the first stale answer of each implementation
         for path in self.request.paths:
             reason = _path_skip_reason(path, self.request.device)
             if reason:
@@ -295,11 +313,15 @@ class Runner:
             for cache in self.request.caches:
                 self.on_progress(f"{case.key} span {path}/{cache}")
                 flush = self.flush if cache == "cold" else None
-                stats, failures = span.measure(contenders, path, self.timer, self.method, flush,
-                                               window=lambda name: self.watch.window((name, path, cache)))
+                stats, failures = span.measure(contenders, path, self.timer, self.method, flush, refresh,
+                                               window=lambda name: self.watch.window((name, path, cache)), rng=rng)
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
                     timed.append((name, result, stats[name].samples if name in stats else ()))
+                    if name in stats and stats[name].stale:
+                        stale.setdefault(name, f"{STALE} on the {path} path ({cache} L2): {stats[name].stale}")
+        for name, reason in stale.items():
+            _fail_rows(timed, name, reason)
         self._recheck(spec, case, passing, timed)
         suspect.flag([(name, passing[name][0].variant, result) for name, result, _ in timed], self.flush.bytes)
         for name, result, samples in timed:
@@ -316,11 +338,8 @@ class Runner:
                 self._raise_if_device_lost(impl, error)
                 reason = _error_text(error)
             self._release()
-            if not reason:
-                continue
-            for result in (result for row_name, result, _ in timed if row_name == name):
-                result.status, result.contract = "fail", "fail"
-                result.reason = f"{RECHECK_FAILURE}: {reason}"
+            if reason:
+                _fail_rows(timed, name, f"{RECHECK_FAILURE}: {reason}")
 
     def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
         contract = measured["contract"]
@@ -349,7 +368,27 @@ class Runner:
             result.span_mean_us, result.span_median_us = stats.mean_us, stats.median_us
             result.span_round_min_us, result.span_round_max_us = min(round_means), max(round_means)
             result.span_samples, result.calls_per_sample = len(stats.samples), stats.calls_per_sample
+            result.span_rse = stats.rse if math.isfinite(stats.rse) else None  # one sample has no spread
+            result.noisy = stats.noisy
         return result
+
+
+def _fail_rows(timed: list, name: str, reason: str) -> None:
+    """Fail every timed row of implementation ``name`` (its numbers are kept), unless one failed before."""
+    for result in (result for row_name, result, _ in timed if row_name == name and result.status != "fail"):
+        result.status, result.contract, result.reason = "fail", "fail", reason
+
+
+class _KeepingLast:
+    """``call``, keeping the output of its latest call (the previous one released first, as a plain call would)."""
+
+    def __init__(self, call: Callable[[], object]):
+        self.call, self.last = call, None
+
+    def __call__(self) -> object:
+        self.last = None
+        self.last = self.call()
+        return self.last
 
 
 def _bound(impl: Implementation, inputs: tuple) -> Callable[[], object]:

@@ -33,8 +33,9 @@ from typing import Iterable
 
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 7  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement; 6: autotuned configurations; 7: run claims (_migrate)
+SCHEMA_VERSION = 8  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
+# 8: span noise (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -111,6 +112,8 @@ CREATE TABLE IF NOT EXISTS results (
     sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
     clock_events TEXT,                    -- NVML slowdown reasons seen meanwhile, space-separated
     tuning TEXT,                          -- the configuration each autotuned Triton kernel of a call launched with
+    span_rse REAL,                        -- relative standard error of the span mean reached (mage.measure.span)
+    noisy INTEGER,                        -- 1: sampling hit its cap with span_rse above the run's noise target
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -132,7 +135,7 @@ RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
-    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
+    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning", "span_rse", "noisy",
 )
 
 
@@ -141,7 +144,8 @@ ADDED_COLUMNS = {
     "runs": (("fingerprint", "TEXT"), ("hypothesis", "TEXT"), ("owner_host", "TEXT"), ("claimed_at", "TEXT"),
              ("heartbeat_at", "TEXT")),
     "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
-                ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT")),
+                ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT"), ("span_rse", "REAL"),
+                ("noisy", "INTEGER")),
 }
 
 
@@ -188,6 +192,8 @@ class Result:
     sm_clock_max_mhz: float | None = None
     clock_events: str | None = None
     tuning: str | None = None
+    span_rse: float | None = None
+    noisy: bool | None = None
 
 
 class Store:
@@ -531,6 +537,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
     6 → 7: runs gain the claim ``owner_host``, ``claimed_at`` and ``heartbeat_at`` (NULL before: such a
     run's claim is its pid alone).
+    7 → 8: results gain ``span_rse`` and ``noisy`` (NULL before, and for results without spans).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

@@ -11,14 +11,16 @@ CACHES = ("warm", "cold")
 @dataclass(frozen=True)
 class Method:
     kernel_calls: int = 100  # calls captured by the profiler
-    span_samples: int = 300  # per implementation and path, across all rounds
-    rounds: int = 3  # implementation order rotated between rounds
-    min_samples: int = 30  # floor when the time budget would allow fewer
+    span_samples: int = 10_000  # most span samples per implementation and path, across all rounds
+    rounds: int = 3  # at least this many rounds, implementation order rotated between rounds
+    min_samples: int = 30  # floor: sampling never stops below it, whatever the noise or the budget
+    noise_target: float = 0.005  # span sampling stops once the relative standard error of the mean is below it
     batch: int = 10  # calls per span on the batch and graph paths
     host_calls: int = 200  # back-to-back calls timed on the host
     host_chunk: int = 20  # calls between synchronizations, so the GPU queue never fills
     warmup_calls: int = 10
-    budget_s: float = 2.0  # time one measurement may take before its sample count is reduced
+    budget_s: float = 2.0  # time one measurement may take: the cap on noise-driven span sampling
+    refresh_sets: int = 3  # input sets copied into the timing buffers between samples (check.InputRefresh)
     check_seed: int = 1_000_003  # contracts draw fresh inputs from seeds derived from this
 
     def as_dict(self) -> dict:

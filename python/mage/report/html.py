@@ -284,6 +284,14 @@ def contracts_table(rows: list[dict]) -> str:
                    "eager error", "reason / error (path/cache)"], body, classes)
 
 
+def _span_sampling(method: dict) -> str:
+    """How many span samples were taken: a fixed count before runs stopped on measured noise (schema 8)."""
+    if "noise_target" not in method:
+        return f"{method.get('span_samples', '?')} samples"
+    return (f"sampled until the mean's relative standard error was below {method['noise_target']:.2%} (at least "
+            f"{method['min_samples']} samples, at most {method['budget_s']:g} s of spans or {method['span_samples']} samples)")
+
+
 def _environment_html(run: dict) -> str:
     env = {k: v for k, v in run["env"].items() if not isinstance(v, dict)}
     states = {"start": run["env"].get("gpu_state_start") or {},
@@ -294,7 +302,7 @@ def _environment_html(run: dict) -> str:
         f"<p>{_esc(EXCLUSIONS)}</p>"
         "<p>Boundaries, never subtracted from one another: <b>kernel time</b> = profiler capture of "
         f"{method.get('kernel_calls', '?')} warmed calls, device activity summed ÷ calls (gaps excluded); "
-        f"<b>call span</b> = CUDA events around one call, {method.get('span_samples', '?')} samples in "
+        f"<b>call span</b> = CUDA events around one call, {_span_sampling(method)} in "
         f"{method.get('rounds', '?')} rounds with the implementation order rotated, whiskers = range of round means "
         "(not a confidence interval); <b>launches</b> = device activities ÷ calls; <b>host time</b> = wall clock "
         f"of back-to-back unsynchronized calls in chunks of {method.get('host_chunk', '?')}. Batch and graph paths "

@@ -11,7 +11,7 @@ EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
     "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "host_min_us",
     "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
-    "calls_per_sample",
+    "calls_per_sample", "span_rse", "noisy",
     "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
     "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
 )
@@ -38,8 +38,10 @@ def results_table(run: dict, rows: list[dict]) -> Table:
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False)
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
+    noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
     for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
-                   "span mean [round min–max]", "span median", "floor", "floor/kernel", *(["SM clock"] * clocked)):
+                   "span mean [round min–max]", "span median", *(["noise"] * noise), "floor", "floor/kernel",
+                   *(["SM clock"] * clocked)):
         table.add_column(column, overflow="fold")
     for row in export_rows(rows):
         if row["status"] == "skip":
@@ -52,11 +54,21 @@ def results_table(run: dict, rows: list[dict]) -> Table:
             table, row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
-            with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]), us(row["floor_us"]),
+            with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
+            *([_noise_cell(row)] * noise), us(row["floor_us"]),
             "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
             *([_clock_cell(row)] * clocked),
         )
     return table
+
+
+def _noise_cell(row: dict) -> Text:
+    """The span mean's relative standard error; marked noisy when sampling stopped at its cap above target."""
+    if row.get("span_rse") is None:
+        return Text("—")
+    if row.get("noisy"):
+        return Text(f"{row['span_rse']:.2%} noisy", style="bold magenta")
+    return Text(f"{row['span_rse']:.2%}")
 
 
 def _clock_cell(row: dict) -> Text:

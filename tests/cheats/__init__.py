@@ -1,0 +1,1 @@
+"""Deliberately cheating implementations, one module per class of cheat, for the cheat tests."""
