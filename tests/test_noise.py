@@ -22,8 +22,8 @@ def mage(*args, cwd):
 
 
 def test_the_noise_target_is_stored_with_the_method_and_the_noise_reached_is_shown(tmp_path):
-    # A zero budget caps sampling at the floor, so a target no CPU clock meets marks the result noisy.
-    result = mage("run", "--op", "layernorm", "--impl", "eager", "--budget", "0", "--min-samples", "3",
+    # A budget of a nanosecond caps sampling at the floor, so a target no CPU clock meets marks the result noisy.
+    result = mage("run", "--op", "layernorm", "--impl", "eager", "--budget", "1e-9", "--min-samples", "3",
                   "--noise-target", "0.0000001", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert Store(tmp_path / "mage.db").run(1)["method"]["noise_target"] == 1e-7
