@@ -19,8 +19,8 @@ from typing import Iterable
 
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 6  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement; 6: autotuned configurations (_migrate)
+SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations; 10: hardware memory and compute floors (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -85,7 +85,9 @@ CREATE TABLE IF NOT EXISTS results (
     span_round_max_us REAL,
     span_samples INTEGER,
     calls_per_sample INTEGER,
-    floor_us REAL,
+    floor_us REAL,                        -- the larger of the two below (before schema 10: from measured ceilings)
+    memory_floor_us REAL,                 -- compulsory bytes at the HBM peak (mage.measure.ceilings)
+    compute_floor_us REAL,                -- the precision's flops at the device's peak rate; NULL before schema 10
     suspect TEXT,                         -- why a passing result's time is not believable (mage.suspect)
     sm_clock_min_mhz REAL,                -- SM clock range while its GPU times were measured (mage.measure.clocks);
     sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
@@ -111,7 +113,8 @@ CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
-    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
+    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "memory_floor_us",
+    "compute_floor_us", "suspect",
     "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
 )
 
@@ -146,6 +149,8 @@ class Result:
     span_samples: int | None = None
     calls_per_sample: int | None = None
     floor_us: float | None = None
+    memory_floor_us: float | None = None
+    compute_floor_us: float | None = None
     suspect: str | None = None
     sm_clock_min_mhz: float | None = None
     sm_clock_max_mhz: float | None = None
@@ -331,6 +336,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
     5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
+    9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -348,7 +354,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         result_columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
         for name, kind in (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"),
                            ("sm_clock_min_mhz", "REAL"), ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"),
-                           ("tuning", "TEXT")):
+                           ("tuning", "TEXT"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL")):
             if name not in result_columns:
                 db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
