@@ -6,6 +6,7 @@ import time
 import pytest
 from rich.console import Console
 
+from cheats import honest_only_under_profiler, silent_while_profiled, warm_cache_memo
 from mage import check, registry, runner, suspect
 from mage.measure import ceilings
 from mage.measure.method import Method
@@ -285,3 +286,17 @@ def test_a_suspect_result_is_shown_as_suspect(tmp_path):
     assert f"{us(compute)} compute" in shown
     assert '<tr class="fail"><td>matmul</td><td>1024x1024x1024</td><td>fixture/default/ieee</td><td>ieee</td>' \
         '<td>SUSPECT' in contracts_table(stored)
+
+
+@pytest.mark.parametrize("cheat", [warm_cache_memo, honest_only_under_profiler, silent_while_profiled],
+                         ids=lambda module: module.__name__.rsplit(".", 1)[-1])
+def test_every_cheat_fixture_passes_the_contract_and_the_recheck(tmp_path, impl_like, cheat):
+    """Through the real Runner on the CPU: only their measurements can give them away (tests/test_cheats_gpu.py)."""
+    spec = registry.get_op("matmul")
+    eager = next(i for i in registry.implementations("matmul") if i.name == "eager/default/ieee")
+    case = Case("matmul", "48x40x56", "seed", {"m": 48, "k": 40, "n": 56}, seed=3)
+    request = Request(suites=["seed"], paths=["single", "batch"], device="cpu", method=QUICK)
+    store = Store(tmp_path / "mage.db")
+    run_id = Runner(store, request, "pytest").run([Planned(spec, case, [impl_like(eager, cheat.cheat(eager.fn))])])
+    assert [(r["path"], r["status"], r["contract"]) for r in store.rows(run_id)] == [
+        ("single", "pass", "pass"), ("batch", "pass", "pass")]

@@ -14,7 +14,7 @@ from typing import Callable
 
 import torch
 
-from tests.cheats._memory import remembering
+from ._memory import remembering
 
 
 def profiling() -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tests.cheats.honest_only_under_profiler import profiling
+from .honest_only_under_profiler import profiling
 
 
 def cheat(compute: Callable) -> Callable:

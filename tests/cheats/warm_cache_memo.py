@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tests.cheats._memory import remembering
+from ._memory import remembering
 
 
 def cheat(compute: Callable) -> Callable:
