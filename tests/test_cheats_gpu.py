@@ -1,9 +1,10 @@
-"""Cheats on the GPU (run with `pytest -m gpu`): work left running on a side stream, answers from memory
-caught by input refresh on every launch path, outputs that are not plain tensors."""
+"""Cheats that only a GPU can commit or give away (run with `pytest -m gpu`): work left running on a side
+stream; answers from memory caught by input refresh on every launch path; outputs that are not plain tensors;
+and the fixtures of tests/cheats/ through the real Runner on CUDA, each flagged SUSPECT."""
 
 import pytest
 import torch
-from cheats import deferred_output, stale_answer
+from cheats import deferred_output, honest_only_under_profiler, silent_while_profiled, stale_answer, warm_cache_memo
 
 from mage import registry
 from mage.check import check
@@ -43,6 +44,57 @@ def test_work_left_on_a_side_stream_fails_the_contract(impl_like):
 def test_the_eager_baseline_leaves_nothing_running(impl_like):
     spec, eager, case = _matmul()
     assert check(eager, eager, spec, case, "cuda", seed=3).passed
+
+
+# Cheats that only the GPU's boundaries give away, through the real Runner (fixtures: tests/cheats/).
+
+QUICK = Method(span_samples=60, min_samples=10, kernel_calls=20, host_calls=40, host_chunk=10, warmup_calls=5)
+
+
+def _run_on_cuda(tmp_path, impls, case, paths=("single",)):
+    spec = registry.get_op(impls[0].op)
+    request = Request(suites=[case.suite], paths=list(paths), device="cuda", method=QUICK)
+    store = Store(tmp_path / "mage.db")
+    run_id = Runner(store, request, "pytest").run([Planned(spec, case, impls)])
+    return store.run(run_id), {(r["backend"], r["path"], r["cache"]): r for r in store.rows(run_id)}
+
+
+def test_the_run_records_the_devices_peaks(tmp_path):
+    spec, eager, case = _matmul()
+    run, rows = _run_on_cuda(tmp_path, [eager], case)
+    assert run["ceilings"]["peak_fp32_tflops"] > run["ceilings"]["matmul_ieee_tflops"]  # cuBLAS below the peak
+    assert run["ceilings"]["peak_hbm_gbps"] > run["ceilings"]["copy_gbps"]
+    row = rows["eager", "single", "warm"]
+    assert row["compute_floor_us"] < row["kernel_us"] and row["suspect"] is None
+
+
+def test_a_cached_product_is_flagged_below_the_compute_floor_with_a_warm_l2(tmp_path, impl_like):
+    spec, eager, case = _matmul()
+    _, rows = _run_on_cuda(tmp_path, [impl_like(eager, warm_cache_memo.cheat(eager.fn)), eager], case)
+    memo = rows["fixture", "single", "warm"]
+    assert memo["status"] == "pass"
+    assert "below its compute floor" in memo["suspect"] and "no cache state can beat it" in memo["suspect"]
+    assert rows["eager", "single", "warm"]["suspect"] is None
+
+
+def test_honest_only_under_the_profiler_is_flagged_by_its_disagreeing_boundaries(tmp_path, impl_like):
+    spec, eager, case = _matmul()
+    _, rows = _run_on_cuda(tmp_path, [impl_like(eager, honest_only_under_profiler.cheat(eager.fn)), eager], case,
+                           paths=("single", "batch", "graph"))
+    assert rows["fixture", "single", "warm"]["status"] == "pass"
+    assert "is above the single span" in rows["fixture", "single", "warm"]["suspect"]
+    for path in ("batch", "graph"):
+        assert f"{path} span" in rows["fixture", path, "warm"]["suspect"]
+        assert "below its own kernel time" in rows["fixture", path, "warm"]["suspect"]
+    assert all(rows["eager", path, "warm"]["suspect"] is None for path in ("single", "batch", "graph"))
+
+
+def test_a_call_that_launches_nothing_while_profiled_is_flagged(tmp_path, impl_like):
+    spec, eager, case = _matmul()
+    _, rows = _run_on_cuda(tmp_path, [impl_like(eager, silent_while_profiled.cheat(eager.fn)), eager], case)
+    silent = rows["fixture", "single", "warm"]
+    assert silent["status"] == "pass" and silent["launches"] == 0
+    assert "launched nothing on the GPU while profiled" in silent["suspect"]
 
 
 # Answering from memory (issue 13, item 14), through the real Runner on the GPU.

@@ -16,14 +16,20 @@ from mage.store import Result, Store
 IMPLS = ("triton/affine/ieee", "eager/affine/ieee")
 
 
-def store_series(store, kernel_by_run, *, impls=IMPLS, failed_runs=(), noise=0.01, seed=0):
+H200 = ("gpu", {"gpu": "NVIDIA H200"})
+
+
+def store_series(store, kernel_by_run, *, impls=IMPLS, failed_runs=(), noise=0.01, seed=0, machines=None):
     """One run per value of ``kernel_by_run`` (kernel µs of the first implementation; the others flat at
-    50 µs), each with a span a tenth above the kernel time, in chronological order."""
+    50 µs), each with a span a tenth above the kernel time, in chronological order; ``machines``: the
+    (clock, env) of each run, an H200 by default."""
     rng = numpy.random.default_rng(seed)
     runs = []
     for i, level in enumerate(kernel_by_run):
-        run = store.begin_run(clock="gpu", suite="seed", command=f"mage run {i}",
-                              env={"git_commit": f"{i:07d}abc", "git_dirty": i % 2 == 1}, method={}, ceilings={})
+        clock, machine = (machines or [H200] * len(kernel_by_run))[i]
+        run = store.begin_run(clock=clock, suite="seed", command=f"mage run {i}",
+                              env={"git_commit": f"{i:07d}abc", "git_dirty": i % 2 == 1} | machine, method={},
+                              ceilings={})
         store.db.execute("UPDATE runs SET started_at = ? WHERE id = ?", (f"2026-12-{i + 1:02d}T10:00:00+00:00", run))
         store.db.commit()
         case_id = store.case_id(run, Case("layernorm", "1024x1024", "seed", {}, 1))
@@ -90,6 +96,35 @@ def test_failed_results_stay_as_points_and_do_not_make_steps(store):
     kernel = series_of(history.load(store), IMPLS[0])
     assert [p.status for p in kernel.points].count("fail") == 1 and kernel.points[3].value is None
     assert kernel.points[3].run_id == runs[3] and kernel.steps == []
+
+
+def test_another_machine_or_clock_starts_a_series_of_its_own(store):
+    """Issue 13, item 11: an imported H200 run and a CPU run made one series with a "+681.8 % slower" step."""
+    cpu = ("cpu", {"host_cpu": "AMD EPYC 7R13"})
+    runs = store_series(store, [100.0] * 4 + [781.8] * 4, machines=[H200] * 4 + [cpu] * 4)
+    on_h200, on_cpu = [s for s in history.load(store) if s.impl == IMPLS[0] and s.boundary == "kernel"]
+    assert (on_h200.device, on_h200.clock, [p.run_id for p in on_h200.points]) == ("NVIDIA H200", "gpu", runs[:4])
+    assert (on_cpu.device, on_cpu.clock, [p.run_id for p in on_cpu.points]) == ("AMD EPYC 7R13", "cpu", runs[4:])
+    assert on_h200.steps == on_cpu.steps == []
+    assert on_h200.new_hardware is None
+    assert on_cpu.new_hardware == (f"starts on new hardware at run {runs[4]}: AMD EPYC 7R13 (CPU clock), after "
+                                   "NVIDIA H200 (GPU clock)")
+    other_gpu = ("gpu", {"gpu": "NVIDIA A100-SXM4-80GB"})
+    store_series(store, [30.0] * 2, machines=[other_gpu] * 2)
+    devices = [s.device for s in history.load(store, boundaries=("kernel",)) if s.impl == IMPLS[0]]
+    assert devices == ["NVIDIA H200", "NVIDIA A100-SXM4-80GB", "AMD EPYC 7R13"]  # in the order they started
+
+
+def test_the_history_command_says_where_a_series_starts_on_new_hardware(tmp_path):
+    store = Store(tmp_path / "mage.db")
+    store_series(store, [100.0] * 3 + [781.8] * 3, machines=[H200] * 3 + [("cpu", {"host_cpu": "AMD EPYC"})] * 3)
+    store.close()
+    result = subprocess.run([sys.executable, "-c", "from mage.cli import main; main()", "history", "--impl", "triton"],
+                            cwd=tmp_path, capture_output=True, text=True, env=os.environ | {"COLUMNS": "320"})
+    assert result.returncode == 0, result.stderr
+    assert "starts on new hardware at run 4: AMD EPYC (CPU clock)" in result.stdout
+    assert "NVIDIA H200 (gpu)" in result.stdout and "AMD EPYC (cpu)" in result.stdout  # the device column
+    assert "4 series, 0 steps" in result.stdout  # no "+681.8 % slower" step between the machines
 
 
 def test_detect_steps_directly():

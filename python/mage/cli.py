@@ -312,7 +312,7 @@ def _run_id(store, run_id: Optional[int]) -> int:
 def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), db: Path = DB_OPTION):
     """Show a stored run: environment, ceilings and every result."""
     from mage.report.format import commit_label
-    from mage.report.tables import failures_table, results_table
+    from mage.report.tables import ceilings_line, failures_table, results_table
 
     store = _read_store(db)
     run_id = _run_id(store, run_id)
@@ -322,9 +322,7 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
                                 f"{environment.get('gpu') or environment.get('host_cpu')} · torch "
                                 f"{environment.get('torch')} · commit {commit_label(environment)}"))
     if stored["ceilings"]:
-        c = stored["ceilings"]
-        console.print(f"ceilings: copy {c['copy_gbps']:,.0f} GB/s · matmul ieee {c['matmul_ieee_tflops']:.1f} TFLOP/s · "
-                      f"tf32 {c['matmul_tf32_tflops']:.1f} TFLOP/s")
+        console.print(ceilings_line(stored["ceilings"]), markup=False)
     console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
     console.print(results_table(stored, rows))

@@ -1,8 +1,11 @@
 """Every stored result of an implementation over time and commits, with its steps found.
 
-A series is one (op, case, implementation, path, cache, boundary) across the runs of a store, in
-chronological order (run start, then id). Results that failed or were skipped stay in the series as
-points without a value; step detection reads only the measured values.
+A series is one (op, case, implementation, path, cache, boundary) on one device model (the GPU's name,
+or the CPU's model for CPU runs) and one clock (GPU or CPU wall clock), across the runs of a store, in
+chronological order (run start, then id): numbers of another machine or clock are never a step, so the
+same result on new hardware starts a series of its own, which says so (``new_hardware``). Results that
+failed or were skipped stay in the series as points without a value; step detection reads only the
+measured values.
 
 Step detection (binary segmentation with medians, robust to outliers):
 1. Split the series x[0:n] where two levels fit it best: the k minimising the sum of absolute deviations
@@ -75,8 +78,11 @@ class Series:
     path: str
     cache: str
     boundary: str
+    device: str
+    clock: str
     points: list[Point] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    new_hardware: str | None = None  # where this series starts after the same result on another machine or clock
 
     @property
     def label(self) -> str:
@@ -122,6 +128,15 @@ def detect_steps(values: list[float], half_ranges: list[float] | None = None) ->
     return sorted(steps)
 
 
+def device_model(env: dict) -> str:
+    """The machine a run's numbers belong to: its GPU's name, or its CPU's model for a CPU run."""
+    return env.get("gpu") or env.get("host_cpu") or "unrecorded device"
+
+
+def _start(s: Series) -> tuple[str, int]:
+    return s.points[0].started_at, s.points[0].run_id
+
+
 def _cost(values: list[float]) -> float:
     """How badly one level fits: the sum of absolute deviations from the median."""
     median = statistics.median(values)
@@ -148,7 +163,8 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
                 value = row[BOUNDARY_COLUMNS[boundary]]
                 if row["status"] == "pass" and value is None:
                     continue  # not measured at this boundary on this path (kernel time on batch, CPU runs)
-                key = (row["op"], row["case"], row["impl"], row["path"], row["cache"], boundary)
+                key = (row["op"], row["case"], row["impl"], row["path"], row["cache"], boundary,
+                       device_model(run["env"]), run["clock"])
                 if key not in series:
                     series[key] = Series(*key)
                 low = high = None
@@ -156,7 +172,14 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
                     low, high = row["span_round_min_us"], row["span_round_max_us"]
                 series[key].points.append(Point(run["id"], run["started_at"], commit_label(run["env"]), row["status"],
                                                 value if row["status"] == "pass" else None, low, high))
-    out = [s for _, s in sorted(series.items()) if s.measured()]
+    # Chronological within one result: the series of each machine in the order they started.
+    out = sorted((s for s in series.values() if s.measured()),
+                 key=lambda s: (s.op, s.case, s.impl, s.path, s.cache, s.boundary, _start(s)))
+    for before, s in zip(out, out[1:]):
+        if (before.op, before.case, before.impl, before.path, before.cache, before.boundary) == \
+                (s.op, s.case, s.impl, s.path, s.cache, s.boundary):
+            s.new_hardware = (f"starts on new hardware at run {s.points[0].run_id}: {s.device} ({s.clock.upper()} "
+                              f"clock), after {before.device} ({before.clock.upper()} clock)")
     for s in out:
         positions = [i for i, p in enumerate(s.points) if p.value is not None]
         measured = [s.points[i] for i in positions]
@@ -177,16 +200,18 @@ def summary_table(series: list[Series]):
     from mage.report.tables import add_literal_row
 
     table = Table(title="history: one row per series (µs per call)", title_justify="left")
-    for column in ("op", "case", "impl", "path", "cache", "boundary", "runs", "first", "best", "latest", "steps"):
+    for column in ("op", "case", "impl", "path", "cache", "boundary", "device", "runs", "first", "best", "latest",
+                   "steps"):
         table.add_column(column, overflow="fold")
     for s in series:
         values = [p.value for p in s.measured()]
         steps = Text("\n").join(
-            Text(f"run {st.run_id} ({st.commit}): {st.direction} {st.change:+.1%}", style=_STEP_STYLE[st.direction])
-            for st in s.steps)
+            ([Text(s.new_hardware, style="yellow")] if s.new_hardware else [])
+            + [Text(f"run {st.run_id} ({st.commit}): {st.direction} {st.change:+.1%}", style=_STEP_STYLE[st.direction])
+               for st in s.steps])
         best = min(values)  # fewest µs, fewest launches
-        add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, str(len(s.points)),
-                        at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
+        add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, f"{s.device} ({s.clock})",
+                        str(len(s.points)), at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
                         at_boundary(values[-1], s.boundary), steps or "—")
     return table
 
@@ -197,7 +222,7 @@ def points_table(s: Series):
 
     from mage.report.tables import add_literal_row
 
-    table = Table(title=Text(f"{s.op} · {s.impl} · {s.label}"), title_justify="left")
+    table = Table(title=Text(f"{s.op} · {s.impl} · {s.label} · {s.device} ({s.clock})"), title_justify="left")
     for column in ("run", "started", "commit", "value", "round range", "step"):
         table.add_column(column, overflow="fold")
     step_at = {st.index: st for st in s.steps}

@@ -49,7 +49,8 @@ def request_of(run: dict):
 
 
 def check_comparable(run: dict, current_env: dict) -> None:
-    for key in _MUST_MATCH:
+    # A CPU run's clock is the host CPU's, so there the CPU model is the device that must match.
+    for key in _MUST_MATCH + (("host_cpu",) if run["env"].get("device") == "cpu" else ()):
         if run["env"].get(key) != current_env.get(key):
             raise MageError(f"run {run['id']} was measured with {key} {run['env'].get(key)!r}, this is "
                             f"{current_env.get(key)!r}; its numbers would not be comparable, so it is not resumed")

@@ -20,7 +20,7 @@ import torch
 
 from mage import check, registry, resume, suspect
 from mage.backends.precision import BASELINE_PRECISION, precision_mode
-from mage.backends.triton import recorded_tunings
+from mage.backends.triton import INTERPRETED, recorded_tunings
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
@@ -323,7 +323,9 @@ class Runner:
         for name, reason in stale.items():
             _fail_rows(timed, name, reason)
         self._recheck(spec, case, passing, timed)
-        suspect.flag([(name, passing[name][0].variant, result) for name, result, _ in timed], self.flush.bytes)
+        interpreted = frozenset(name for name, (impl, _) in passing.items() if _interpreted(impl))
+        suspect.flag([(name, passing[name][0].variant, result) for name, result, _ in timed], self.flush.bytes,
+                     self.timer.clock, interpreted)
         for name, result, samples in timed:
             self.store.add_result(self.run_id, case_id, impl_ids[name], result, samples)
 
@@ -344,10 +346,11 @@ class Runner:
     def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
         contract = measured["contract"]
         flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes(case, impl.variant)
+        memory_floor, compute_floor = ceilings.hardware_floors_us(self.ceilings, flops, bytes_moved, impl.precision)
         result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
-                        floor_us=ceilings.floor_us(self.ceilings, flops, bytes_moved, impl.precision),
-                        tuning=measured["tuning"])
+                        floor_us=ceilings.floor_of(memory_floor, compute_floor), memory_floor_us=memory_floor,
+                        compute_floor_us=compute_floor, tuning=measured["tuning"])
         if path == "single":
             # Kernel time, launches and host time are measured once per implementation, on single calls.
             captured = measured.get(cache)
@@ -394,6 +397,11 @@ class _KeepingLast:
 def _bound(impl: Implementation, inputs: tuple) -> Callable[[], object]:
     fn = impl.fn
     return lambda: fn(*inputs)
+
+
+def _interpreted(impl: Implementation) -> bool:
+    """Whether ``impl``'s times are the Triton interpreter's (numpy on the CPU), not a kernel's."""
+    return INTERPRETED and impl.backend.startswith("triton")
 
 
 def _mode(impl: Implementation):

@@ -33,9 +33,9 @@ from typing import Iterable
 
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 8  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
-# 8: span noise (_migrate)
+# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -106,7 +106,9 @@ CREATE TABLE IF NOT EXISTS results (
     span_round_max_us REAL,
     span_samples INTEGER,
     calls_per_sample INTEGER,
-    floor_us REAL,
+    floor_us REAL,                        -- the larger of the two below (before schema 10: from measured ceilings)
+    memory_floor_us REAL,                 -- compulsory bytes at the HBM peak (mage.measure.ceilings)
+    compute_floor_us REAL,                -- the precision's flops at the device's peak rate; NULL before schema 10
     suspect TEXT,                         -- why a passing result's time is not believable (mage.suspect)
     sm_clock_min_mhz REAL,                -- SM clock range while its GPU times were measured (mage.measure.clocks);
     sm_clock_max_mhz REAL,                -- NULL without NVML and for results stored before schema 5
@@ -134,8 +136,8 @@ CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 RESULT_FIELDS = (
     "path", "cache", "status", "reason", "contract", "rel_error", "eager_error", "flops", "bytes",
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
-    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "suspect",
-    "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning", "span_rse", "noisy",
+    "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "memory_floor_us",
+    "compute_floor_us", "suspect", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning", "span_rse", "noisy",
 )
 
 
@@ -145,7 +147,7 @@ ADDED_COLUMNS = {
              ("heartbeat_at", "TEXT")),
     "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
                 ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT"), ("span_rse", "REAL"),
-                ("noisy", "INTEGER")),
+                ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL")),
 }
 
 
@@ -187,6 +189,8 @@ class Result:
     span_samples: int | None = None
     calls_per_sample: int | None = None
     floor_us: float | None = None
+    memory_floor_us: float | None = None
+    compute_floor_us: float | None = None
     suspect: str | None = None
     sm_clock_min_mhz: float | None = None
     sm_clock_max_mhz: float | None = None
@@ -538,6 +542,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     6 → 7: runs gain the claim ``owner_host``, ``claimed_at`` and ``heartbeat_at`` (NULL before: such a
     run's claim is its pid alone).
     7 → 8: results gain ``span_rse`` and ``noisy`` (NULL before, and for results without spans).
+    9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

@@ -1,1 +1,6 @@
-"""Deliberately cheating implementations, one module per class of cheat, for the cheat tests."""
+"""Implementations that cheat, one module per class of exploit (issue 13; KernelBench, GPU MODE).
+
+Each module's ``cheat(compute)`` wraps an honest implementation's function in the exploit. Every one is
+right whenever it is checked, so it passes the contract and the re-check; only what its measurements
+show can give it away (mage.suspect). tests/test_cheats.py and tests/test_cheats_gpu.py prove it does.
+"""

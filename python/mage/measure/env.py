@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import torch
 
@@ -51,17 +53,29 @@ def _package_version(name: str) -> str | None:
     return getattr(module, "__version__", None)
 
 
-def gpu_state() -> dict:
-    """Clocks, throttle reasons, temperature and power limit from NVML; {} where NVML is absent."""
+@contextlib.contextmanager
+def _nvml() -> Iterator[tuple | None]:
+    """(pynvml, the current device's handle) while NVML is initialized; None where NVML is absent."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
     except Exception:  # no driver or no NVML library: the run records that it had none
-        return {}
+        yield None
+        return
     try:
-        handle = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device() if torch.cuda.is_available() else 0)
-        state = {
+        yield pynvml, pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device() if torch.cuda.is_available() else 0)
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def gpu_state() -> dict:
+    """Clocks, throttle reasons, temperature and power limit from NVML; {} where NVML is absent."""
+    with _nvml() as found:
+        if found is None:
+            return {}
+        pynvml, handle = found
+        return {
             "sm_clock_mhz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
             "mem_clock_mhz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
             "max_sm_clock_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
@@ -69,24 +83,39 @@ def gpu_state() -> dict:
             "power_limit_w": pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000,
             "throttle_reasons": _throttle_reasons(pynvml, handle),
         }
-        return state
-    finally:
-        pynvml.nvmlShutdown()
 
 
 def _throttle_reasons(pynvml, handle) -> list[str]:
     return reason_names(pynvml, pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle))
 
 
+def device_properties() -> dict:
+    """What the device's peak rates are derived from (mage.measure.ceilings): SM count and compute
+    capability from torch; the maximum SM and memory clocks and the memory bus width from NVML, absent
+    where NVML is."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    properties = {"sm_count": props.multi_processor_count, "compute_capability": f"{props.major}.{props.minor}"}
+    with _nvml() as found:
+        if found is not None:
+            pynvml, handle = found
+            try:
+                properties |= {
+                    "max_sm_clock_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                    "max_mem_clock_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+                    "memory_bus_width_bits": pynvml.nvmlDeviceGetMemoryBusWidth(handle),
+                }
+            except pynvml.NVMLError:  # a device that does not report them: its peaks say what is missing
+                pass
+    return properties
+
+
 def _gpu_identity() -> dict:
     try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
-        identity = {"uuid": pynvml.nvmlDeviceGetUUID(handle), "driver": pynvml.nvmlSystemGetDriverVersion()}
-        pynvml.nvmlShutdown()
-        return identity
+        with _nvml() as found:
+            if found is None:
+                return {}
+            pynvml, handle = found
+            return {"uuid": pynvml.nvmlDeviceGetUUID(handle), "driver": pynvml.nvmlSystemGetDriverVersion()}
     except Exception:
         return {}
 
@@ -111,10 +140,8 @@ def capture(device: str) -> dict:
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
-        env |= {
+        env |= device_properties() | {
             "gpu": props.name,
-            "compute_capability": f"{props.major}.{props.minor}",
-            "sm_count": props.multi_processor_count,
             "l2_bytes": props.L2_cache_size,
             "gpu_memory_bytes": props.total_memory,
             "cuda": torch.version.cuda,

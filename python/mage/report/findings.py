@@ -24,7 +24,7 @@ from typing import Callable
 from mage import amdahl
 from mage.measure import ceilings as ceilings_module
 from mage.measure.method import CACHES
-from mage.report.format import us, with_range
+from mage.report.format import floor_kind, us, with_range
 
 KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
 HOST_NOISE = 0.10
@@ -240,12 +240,33 @@ def _graph_sentence(graph: list[dict], labels: dict[str, str]) -> list[str]:
 
 
 def _floor_kind(row: dict, ceilings: dict) -> str:
+    """What sets a result's floor, in words: the hardware peak and, beside it, the rate reached in practice."""
+    kind = floor_kind(row)
+    if kind is None:
+        return _measured_floor_kind(row, ceilings)
+    if kind == "memory":
+        text = f"memory: {row['bytes'] / 1e6:.3g} MB at the HBM peak {ceilings['peak_hbm_gbps']:,.0f} GB/s"
+        reached = f"copy {ceilings['copy_gbps']:,.0f} GB/s" if ceilings.get("copy_gbps") else None
+    else:
+        peak_key, library_key, _ = ceilings_module.rates_of(row["precision"])
+        text = f"compute: {_gflop(row)} GFLOP at the {peak_key.split('_')[1].upper()} peak {ceilings[peak_key]:.1f} TFLOP/s"
+        reached = f"the library's matmul {ceilings[library_key]:.1f} TFLOP/s" if ceilings.get(library_key) else None
+    return text + (f"; reached in practice: {reached}" if reached else "")
+
+
+def _measured_floor_kind(row: dict, ceilings: dict) -> str:
+    """A floor stored before schema 10: bytes over the measured copy rate or flops over the library's rate."""
     memory_us = row["bytes"] / (ceilings["copy_gbps"] * 1e3) if ceilings.get("copy_gbps") else None
     if memory_us is not None and abs(memory_us - row["floor_us"]) <= 1e-6 * row["floor_us"]:
         return f"memory: {row['bytes'] / 1e6:.3g} MB at {ceilings['copy_gbps']:,.0f} GB/s"
     passes = ceilings_module.compute_passes(row["precision"])
-    work = f"{passes} × {row['flops'] / 1e9:.3g}" if passes > 1 else f"{row['flops'] / 1e9:.3g}"
-    return f"compute: {work} GFLOP at {passes * row['flops'] / row['floor_us'] / 1e6:.1f} TFLOP/s"
+    return f"compute: {_gflop(row)} GFLOP at {passes * row['flops'] / row['floor_us'] / 1e6:.1f} TFLOP/s"
+
+
+def _gflop(row: dict) -> str:
+    """The arithmetic a result's precision does, in GFLOP: 'passes × flops' where it takes several."""
+    passes = ceilings_module.compute_passes(row["precision"])
+    return f"{passes} × {row['flops'] / 1e9:.3g}" if passes > 1 else f"{row['flops'] / 1e9:.3g}"
 
 
 def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[str, str]) -> list[str]:

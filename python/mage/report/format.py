@@ -36,3 +36,12 @@ def clock_range(row: dict) -> str:
         return "—"
     text = f"{low:,.0f} MHz" if low == high else f"{low:,.0f}–{high:,.0f} MHz"
     return f"{text} ({row['clock_events'].replace(' ', ', ')})" if row.get("clock_events") else text
+
+
+def floor_kind(row: dict) -> str | None:
+    """Which hardware floor sets a result's floor, 'memory' or 'compute'; None for results stored before
+    schema 10 (their floor came from the measured ceilings) and where neither exists."""
+    memory, compute = row.get("memory_floor_us"), row.get("compute_floor_us")
+    if memory is None and compute is None:
+        return None
+    return "memory" if (memory or 0) >= (compute or 0) else "compute"

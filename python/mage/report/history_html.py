@@ -20,7 +20,9 @@ def _figure(op: str, impl: str, series: list[Series]):
     figure = go.Figure()
     runs = sorted({(p.started_at, p.run_id, p.commit) for s in series for p in s.points})
     order = [f"run {run_id}<br>{commit}" for _, run_id, commit in runs]
+    machines = {(s.device, s.clock) for s in series}
     for s in series:
+        name = s.label + (f" · {s.device}" if len(machines) > 1 else "")  # one line per machine
         measured = [p for p in s.points if p.value is not None]
         x = [f"run {p.run_id}<br>{p.commit}" for p in measured]
         error = None
@@ -29,9 +31,9 @@ def _figure(op: str, impl: str, series: list[Series]):
                          array=[(p.high - p.value) if p.high is not None else 0 for p in measured],
                          arrayminus=[(p.value - p.low) if p.low is not None else 0 for p in measured])
         figure.add_trace(go.Scatter(
-            x=x, y=[p.value for p in measured], mode="lines+markers", name=s.label, error_y=error,
+            x=x, y=[p.value for p in measured], mode="lines+markers", name=name, error_y=error,
             customdata=[[p.started_at, p.run_id] for p in measured],
-            hovertemplate="%{y:.3g} µs<br>%{customdata[0]}<extra>" + html.escape(s.label) + "</extra>"))
+            hovertemplate="%{y:.3g} µs<br>%{customdata[0]}<extra>" + html.escape(name) + "</extra>"))
         for step in s.steps:
             point = s.points[step.index]
             color = SLOWER if step.direction == "slower" else FASTER

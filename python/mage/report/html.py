@@ -209,7 +209,8 @@ def floor_figure(rows: list[dict]) -> go.Figure:
 
 
 def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
-    """Arithmetic intensity against achieved throughput at kernel time, under the measured ceilings."""
+    """Arithmetic intensity against achieved throughput at kernel time, under the device's peaks and the
+    ceilings measured in the run."""
     points = [r for r in rows if r["path"] == "single" and r["status"] == "pass" and r["kernel_us"]
               and r["flops"] and r["bytes"]]
     figure = go.Figure()
@@ -226,13 +227,21 @@ def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
                     text=[f"{r['impl']} · {r['case']} · {us(r['kernel_us'])} µs" for r in mine],
                     hovertemplate="%{text}<br>%{x:.3g} flop/byte, %{y:.3g} TFLOP/s<extra></extra>")
     intensities = [r["flops"] / r["bytes"] for r in points]
-    if ceilings and intensities:
-        ridges = [ceilings[key] * 1e3 / ceilings["copy_gbps"] for key in ("matmul_ieee_tflops", "matmul_tf32_tflops")]
+    # The hardware peaks are the floors' roofs (solid); the rates measured in the run, reached in practice (dotted).
+    roofs = [(f"peak: HBM {ceilings['peak_hbm_gbps']:,.0f} GB/s, {name} {ceilings[key]:.1f} TFLOP/s",
+              ceilings["peak_hbm_gbps"], ceilings[key], "solid")
+             for key, name in (("peak_fp32_tflops", "FP32"), ("peak_tf32_tflops", "TF32"))
+             if key in ceilings and "peak_hbm_gbps" in ceilings]
+    if ceilings.get("copy_gbps"):
+        roofs += [(f"reached: copy {ceilings['copy_gbps']:,.0f} GB/s, {name} matmul {ceilings[key]:.1f} TFLOP/s",
+                   ceilings["copy_gbps"], ceilings[key], "dot")
+                  for key, name in (("matmul_ieee_tflops", "ieee"), ("matmul_tf32_tflops", "tf32"))]
+    if roofs and intensities:
+        ridges = [tflops * 1e3 / gbps for _, gbps, tflops, _ in roofs]
         xs = sorted({min(intensities) / 4, max(intensities) * 4, *ridges})  # the roofs bend at the ridges
-        for key, name in (("matmul_ieee_tflops", "ieee"), ("matmul_tf32_tflops", "tf32")):
-            figure.add_scatter(name=f"ceiling: copy {ceilings['copy_gbps']:,.0f} GB/s, {name} matmul "
-                                    f"{ceilings[key]:.1f} TFLOP/s", mode="lines", line={"dash": "dot"},
-                               x=xs, y=[min(x * ceilings["copy_gbps"] / 1e3, ceilings[key]) for x in xs])
+        for name, gbps, tflops, dash in roofs:
+            figure.add_scatter(name=name, mode="lines", line={"dash": dash}, x=xs,
+                               y=[min(x * gbps / 1e3, tflops) for x in xs])
     figure.update_layout(title="Roofline: arithmetic intensity vs achieved throughput (kernel time)", height=520,
                          xaxis={"type": "log", "title": "arithmetic intensity, flop per compulsory byte"},
                          yaxis={"type": "log", "title": "achieved TFLOP/s"})
@@ -309,8 +318,9 @@ def _environment_html(run: dict) -> str:
         f"time B = {method.get('batch', '?')} calls per span. Cold L2: a {method.get('l2_flush_bytes', 0) / 1e6:.0f} "
         "MB buffer is written before each sample, outside the timed window. See docs/METHOD.md.</p>"
         f"<p>Command: <code>{_esc(run['command'])}</code></p>"
-        "<h3>Ceilings (measured in this run)</h3>"
-        + _table(["ceiling", "value"], [[k, f"{v:,.1f}"] for k, v in run["ceilings"].items()])
+        "<h3>Peaks (the floors) and ceilings (measured in this run: reached in practice)</h3>"
+        + _table(["ceiling", "value"], [[k, f"{v:,.1f}" if isinstance(v, (int, float)) else v]
+                                        for k, v in run["ceilings"].items()])
         + "<h3>GPU state (NVML)</h3>"
         + _table(["", *states], [[k, *[s.get(k) for s in states.values()]] for k in state_keys])
         + "<h3>Environment</h3>" + _table(["key", "value"], [[k, v] for k, v in env.items()])
@@ -320,7 +330,7 @@ def _environment_html(run: dict) -> str:
 def _results_table(rows: list[dict]) -> str:
     fields = ["op", "case", "impl", "path", "cache", "status", "kernel_us", "launches", "host_us", "host_min_us",
               "host_max_us", "span_mean_us",
-              "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "floor_fraction",
+              "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "memory_floor_us", "compute_floor_us", "floor_fraction",
               "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning"]
     body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] + [r.get("suspect") or ""]
             for r in export_rows(rows)]
@@ -432,8 +442,9 @@ torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
 measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
 {per_op}
 <h2 id="floor">Fraction of the roofline floor</h2>
-<p class="note">Floor = the larger of compulsory bytes ÷ measured copy bandwidth and flops ÷ the library matmul
-rate at the implementation's precision. With a warm L2 a small case can beat the memory floor: a cache artefact.</p>
+<p class="note">Floor = the larger of compulsory bytes ÷ the HBM peak and flops ÷ the device's peak rate at the
+implementation's precision (runs stored before peaks were recorded: the copy bandwidth and library matmul rate measured in
+the run). With a warm L2 a small case can beat the memory floor: a cache artefact; nothing beats a compute floor.</p>
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}

@@ -9,9 +9,11 @@ from __future__ import annotations
 import html
 from typing import Callable
 
+from mage.measure.ceilings import in_practice_us
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
 from mage.report.format import clock_range, commit_label, us, with_range
 from mage.report.figures import figure_cache
+from mage.report.tables import ceilings_line
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
 
@@ -44,6 +46,13 @@ def _span(row: dict) -> str:
 
 def _floor_fraction(row: dict) -> str:
     return f"{row['floor_us'] / row['kernel_us']:.0%}" if row["floor_us"] and row["kernel_us"] else "—"
+
+
+def _floor_note(ceilings: dict) -> str:
+    if "peak_hbm_gbps" not in ceilings and "peak_fp32_tflops" not in ceilings:  # a run stored before peaks
+        return "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger."
+    return ("Floor, from the hardware: compulsory bytes ÷ the HBM peak, or flops ÷ the device's peak rate at the "
+            f"precision, whichever is larger. {ceilings_line(ceilings)}.")
 
 
 def _failures(rows: list[dict]) -> str:
@@ -90,9 +99,12 @@ def tables(run: dict, rows: list[dict]) -> str:
         ("Autotuned configurations", "The configuration each autotuned Triton kernel launched with in the timed "
          "calls (Triton's Config text).", [r for r in at("single", cache) if r.get("tuning")],
          lambda r: r["tuning"]),
-        (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2",
-         "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger.",
+        (f"Fraction of the roofline floor (floor ÷ kernel time), {floor_cache} L2", _floor_note(run["ceilings"]),
          at("single", floor_cache), _floor_fraction),
+        ("Reached in practice (µs per call)", "The larger of compulsory bytes ÷ the copy bandwidth and flops ÷ the "
+         "library's matmul rate at the precision, both measured in this run: what is reached in practice, beside "
+         "the floor.", at("single", floor_cache),
+         lambda r: us(in_practice_us(run["ceilings"], r["flops"], r["bytes"], r["precision"]))),
     ]
     parts = [_escaped(f"## Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')} ({unit})"),
              _escaped(f"torch {env.get('torch')}, commit {commit_label(env)}, started {run['started_at']}. ")

@@ -5,14 +5,15 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from mage.report.format import clock_range, commit_label, us, with_range
+from mage.measure.ceilings import in_practice_us
+from mage.report.format import clock_range, commit_label, floor_kind, us, with_range
 
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
     "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "host_min_us",
     "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
     "calls_per_sample", "span_rse", "noisy",
-    "floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
+    "floor_us", "memory_floor_us", "compute_floor_us", "floor_fraction", "flops", "bytes", "kernel_names", "suspect",
     "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning",
 )
 
@@ -41,6 +42,7 @@ def results_table(run: dict, rows: list[dict]) -> Table:
     noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
     for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
                    "span mean [round min–max]", "span median", *(["noise"] * noise), "floor", "floor/kernel",
+                   "in practice",
                    *(["SM clock"] * clocked)):
         table.add_column(column, overflow="fold")
     for row in export_rows(rows):
@@ -55,8 +57,9 @@ def results_table(run: dict, rows: list[dict]) -> Table:
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
             with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
-            *([_noise_cell(row)] * noise), us(row["floor_us"]),
+            *([_noise_cell(row)] * noise), _floor_cell(row),
             "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
+            _in_practice_cell(run["ceilings"], row),
             *([_clock_cell(row)] * clocked),
         )
     return table
@@ -69,6 +72,34 @@ def _noise_cell(row: dict) -> Text:
     if row.get("noisy"):
         return Text(f"{row['span_rse']:.2%} noisy", style="bold magenta")
     return Text(f"{row['span_rse']:.2%}")
+
+
+def _floor_cell(row: dict) -> str:
+    """The hardware floor with the kind that sets it; a run stored before schema 10 shows its floor bare."""
+    kind = floor_kind(row)
+    return us(row["floor_us"]) + (f" {kind}" if kind and row["floor_us"] else "")
+
+
+def _in_practice_cell(ceilings: dict, row: dict) -> str:
+    """A passing result's time at the rates measured in the run (copy, library matmul)."""
+    if row["status"] != "pass" or row["flops"] is None or row["bytes"] is None:
+        return "—"
+    return us(in_practice_us(ceilings, row["flops"], row["bytes"], row["precision"]))
+
+
+def ceilings_line(ceilings: dict) -> str | None:
+    """The device's peaks (the floors) and the rates measured in the run (reached in practice), one line."""
+    if not ceilings:
+        return None
+    peaks = [f"{name} {ceilings[key]:,.1f} TFLOP/s" for name, key in
+             (("FP32", "peak_fp32_tflops"), ("tf32", "peak_tf32_tflops"), ("bf16", "peak_bf16_tflops"),
+              ("fp16", "peak_fp16_tflops")) if key in ceilings]
+    if "peak_hbm_gbps" in ceilings:
+        peaks.append(f"HBM {ceilings['peak_hbm_gbps']:,.0f} GB/s")
+    line = ("peaks (floors): " + " · ".join(peaks) + " | ") if peaks else ""
+    line += (f"reached in practice: copy {ceilings['copy_gbps']:,.0f} GB/s · matmul ieee "
+             f"{ceilings['matmul_ieee_tflops']:.1f} TFLOP/s · tf32 {ceilings['matmul_tf32_tflops']:.1f} TFLOP/s")
+    return line + (f" | {ceilings['peak_note']}" if ceilings.get("peak_note") else "")
 
 
 def _clock_cell(row: dict) -> Text:
