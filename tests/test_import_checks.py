@@ -52,6 +52,8 @@ BAD_FIELDS = [
     (("runs", 0, "run", "pid"), 2**64, "runs[0].run.pid is 18446744073709551616, outside 0 to"),
     (("runs", 0, "run", "started_at"), "yesterday", 'runs[0].run.started_at is "yesterday", not an ISO 8601 time'),
     (("runs", 0, "run", "ceilings", "copy_gbps"), "fast", 'runs[0].run.ceilings.copy_gbps is "fast", not a number'),
+    (("runs", 0, "run", "ceilings"), {"copy_gbps": 4200.0}, "runs[0].run.ceilings has no matmul_ieee_tflops"),
+    (("runs", 0, "run", "ceilings", "peak_note"), 3, "runs[0].run.ceilings.peak_note is 3, not a string"),
     (("runs", 0, "run", "method"), {"a": [[[[[[[[[1]]]]]]]]]}, "runs[0].run.method.a[0][0][0][0][0][0][0] is nested"),
     (("runs", 0, "run", "env", "notes"), "x" * 1_000_001, "runs[0].run.env is 1,000,099 characters of JSON, more than 1,000,000"),
     (("runs", 0, "cases", 0, "seed"), 1.5, "runs[0].cases[0].seed is 1.5, not an integer"),

@@ -17,10 +17,15 @@ from mage.store import SCHEMA_VERSION, Result, Store
 MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
 
 
+# A GPU run's ceilings: the rates it measured and the peaks, with the note that says which are missing.
+CEILINGS = {"copy_gbps": 4200.0, "matmul_ieee_tflops": 50.7, "matmul_tf32_tflops": 392.5, "peak_fp32_tflops": 66.9,
+            "peak_note": "no memory floor: NVML gave no maximum memory clock or bus width"}
+
+
 def store_run(store, command="mage run", hypothesis=None, predictions=()):
     run = store.begin_run(clock="gpu", suite="seed", command=command,
                           env={"gpu": "NVIDIA H200", "uuid": "GPU-1234", "gpu_state_start": {"sm_clock_mhz": 1980}},
-                          method={"rounds": 3}, ceilings={"copy_gbps": 4200.0})
+                          method={"rounds": 3}, ceilings=CEILINGS)
     case_id = store.case_id(run, Case("layernorm", "1024x1024", "seed", {"rows": 1024, "cols": 1024}, 7))
     for backend in ("eager", "triton"):
         impl_id = store.impl_id(run, Implementation("layernorm", backend, "affine", "ieee", fn=None))

@@ -21,6 +21,7 @@ from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
 from mage.store import Result
 
+MEASURED_CEILINGS = ("copy_gbps", "matmul_ieee_tflops", "matmul_tf32_tflops")  # mage.measure.ceilings.measure
 MAX_DEPTH = 8  # nesting of env, method, ceilings and params
 MAX_JSON_CHARS = 1_000_000  # each of those, serialized
 MAX_TEXT_CHARS = 100_000
@@ -66,8 +67,14 @@ def _run_entry(entry, where: str) -> None:
     for key in ("env", "env_end", "method"):
         _json_object(run.get(key), f"{at}.{key}", optional=key != "env")
     ceilings = _json_object(run.get("ceilings"), f"{at}.ceilings", optional=True) or {}
-    for key, value in ceilings.items():  # reports compute with them: numbers only
-        _number(value, f"{at}.ceilings.{key}", optional=True)
+    for key in MEASURED_CEILINGS if ceilings else ():  # a GPU run's ceilings hold every rate it measured
+        if key not in ceilings:
+            raise DocumentError(f"{at}.ceilings has no {key}")
+    for key, value in ceilings.items():  # reports compute with them: numbers, and the peaks' one note
+        if key == "peak_note":
+            _text(value, f"{at}.ceilings.{key}")
+        else:
+            _number(value, f"{at}.ceilings.{key}", optional=True)
     for i, text in enumerate(_list(entry.get("predictions", []), f"{where}.predictions")):
         _text(text, f"{where}.predictions[{i}]")
     cases = _named_entries(entry, where, "cases", {"op", "name", "suite", "params", "seed"})
