@@ -43,7 +43,7 @@ def test_a_noise_target_outside_zero_to_one_is_refused(tmp_path, target):
 def test_the_results_table_shows_noise_only_for_runs_that_measured_it():
     row = {"op": "x", "case": "c", "impl": "i", "path": "single", "cache": "warm", "status": "pass", "contract": "pass",
            "rel_error": 0.0, "span_mean_us": 10.0, "suspect": None}
-    run = {"id": 1, "status": "complete", "clock": "cpu"}
+    run = {"id": 1, "status": "complete", "clock": "cpu", "ceilings": {}}
 
     def shown(*rows):
         console = Console(width=300, file=io.StringIO())
