@@ -24,3 +24,5 @@ timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&
 # A killed run leaves its last results in the write-ahead log: fold them into the file that travels.
 python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
 mage export --json --db "$db" > "$out/rows.json"
+# The run alone, for mage import: the store that travels back may outgrow what the device tool returns.
+mage export --run-json -o "$out/run.json.gz" --db "$db"
