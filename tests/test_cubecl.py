@@ -1,4 +1,4 @@
-"""The rust-cubecl backend without a GPU: the CUDA C++ CubeCL generated from cubecl/src/kernels.rs
+"""The cubecl family without a GPU: the CUDA C++ CubeCL generated from cubecl/src/kernels.rs
 compiles for sm_90 with NVRTC (the float4 kernels to 16-byte loads and stores), its scalar struct is
 packed as declared, inputs are refused by name, the launchers choose float4 or scalar kernels as the
 native one does, and every cube size the launcher can pick has its source. (The kernels' arithmetic
@@ -162,7 +162,7 @@ def test_a_source_without_the_struct_is_refused():
 
 def test_registered_for_the_rust_host_only_and_unavailable_on_the_cpu():
     for op in ("bias_gelu", "layernorm"):
-        impls = [i for i in registry.implementations(op) if i.backend == "rust-cubecl"]
+        impls = [i for i in registry.implementations(op) if i.family == "cubecl"]
         assert [i.precision for i in impls] == ["ieee"]
         assert impls[0].unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
@@ -177,9 +177,9 @@ def test_bad_inputs_are_refused_by_name_before_any_launch():
         layernorm.layernorm(native.RUST_HOST, x, torch.randn(5), bias)
 
 
-def test_two_host_backends_cannot_share_one_name():
+def test_two_hosts_cannot_share_one_family():
     with pytest.raises(ValueError, match="exactly one host"):
-        native.register("bias_gelu", backend="x")
+        native.register("bias_gelu", family="x")
 
 
 def test_sizes_past_32_bit_indexing_are_refused_before_allocating():

@@ -306,12 +306,12 @@ def _emulated(op: str, variant: str, host: EmuHost) -> registry.Implementation:
     launcher = functools.partial(LAUNCHERS[op], host)
     if len(registry.get_op(op).variants) > 1:
         launcher = functools.partial(launcher, variant=variant)
-    return registry.Implementation(op=op, backend="native-emu", variant=variant, precision="ieee", fn=launcher)
+    return registry.Implementation(op=op, family="native-emu", variant=variant, precision="ieee", fn=launcher)
 
 
 def _eager(op: str, variant: str) -> registry.Implementation:
     return next(
-        i for i in registry.implementations(op) if i.backend == "eager" and i.variant == variant and i.precision == "ieee"
+        i for i in registry.implementations(op) if i.baseline and i.variant == variant and i.precision == "ieee"
     )
 
 

@@ -24,12 +24,12 @@ from mage.check import check  # noqa: E402
 from mage.measure.method import Method  # noqa: E402
 from mage.ops.neighbor_agg.spec import NeighborAggSpec  # noqa: E402
 from mage.outputs import empty_output  # noqa: E402
-from mage.runner import Planned, Request, Runner  # noqa: E402
+from mage.runner import Planned, Request, Runner, _baseline  # noqa: E402
 from mage.spec import Case, draw, generator  # noqa: E402
 from mage.store import Store  # noqa: E402
 
 registry.load()
-TRITON = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op) if impl.backend == "triton"]
+TRITON = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op) if impl.family == "triton"]
 
 
 def _impl(op, variant, precision, backend="triton"):
@@ -40,8 +40,7 @@ def _impl(op, variant, precision, backend="triton"):
 
 def _eager(impl):
     """The eager baseline at the precision the contract compares with (tf32x3 meets ieee's)."""
-    precision = "ieee" if impl.precision == "tf32x3" else impl.precision
-    return _impl(impl.op, impl.variant, precision, backend="eager")
+    return _baseline(impl)
 
 
 def _passes(impl, params, seed=11, spec=None):
@@ -234,7 +233,7 @@ def test_triangle_contract(shape, variant, precision):
 @pytest.mark.parametrize("shape", TRIANGLE_SHAPES, ids=str)
 def test_triangle_channel_split_contract(shape, variant):
     """Eight channel tiles split apart and joined back: every channel lands where it belongs."""
-    _passes(_impl("triangle", variant, "tf32", backend="triton-split"), TRIANGLE_SHAPES[shape])
+    _passes(_impl("triangle", variant, "tf32", backend="triton.split"), TRIANGLE_SHAPES[shape])
 
 
 def test_triangle_variants_are_not_interchangeable():
@@ -495,7 +494,7 @@ def test_every_kernel_compiles_for_hopper_without_a_gpu():
     done = subprocess.run([sys.executable, "-c", _SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.count("compiled") == 15
-    # Why triton-split exists: its per-channel dots reach Hopper's wgmma; the 3-D dot of triton.py does not.
+    # Why triton.split exists: its per-channel dots reach Hopper's wgmma; the 3-D dot of triton.py does not.
     assert "compiled _triangle_channel_split_kernel products: wgmma" in done.stdout
     assert "compiled _triangle_slab_kernel products: mma.sync" in done.stdout
 

@@ -68,8 +68,9 @@ def run(
     suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, or all "
                                       "(repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
-    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a backend "
-                                             "(eager, compile-default, …) or a name prefix (repeatable)."),
+    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a family "
+                                             "(triton: every strategy), a family.strategy (triton.split) or a "
+                                             "name prefix (repeatable)."),
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),

@@ -25,7 +25,6 @@ class Case:
     suite: str
     params: dict = field(hash=False)
     seed: int = 0
-    dtype: str = "float32"
 
     @property
     def key(self) -> str:
@@ -83,8 +82,15 @@ class OpSpec:
         )
 
     def check_variant(self, variant: str) -> None:
-        if variant not in self.variants:
-            raise UnknownNameError(f"op {self.name!r} has no variant {variant!r}; known: {', '.join(self.variants)}")
+        _check_declared(self.name, "variant", variant, self.variants)
+
+    def check_precision(self, precision: str) -> None:
+        _check_declared(self.name, "precision", precision, self.precisions)
+
+
+def _check_declared(op: str, kind: str, value: str, declared: Sequence[str]) -> None:
+    if value not in declared:
+        raise UnknownNameError(f"op {op!r} declares no {kind} {value!r}; its spec declares: {', '.join(declared)}")
 
 
 def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:

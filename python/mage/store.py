@@ -17,10 +17,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
+from mage import identity
 from mage.errors import UnknownNameError
 
-SCHEMA_VERSION = 6  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
-# 5: clocks during measurement; 6: autotuned configurations (_migrate)
+SCHEMA_VERSION = 9  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+# 5: clocks during measurement; 6: autotuned configurations; 9: implementation family, strategy, baseline (_migrate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -54,9 +55,12 @@ CREATE TABLE IF NOT EXISTS implementations (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     op TEXT NOT NULL,
     name TEXT NOT NULL,
-    backend TEXT NOT NULL,
+    backend TEXT NOT NULL,                -- the name's first part: family, or family.strategy (mage.identity)
     variant TEXT NOT NULL,
     precision TEXT NOT NULL,
+    family TEXT NOT NULL,                 -- the technology: eager, compile, triton, native, cubecl, …
+    strategy TEXT NOT NULL,               -- one kernel design within the family: default, split, …
+    baseline INTEGER NOT NULL,            -- 1 for the op's baseline (the reference of its contracts)
     UNIQUE (run_id, op, name)
 );
 CREATE TABLE IF NOT EXISTS results (
@@ -236,9 +240,11 @@ class Store:
     def impl_id(self, run_id: int, impl) -> int:
         with self.db:
             self.db.execute(
-                "INSERT OR IGNORE INTO implementations (run_id, op, name, backend, variant, precision)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, impl.op, impl.name, impl.backend, impl.variant, impl.precision),
+                "INSERT OR IGNORE INTO implementations"
+                " (run_id, op, name, backend, variant, precision, family, strategy, baseline)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, impl.op, impl.name, impl.backend, impl.variant, impl.precision, impl.family,
+                 impl.strategy, int(impl.baseline)),
             )
         return self.db.execute(
             "SELECT id FROM implementations WHERE run_id = ? AND op = ? AND name = ?", (run_id, impl.op, impl.name)
@@ -297,13 +303,18 @@ class Store:
         self.run(run_id)
         rows = self.db.execute(
             f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, i.name AS impl, i.backend, i.variant,
-                       i.precision, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
+                       i.precision, i.family, i.strategy, i.baseline, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
                 FROM results res JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
                 JOIN runs ON runs.id = res.run_id
                 WHERE res.run_id = ? ORDER BY res.id""",
             (run_id,),
         ).fetchall()
         return [dict(row) for row in rows]
+
+    def ops(self, run_id: int) -> list[str]:
+        """The ops a run measured (or meant to: every case it stored, with or without results)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT DISTINCT op FROM cases WHERE run_id = ? ORDER BY op", (run_id,))]
 
     def samples(self, result_id: int) -> list[tuple[int, float]]:
         return [tuple(r) for r in self.db.execute(
@@ -331,6 +342,12 @@ def _migrate(db: sqlite3.Connection) -> None:
     3 → 4: results gain ``host_min_us`` and ``host_max_us`` (NULL for results stored before).
     4 → 5: results gain ``sm_clock_min_mhz``, ``sm_clock_max_mhz`` and ``clock_events`` (NULL before).
     5 → 6: results gain ``tuning`` (NULL before, and for implementations that autotune nothing).
+    8 → 9: implementations gain ``family``, ``strategy`` and ``baseline``. Old backends map to a family
+    and strategy (mage.identity.LEGACY_BACKENDS: triton-split → triton.split, compile-default →
+    compile, compile-max-autotune → compile.max-autotune, rust-cubecl → cubecl; any other backend is
+    its own family with the default strategy), and their names are renamed to match
+    (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
+    old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -351,11 +368,25 @@ def _migrate(db: sqlite3.Connection) -> None:
                            ("tuning", "TEXT")):
             if name not in result_columns:
                 db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
+        if "family" not in {row[1] for row in db.execute("PRAGMA table_info(implementations)")}:
+            _add_identity(db)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _add_identity(db: sqlite3.Connection) -> None:
+    """Schema 9's implementation columns, filled in from the backend names of before (see _migrate)."""
+    for name, kind in (("family", "TEXT NOT NULL DEFAULT ''"), ("strategy", "TEXT NOT NULL DEFAULT 'default'"),
+                       ("baseline", "INTEGER NOT NULL DEFAULT 0")):
+        db.execute(f"ALTER TABLE implementations ADD COLUMN {name} {kind}")
+    for impl_id, backend, name in db.execute("SELECT id, backend, name FROM implementations").fetchall():
+        family, strategy, renamed = identity.from_legacy(backend, name)
+        db.execute("UPDATE implementations SET family = ?, strategy = ?, baseline = ?, name = ?, backend = ?"
+                   " WHERE id = ?", (family, strategy, int(family == "eager"), renamed,
+                                     identity.backend_of(family, strategy), impl_id))
 
 
 def _alive(pid: int | None) -> bool:

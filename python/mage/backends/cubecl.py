@@ -1,4 +1,4 @@
-"""Kernels written in Rust with CubeCL, launched by Mage's Rust host (backend ``rust-cubecl``).
+"""Kernels written in Rust with CubeCL, launched by Mage's Rust host (family ``cubecl``).
 
 The kernel bodies are ``#[cube]`` functions in ``cubecl/src/kernels.rs``. CubeCL (pinned to 0.10.0)
 compiles them to CUDA C++, which ``cargo run --release --bin generate-cuda`` writes next to each op

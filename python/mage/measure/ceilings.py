@@ -10,7 +10,6 @@ import statistics
 
 import torch
 
-from mage.backends.precision import precision_mode
 from mage.measure.device import Timer
 
 COPY_BYTES = 1 << 30
@@ -35,6 +34,8 @@ def measure(device: str) -> dict:
     """Measured ceilings: {'copy_gbps', 'matmul_ieee_tflops', 'matmul_tf32_tflops'}; empty on the CPU."""
     if device != "cuda":
         return {}
+    from mage.backends.precision import precision_mode  # here, not above: reports import this module, never backends
+
     timer = Timer(device)
     source = torch.rand(COPY_BYTES // 4, device=device)
     target = torch.empty_like(source)

@@ -22,7 +22,7 @@ SCALAR = Kernel("bias_gelu", "bias_gelu_kernel", "pppb", file="cubecl.cu")
 VECTOR = Kernel("bias_gelu", "bias_gelu_kernel_x4", "pppb", file="cubecl_x4.cu")
 
 
-@register("bias_gelu", variants=("erf",), backend="rust-cubecl", hosts=(RUST_HOST,))
+@register("bias_gelu", variants=("erf",), family="cubecl", hosts=(RUST_HOST,))
 def bias_gelu(host, x, bias):
     require_inputs(host, x, bias)
     out = output_like(x)

@@ -33,7 +33,7 @@ def cube_size(loads: int) -> int:
     return min(256, max(32, 1 << (loads - 1).bit_length()))
 
 
-@register("layernorm", variants=("affine",), backend="rust-cubecl", hosts=(RUST_HOST,))
+@register("layernorm", variants=("affine",), family="cubecl", hosts=(RUST_HOST,))
 def layernorm(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     out = output_like(x)

@@ -23,7 +23,7 @@ from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim
 class MatmulSpec(OpSpec):
     name = "matmul"
     variants = ("default",)
-    precisions = ("ieee", "tf32")
+    precisions = ("ieee", "tf32", "tf32x3")
 
     def cases(self) -> list[Case]:
         def case(m: int, k: int, n: int, suite: str) -> Case:

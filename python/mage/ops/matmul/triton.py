@@ -287,8 +287,8 @@ def _descriptor(t: torch.Tensor) -> TensorDescriptor:
     return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
 
 
-@implementation("matmul", backend="triton", precisions=("tf32",), available=triton_tf32_available)
-@implementation("matmul", backend="triton", precisions=("ieee", "tf32x3"), available=triton_available)
+@implementation("matmul", family="triton", precisions=("tf32",), available=triton_tf32_available)
+@implementation("matmul", family="triton", precisions=("ieee", "tf32x3"), available=triton_available)
 def matmul(a, b, precision):
     SPEC.validate(a, b)
     M, K = a.shape

@@ -1,4 +1,4 @@
-"""Triangle multiplication in tf32 with one 2-D tensor-core product per channel (backend ``triton-split``).
+"""Triangle multiplication in tf32 with one 2-D tensor-core product per channel (``triton.split``).
 
 ``triton.py`` moves each slab's channels to the front and runs one batched (3-D) tl.dot; Triton
 lowers a 3-D dot to mma.sync (Ampere's instruction), never to Hopper's wgmma. Here a program loads
@@ -104,7 +104,7 @@ def _triangle_channel_split_kernel(
     store_slab(out_ptr, tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8)), batch, offs_i, offs_j, offs_c, N, C)
 
 
-@implementation("triangle", backend="triton-split", variants=("outgoing", "incoming"), precisions=("tf32",),
+@implementation("triangle", family="triton", strategy="split", variants=("outgoing", "incoming"), precisions=("tf32",),
                 available=triton_tf32_available)
 def triangle(a, b, variant, precision):
     def launch(out, a, b, strides, N, C, B):
