@@ -12,6 +12,7 @@ import struct
 import pytest
 import torch
 
+from ci import required
 from mage import registry
 from mage.backends import cubecl, native
 from mage.backends.cuda_libs import preload_nvrtc
@@ -22,7 +23,7 @@ from mage.ops.layernorm import cubecl as layernorm
 from mage.ops.layernorm.spec import EPS
 
 KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values()]
-needs_nvrtc = pytest.mark.skipif(preload_nvrtc() is None, reason="no libnvrtc here (install nvidia-cuda-nvrtc)")
+needs_nvrtc = required(preload_nvrtc() is None, "no libnvrtc here (install nvidia-cuda-nvrtc)")
 
 
 def test_every_generated_source_has_a_kernel():

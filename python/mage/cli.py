@@ -94,9 +94,9 @@ def run(
     isolate: Optional[bool] = typer.Option(None, "--isolate/--no-isolate", help="Run each case in a worker process: "
                                            "a crash, hang or out-of-memory error is stored as that implementation's "
                                            "failure and the run goes on (mage.isolation). Default: the large and sweep "
-                                           "cases only. A worker start-up per case costs ~6 s on the H200 (seed "
-                                           "suite, 4 cases: 30 s plain, 55 s isolated) and ~12 s on the CPU with "
-                                           "torch.compile; small next to a large case, nearly doubling the seed suite."),
+                                           "cases only. A worker start-up per case costs seconds (measured in "
+                                           "results/README.md): small next to a large case, nearly doubling the "
+                                           "seed suite."),
     case_timeout: float = typer.Option(900.0, "--case-timeout", help="With --isolate: seconds one case may take; "
                                        "one implementation's check, profile or re-check may take a quarter."),
     db: Path = DB_OPTION,

@@ -15,8 +15,8 @@ Importing merges: a run whose fingerprint the store already holds is skipped, so
 twice, or a run back into the store it came from, changes nothing. A document written before
 implementations had a family (store schema 9) is read as the store's migration reads old rows:
 its backends map to family and strategy and its implementations are renamed to match. Each run is written in one
-transaction. A file ending in .gz is read and written gzip-compressed (the H200 seed run, 144 results and
-43,200 samples, is 1.0 MB as JSON and 0.3 MB gzipped: Parquet would save little and add a dependency).
+transaction. A file ending in .gz is read and written gzip-compressed (the samples dominate a document
+and gzip shrinks it about threefold: Parquet would save little and add a dependency).
 """
 
 from __future__ import annotations

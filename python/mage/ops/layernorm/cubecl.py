@@ -4,12 +4,11 @@ plane_sum and across them through shared memory, then the affine output. The cub
 comptime parameter, so each power of two from 32 to 256 is a source of its own
 (cubecl_b<size>.cu). See mage.backends.cubecl.
 
-Nsight Compute on the H200 (results/h200/ncu) found it at 3.38 TB/s against the CUDA C++ kernel's
-4.11 TB/s, which moves the row as float4. So rows whose width is a multiple of 4, with every
+Nsight Compute (results/h200/ncu, read in results/README.md) found it below the CUDA C++ kernel's
+bandwidth, which moves the row as float4. So rows whose width is a multiple of 4, with every
 pointer 16-byte aligned, now go to float4 kernels (cubecl_b<size>_x4.cu, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, the cube sized for a thread a float4); other rows to
-the scalar ones. Run 18 measured the float4 kernel at 525.6 µs against native's 517.9 (65536×4096,
-cold L2).
+the scalar ones. Its times against native's are in results/README.md.
 """
 
 from mage.backends.cubecl import output_like, pack_info

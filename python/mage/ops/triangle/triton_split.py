@@ -7,8 +7,8 @@ them in registers into eight channel tiles (three rounds of tl.split), and runs 
 which Triton lowers to wgmma on sm_90 (tests/test_triton.py checks the TTGIR). Eight accumulators
 replace the batched one; they are joined back into channel-last order for one store.
 
-On the H200 (run 12) it takes 0.90× the 3-D kernel's time at N = 512, C = 128, and 1.25× at the
-seed size; Nsight Compute shows both kernels latency-bound at 12 % occupancy (results/README.md).
+It is faster than the 3-D kernel at the large size and slower at the seed size; Nsight Compute shows
+both kernels latency-bound at low occupancy (measured in results/README.md).
 """
 
 import triton
