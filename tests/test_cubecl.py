@@ -6,6 +6,7 @@ runs on the CPU in `cargo test` in cubecl/, through CubeCL's wgpu runtime on lav
 in the run.)"""
 
 import ctypes
+import json
 import re
 import struct
 
@@ -27,8 +28,23 @@ needs_nvrtc = required(preload_nvrtc() is None, "no libnvrtc here (install nvidi
 
 
 def test_every_generated_source_has_a_kernel():
-    generated = {path.relative_to(native.OPS_DIR).as_posix() for path in native.OPS_DIR.glob("*/cubecl*.cu")}
+    generated = {path.relative_to(native.OPS_DIR).as_posix()
+                 for path in native.OPS_DIR.glob(f"*/{cubecl.GENERATED}/*.cu")}
     assert generated == {f"{k.op}/{k.file}" for k in KERNELS}
+
+
+def test_the_manifest_names_each_generated_file_s_kernel_and_parameters():
+    for op in {k.op for k in KERNELS}:
+        manifest = json.loads((native.OPS_DIR / op / cubecl.GENERATED / "manifest.json").read_text())
+        assert manifest["generator"].startswith("cargo run --release --bin generate-cuda")
+        listed = {f"{cubecl.GENERATED}/{entry['file']}": entry for entry in manifest["files"]}
+        launched = [k for k in KERNELS if k.op == op]
+        assert set(listed) == {k.file for k in launched}
+        for kernel in launched:
+            entry = listed[kernel.file]
+            assert entry["kernel"] == kernel.name
+            assert entry["vector"] == (4 if kernel.name.endswith("_x4") else 1)
+            assert f"__launch_bounds__({entry['cube']}){kernel.name} (" in native.source(op, kernel.file)
 
 
 @needs_nvrtc

@@ -2,16 +2,16 @@
 passes over the row (mean, then the mean squared deviation), each reduced within warps by
 plane_sum and across them through shared memory, then the affine output. The cube size is a
 comptime parameter, so each power of two from 32 to 256 is a source of its own
-(cubecl_b<size>.cu). See mage.backends.cubecl.
+(generated/cubecl_b<size>.cu). See mage.backends.cubecl.
 
 Nsight Compute (results/h200/ncu, read in results/README.md) found it below the CUDA C++ kernel's
 bandwidth, which moves the row as float4. So rows whose width is a multiple of 4, with every
-pointer 16-byte aligned, now go to float4 kernels (cubecl_b<size>_x4.cu, CubeCL's
+pointer 16-byte aligned, now go to float4 kernels (generated/cubecl_b<size>_x4.cu, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, the cube sized for a thread a float4); other rows to
 the scalar ones. Its times against native's are in results/README.md.
 """
 
-from mage.backends.cubecl import output_like, pack_info
+from mage.backends.cubecl import GENERATED, output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, float4_rows, register
 from mage.ops.layernorm.native import require_inputs
 from mage.ops.layernorm.spec import EPS
@@ -20,7 +20,8 @@ BLOCKS = (32, 64, 128, 256)
 VECTOR = 4  # floats a load in the _x4 kernels (float4)
 # (cube size, floats a load) -> kernel; arguments x, weight, bias, out, info.
 KERNELS = {
-    (block, width): Kernel("layernorm", f"layernorm_kernel{suffix}", "ppppb", file=f"cubecl_b{block}{suffix}.cu")
+    (block, width): Kernel("layernorm", f"layernorm_kernel{suffix}", "ppppb",
+                           file=f"{GENERATED}/cubecl_b{block}{suffix}.cu")
     for block in BLOCKS
     for width, suffix in ((1, ""), (VECTOR, "_x4"))
 }
