@@ -1,27 +1,104 @@
-"""One generated contract test per registered implementation that can run on the CPU."""
+"""Generated tests of every registered implementation (plugins included): its contract on the CPU,
+its refusal of the spec's bad inputs, and the checker's rejection of it made deliberately wrong.
+
+Nothing here names an op or a kernel: a new one is tested by registering it, with its spec's
+test_params and bad_inputs.
+"""
 
 import pytest
+import torch
 
 from mage import registry
+from mage.backends import compiled
 from mage.check import check
+from mage.errors import InputError
+from mage.outputs import empty_output
 from mage.runner import _baseline
+from mage.spec import Case
 
 registry.load()
 IMPLEMENTATIONS = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op)]
+# Kernels check their inputs and refuse bad ones by name. Torch's own formulations (the baseline and
+# torch.compile of it) raise torch's errors; the harness validates inputs before it calls them.
+VALIDATING = [impl for impl in IMPLEMENTATIONS if not impl.baseline and impl.family != compiled.FAMILY]
+
+
+def _refused_by_validate(spec, make) -> bool:
+    """Whether the host-side checks every call runs refuse these inputs; the rest (a graph's
+    structure, spec.validate_values) the harness checks once, before any kernel sees them."""
+    try:
+        spec.validate(*make())
+    except InputError:
+        return True
+    return False
+
+
+BAD_CALLS = [
+    pytest.param(impl, make, message, id=f"{impl.op}:{impl.name}-{n}")
+    for impl in VALIDATING
+    for n, (make, message) in enumerate(registry.get_op(impl.op).bad_inputs())
+    if _refused_by_validate(registry.get_op(impl.op), make)
+]
+
+
+def _name(impl) -> str:
+    return f"{impl.op}:{impl.name}"
 
 
 def _seed_case(spec):
     return next(case for case in spec.cases() if case.suite == "seed")
 
 
-@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=lambda impl: f"{impl.op}:{impl.name}")
-def test_every_implementation_passes_its_contract_on_the_cpu(impl):
+def _test_case(spec):
+    return Case(spec.name, "test", "seed", spec.test_params[0], seed=3)
+
+
+def _runnable(impl):
     reason = impl.unavailable_reason("cpu")
     if reason:
         pytest.skip(reason)
-    spec = registry.get_op(impl.op)
+    return registry.get_op(impl.op)
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_every_implementation_passes_its_contract_on_the_cpu(impl):
+    spec = _runnable(impl)
     result = check(impl, _baseline(impl), spec, _seed_case(spec), "cpu", seed=2024)
     assert result.passed, result.reason
+
+
+@pytest.mark.parametrize("impl, make, message", BAD_CALLS)
+def test_every_kernel_refuses_bad_inputs_by_name(impl, make, message):
+    with pytest.raises(InputError, match=message):
+        impl.fn(*make())
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_the_checker_rejects_each_implementation_zeroing_half_its_output(impl, impl_like):
+    spec = _runnable(impl)
+
+    def zeroes_half(*inputs):
+        out = impl.fn(*inputs)
+        first_half = torch.arange(out.numel(), device=out.device).reshape(out.shape) < out.numel() // 2
+        return out.masked_fill_(first_half, 0)  # whatever its strides
+
+    result = check(impl_like(impl, zeroes_half), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    assert not result.passed and "error" in result.reason
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_the_checker_rejects_each_implementation_skipping_its_last_row(impl, impl_like):
+    """The ragged edge is what block masks get wrong; poisoning shows it was never written."""
+    spec = _runnable(impl)
+
+    def skips_last_row(*inputs):
+        out = impl.fn(*inputs)
+        partial = empty_output(out.shape, like=out)
+        partial[:-1] = out[:-1]
+        return partial
+
+    result = check(impl_like(impl, skips_last_row), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    assert not result.passed and "NaN" in result.reason
 
 
 def test_every_op_has_a_baseline_for_each_variant_and_precision():

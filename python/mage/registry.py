@@ -127,7 +127,8 @@ def add(impl: Implementation) -> None:
 
 
 def load() -> None:
-    """Import every op package under mage.ops and every module in it, then the plugins, once."""
+    """Import every op package under mage.ops and every module in it, then the plugins, once; then
+    register torch.compile of every baseline."""
     global _LOADED
     if _LOADED:
         return
@@ -143,11 +144,11 @@ def load() -> None:
         for module in pkgutil.iter_modules(op_path):
             if module.name != "spec":
                 importlib.import_module(f"{package}.{module.name}")
-    from mage.backends import compiled
-
-    compiled.register_compiled_variants()
     for plugin in filter(None, os.environ.get("MAGE_PLUGINS", "").split(",")):
         importlib.import_module(plugin.strip())
+    from mage.backends import compiled
+
+    compiled.register_compiled_variants()  # last: a plugin's op and baseline are compiled too
 
 
 def ops() -> dict:

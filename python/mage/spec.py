@@ -39,6 +39,9 @@ class OpSpec:
     precisions: Sequence[str] = ("ieee",)
     # GPU-only work above this many flops+bytes is skipped on the CPU, with that reason.
     cpu_work_limit: float = 5e10
+    # For the tests: small parameter sets of cases() (the generic tests run every implementation on
+    # them, so a new op or kernel is tested without editing a list), and bad_inputs() below.
+    test_params: Sequence[dict] = ()
 
     def cases(self) -> list[Case]:
         raise NotImplementedError
@@ -72,6 +75,10 @@ class OpSpec:
     def bytes(self, case: Case, variant: str) -> float:
         """Compulsory device-memory traffic: each input read once, the output written once."""
         raise NotImplementedError
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        return []
 
     def case(self, name: str) -> Case:
         for case in self.cases():
