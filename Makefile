@@ -12,7 +12,7 @@ run: $(STAMP)
 	$(BIN)/mage run --suite $(SUITE)
 
 # cargo test also compiles a kernel with NVRTC when it finds libnvrtc: the pip wheel's, in the venv.
-# cubecl/ holds the rust-cubecl kernels: its tests run them on lavapipe (software Vulkan) when installed.
+# cubecl/ holds the cubecl family's kernels: its tests run them on lavapipe (software Vulkan) when installed.
 NVRTC_LIB_DIR = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/nvidia/cu13/lib)))
 
 test: $(STAMP)

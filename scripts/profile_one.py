@@ -3,7 +3,7 @@
     ncu --clock-control none --profile-from-start off --set full -o REPORT \\
         python3 scripts/profile_one.py OP IMPL CASE [--warmup N] [--calls N]
 
-OP, IMPL and CASE are named as in `mage run` (`bias_gelu rust-cubecl/erf/ieee 16384x16384`). The
+OP, IMPL and CASE are named as in `mage run` (`bias_gelu cubecl/erf/ieee 16384x16384`). The
 inputs are the case's own (the same generator and seed a run uses) and the implementation runs in its
 precision mode. Compilation, autotuning and warm-up happen in the first calls, before the profiled
 range (cudaProfilerStart/Stop) opens, so `--profile-from-start off` sees the timed kind of call only.

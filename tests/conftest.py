@@ -14,7 +14,7 @@ from mage.spec import Case  # noqa: E402
 def layernorm():
     """The layernorm spec, its eager baseline and a small case."""
     spec = registry.get_op("layernorm")
-    eager = next(i for i in registry.implementations("layernorm") if i.backend == "eager")
+    eager = next(i for i in registry.implementations("layernorm") if i.baseline)
     case = Case("layernorm", "33x65", "seed", {"rows": 33, "cols": 65}, seed=7)
     return spec, eager, case
 
@@ -23,8 +23,8 @@ def layernorm():
 def impl_like():
     """An Implementation of the same op/variant/precision as ``base`` with another function."""
 
-    def make(base, fn, backend="fixture"):
-        return registry.Implementation(op=base.op, backend=backend, variant=base.variant,
+    def make(base, fn, family="fixture"):
+        return registry.Implementation(op=base.op, family=family, variant=base.variant,
                                        precision=base.precision, fn=fn)
 
     return make

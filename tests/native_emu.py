@@ -98,7 +98,7 @@ def library(op: str) -> ctypes.CDLL:
 class EmuHost(Host):
     """Launches native kernels on CPU tensors through the emulation library."""
 
-    backend = "native-emu"
+    family = "native-emu"
     device_type = "cpu"
 
     def __init__(self):

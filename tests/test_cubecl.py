@@ -1,4 +1,4 @@
-"""The rust-cubecl backend without a GPU: the CUDA C++ CubeCL generated from cubecl/src/kernels.rs
+"""The cubecl family without a GPU: the CUDA C++ CubeCL generated from cubecl/src/kernels.rs
 compiles for sm_90 with NVRTC (the float4 kernels to 16-byte loads and stores), its scalar struct is
 packed as declared, inputs are refused by name, the launchers choose float4 or scalar kernels as the
 native one does, and every cube size the launcher can pick has its source. (The kernels' arithmetic
@@ -6,12 +6,14 @@ runs on the CPU in `cargo test` in cubecl/, through CubeCL's wgpu runtime on lav
 in the run.)"""
 
 import ctypes
+import json
 import re
 import struct
 
 import pytest
 import torch
 
+from ci import required
 from mage import registry
 from mage.backends import cubecl, native
 from mage.backends.cuda_libs import preload_nvrtc
@@ -22,12 +24,27 @@ from mage.ops.layernorm import cubecl as layernorm
 from mage.ops.layernorm.spec import EPS
 
 KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values()]
-needs_nvrtc = pytest.mark.skipif(preload_nvrtc() is None, reason="no libnvrtc here (install nvidia-cuda-nvrtc)")
+needs_nvrtc = required(preload_nvrtc() is None, "no libnvrtc here (install nvidia-cuda-nvrtc)")
 
 
 def test_every_generated_source_has_a_kernel():
-    generated = {path.relative_to(native.OPS_DIR).as_posix() for path in native.OPS_DIR.glob("*/cubecl*.cu")}
+    generated = {path.relative_to(native.OPS_DIR).as_posix()
+                 for path in native.OPS_DIR.glob(f"*/{cubecl.GENERATED}/*.cu")}
     assert generated == {f"{k.op}/{k.file}" for k in KERNELS}
+
+
+def test_the_manifest_names_each_generated_file_s_kernel_and_parameters():
+    for op in {k.op for k in KERNELS}:
+        manifest = json.loads((native.OPS_DIR / op / cubecl.GENERATED / "manifest.json").read_text())
+        assert manifest["generator"].startswith("cargo run --release --bin generate-cuda")
+        listed = {f"{cubecl.GENERATED}/{entry['file']}": entry for entry in manifest["files"]}
+        launched = [k for k in KERNELS if k.op == op]
+        assert set(listed) == {k.file for k in launched}
+        for kernel in launched:
+            entry = listed[kernel.file]
+            assert entry["kernel"] == kernel.name
+            assert entry["vector"] == (4 if kernel.name.endswith("_x4") else 1)
+            assert f"__launch_bounds__({entry['cube']}){kernel.name} (" in native.source(op, kernel.file)
 
 
 @needs_nvrtc
@@ -162,7 +179,7 @@ def test_a_source_without_the_struct_is_refused():
 
 def test_registered_for_the_rust_host_only_and_unavailable_on_the_cpu():
     for op in ("bias_gelu", "layernorm"):
-        impls = [i for i in registry.implementations(op) if i.backend == "rust-cubecl"]
+        impls = [i for i in registry.implementations(op) if i.family == "cubecl"]
         assert [i.precision for i in impls] == ["ieee"]
         assert impls[0].unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
@@ -177,9 +194,9 @@ def test_bad_inputs_are_refused_by_name_before_any_launch():
         layernorm.layernorm(native.RUST_HOST, x, torch.randn(5), bias)
 
 
-def test_two_host_backends_cannot_share_one_name():
+def test_two_hosts_cannot_share_one_family():
     with pytest.raises(ValueError, match="exactly one host"):
-        native.register("bias_gelu", backend="x")
+        native.register("bias_gelu", family="x")
 
 
 def test_sizes_past_32_bit_indexing_are_refused_before_allocating():

@@ -60,7 +60,7 @@ def request(**overrides):
 @pytest.mark.parametrize("text, overrides, message", [
     ("matmul/eager:kernel<1", {}, "which this run does not measure"),
     ("layernorm/native:kernel<1", {}, "no implementation of layernorm in this run matches 'native'"),
-    ("layernorm/triton:kernel<0.5*compile-default", {}, "matches none"),
+    ("layernorm/triton:kernel<0.5*compile", {}, "matches none"),
     ("layernorm/triton@65536x4096:kernel<1", {}, "no case '65536x4096' in the suites run"),
     ("layernorm/triton[graph]:span<1", {}, "path 'graph' is not measured"),
     ("layernorm/triton[single/cold]:span<1", {}, "add --cold"),

@@ -1,33 +1,110 @@
-"""One generated contract test per registered implementation that can run on the CPU."""
+"""Generated tests of every registered implementation (plugins included): its contract on the CPU,
+its refusal of the spec's bad inputs, and the checker's rejection of it made deliberately wrong.
+
+Nothing here names an op or a kernel: a new one is tested by registering it, with its spec's
+test_params and bad_inputs.
+"""
 
 import pytest
+import torch
 
 from mage import registry
+from mage.backends import compiled
 from mage.check import check
+from mage.errors import InputError
+from mage.outputs import empty_output
 from mage.runner import _baseline
+from mage.spec import Case
 
 registry.load()
 IMPLEMENTATIONS = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op)]
+# Kernels check their inputs and refuse bad ones by name. Torch's own formulations (the baseline and
+# torch.compile of it) raise torch's errors; the harness validates inputs before it calls them.
+VALIDATING = [impl for impl in IMPLEMENTATIONS if not impl.baseline and impl.family != compiled.FAMILY]
+
+
+def _refused_by_validate(spec, make) -> bool:
+    """Whether the host-side checks every call runs refuse these inputs; the rest (a graph's
+    structure, spec.validate_values) the harness checks once, before any kernel sees them."""
+    try:
+        spec.validate(*make())
+    except InputError:
+        return True
+    return False
+
+
+BAD_CALLS = [
+    pytest.param(impl, make, message, id=f"{impl.op}:{impl.name}-{n}")
+    for impl in VALIDATING
+    for n, (make, message) in enumerate(registry.get_op(impl.op).bad_inputs())
+    if _refused_by_validate(registry.get_op(impl.op), make)
+]
+
+
+def _name(impl) -> str:
+    return f"{impl.op}:{impl.name}"
 
 
 def _seed_case(spec):
     return next(case for case in spec.cases() if case.suite == "seed")
 
 
-@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=lambda impl: f"{impl.op}:{impl.name}")
-def test_every_implementation_passes_its_contract_on_the_cpu(impl):
+def _test_case(spec):
+    return Case(spec.name, "test", "seed", spec.test_params[0], seed=3)
+
+
+def _runnable(impl):
     reason = impl.unavailable_reason("cpu")
     if reason:
         pytest.skip(reason)
-    spec = registry.get_op(impl.op)
+    return registry.get_op(impl.op)
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_every_implementation_passes_its_contract_on_the_cpu(impl):
+    spec = _runnable(impl)
     result = check(impl, _baseline(impl), spec, _seed_case(spec), "cpu", seed=2024)
     assert result.passed, result.reason
 
 
-def test_every_op_has_an_eager_baseline_for_each_variant_and_precision():
+@pytest.mark.parametrize("impl, make, message", BAD_CALLS)
+def test_every_kernel_refuses_bad_inputs_by_name(impl, make, message):
+    with pytest.raises(InputError, match=message):
+        impl.fn(*make())
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_the_checker_rejects_each_implementation_zeroing_half_its_output(impl, impl_like):
+    spec = _runnable(impl)
+
+    def zeroes_half(*inputs):
+        out = impl.fn(*inputs)
+        first_half = torch.arange(out.numel(), device=out.device).reshape(out.shape) < out.numel() // 2
+        return out.masked_fill_(first_half, 0)  # whatever its strides
+
+    result = check(impl_like(impl, zeroes_half), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    assert not result.passed and "error" in result.reason
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
+def test_the_checker_rejects_each_implementation_skipping_its_last_row(impl, impl_like):
+    """The ragged edge is what block masks get wrong; poisoning shows it was never written."""
+    spec = _runnable(impl)
+
+    def skips_last_row(*inputs):
+        out = impl.fn(*inputs)
+        partial = empty_output(out.shape, like=out)
+        partial[:-1] = out[:-1]
+        return partial
+
+    result = check(impl_like(impl, skips_last_row), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    assert not result.passed and "NaN" in result.reason
+
+
+def test_every_op_has_a_baseline_for_each_variant_and_precision():
     for op, spec in registry.ops().items():
         for impl in registry.implementations(op):
-            assert _baseline(impl).backend == "eager"
+            assert _baseline(impl).baseline
         assert {i.variant for i in registry.implementations(op)} == set(spec.variants)
 
 
@@ -37,8 +114,14 @@ def test_every_op_has_a_seed_and_a_large_case():
         assert {"seed", "large", "sweep"} <= suites, spec.name
 
 
-def test_selection_by_backend_and_prefix():
+def test_selection_by_family_strategy_and_prefix():
     assert {i.backend for i in registry.select("triangle", ["eager"])} == {"eager"}
+    assert {i.backend for i in registry.select("triangle", ["triton"])} == {"triton", "triton.split"}
+    assert {i.name for i in registry.select("triangle", ["triton.split"])} == {
+        "triton.split/outgoing/tf32", "triton.split/incoming/tf32"}
+    assert [i.name for i in registry.select("triangle", ["triton.split/outgoing/tf32"])] == ["triton.split/outgoing/tf32"]
+    assert {i.backend for i in registry.select("layernorm", ["compile"])} == {"compile", "compile.max-autotune"}
+    assert registry.select("triangle", ["triton.spl"]) == []
     names = [i.name for i in registry.select("triangle", ["eager/outgoing"])]
     assert names == ["eager/outgoing/ieee", "eager/outgoing/tf32"]
     assert registry.select("triangle", ["eager/out"]) == []  # prefixes stop at '/' boundaries
@@ -53,3 +136,37 @@ def test_unknown_names_are_refused_with_what_exists():
         registry.check_patterns(["cutlass"], ["matmul"])
     with pytest.raises(UnknownNameError, match="unknown case"):
         registry.get_op("matmul").case("3x3x3")
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """The registry as loaded, with registrations made in the test undone afterwards."""
+    registry.load()
+    monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
+    monkeypatch.setattr(registry, "_IMPLS", {op: list(impls) for op, impls in registry._IMPLS.items()})
+
+
+def test_an_implementation_without_variants_gets_the_spec_s(scratch_registry):
+    registry.implementation("triangle", family="probe")(lambda a, b, variant: a)
+    assert [i.name for i in registry.implementations("triangle") if i.family == "probe"] == [
+        "probe/outgoing/ieee", "probe/incoming/ieee"]
+
+
+def test_a_variant_or_precision_the_spec_does_not_declare_is_refused(scratch_registry):
+    from mage.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="'layernorm' declares no variant 'plain'.*affine"):
+        registry.implementation("layernorm", family="probe", variants=("plain",))(lambda x, w, b: x)
+    with pytest.raises(UnknownNameError, match="'layernorm' declares no precision 'tf32'.*ieee"):
+        registry.implementation("layernorm", family="probe", precisions=("tf32",))(lambda x, w, b: x)
+    with pytest.raises(UnknownNameError, match="'softmax' is registered before its spec"):
+        registry.implementation("softmax", family="probe")(lambda x: x)
+
+
+def test_strategies_of_one_family_share_it(scratch_registry):
+    registry.implementation("layernorm", family="triton", strategy="persistent")(lambda x, w, b: x)
+    persistent = registry.select("layernorm", ["triton.persistent"])
+    assert [(i.name, i.family, i.strategy, i.backend) for i in persistent] == [
+        ("triton.persistent/affine/ieee", "triton", "persistent", "triton.persistent")]
+    assert {i.name for i in registry.select("layernorm", ["triton"])} == {
+        "triton/affine/ieee", "triton.persistent/affine/ieee"}

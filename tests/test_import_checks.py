@@ -58,6 +58,8 @@ BAD_FIELDS = [
     (("runs", 0, "run", "env", "notes"), "x" * 1_000_001, "runs[0].run.env is 1,000,099 characters of JSON, more than 1,000,000"),
     (("runs", 0, "cases", 0, "seed"), 1.5, "runs[0].cases[0].seed is 1.5, not an integer"),
     (("runs", 0, "predictions"), "kernel<6", 'runs[0].predictions is "kernel<6", not a list'),
+    (("runs", 0, "implementations", 0, "baseline"), "yes", 'runs[0].implementations[0].baseline is "yes", not true'),
+    (("runs", 0, "implementations", 0, "family"), None, "runs[0].implementations[0].family is null, not a string"),
     (("runs", 0, "implementations", 1), {"op": "layernorm", "name": "eager/affine/ieee", "backend": "eager",
                                          "variant": "affine", "precision": "ieee"}, "repeats layernorm/eager"),
 ]

@@ -26,7 +26,7 @@ NATIVE = [
     impl
     for op in sorted(registry.ops())
     for impl in registry.implementations(op)
-    if impl.backend in HOSTS
+    if impl.family in HOSTS
 ]
 
 

@@ -8,39 +8,13 @@ import pytest
 import torch
 
 from mage import registry
-from mage.backends.precision import precision_mode
+from mage.backends.precision import BASELINE_PRECISION, precision_mode
 from mage.check import check, rel_error, upcast
 from mage.errors import InputError
 from mage.ops.neighbor_agg import graphs
 from mage.spec import Case
 
-# Small cases, so every variant and distribution runs in well under a second. Shapes are odd
-# on purpose (primes, one row, a non-power-of-two channel count).
-SMALL = {
-    "layernorm": [{"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}],
-    "matmul": [{"m": 17, "k": 31, "n": 9}, {"m": 1, "k": 64, "n": 1}],
-    "bias_gelu": [{"rows": 5, "cols": 37}, {"rows": 1, "cols": 1024}],
-    "triangle": [{"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 3}],
-    "neighbor_agg": [
-        {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},
-        {"graph": "powerlaw", "nodes": 1024, "edges": 8192, "features": 16, "index": "int64"},
-        {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
-    ],
-}
-
-CASE_NAMES = {
-    "layernorm": {"1024x1024", "65536x4096", "4096x1024", "16384x1024", "16384x4096"},
-    "matmul": {"1024x1024x1024", "8192x8192x8192", "256x256x256", "2048x2048x2048", "4096x4096x4096"},
-    "bias_gelu": {"1024x1024", "16384x16384", "4096x4096", "8192x8192"},
-    "triangle": {"B1-N128-C64", "B1-N512-C128", "B1-N256-C128", "B2-N384-C64"},
-    "neighbor_agg": {
-        "uniform-4096-d16-F64",
-        "uniform-4096-d16-F64-i32",
-        "powerlaw-1M-16M-F128",
-        "rmat-s16-F64",
-        "powerlaw-262k-F128-i32",
-    },
-}
+OPS = sorted(registry.ops())
 
 
 def small_case(op: str, params: dict, index: int) -> Case:
@@ -48,18 +22,20 @@ def small_case(op: str, params: dict, index: int) -> Case:
 
 
 def eager(op: str, variant: str, precision: str = "ieee") -> registry.Implementation:
+    """The op's baseline (PyTorch eager, the reference formulation) for ``variant`` at ``precision``."""
     (impl,) = [
         i
         for i in registry.implementations(op)
-        if i.backend == "eager" and i.variant == variant and i.precision == precision
+        if i.baseline and i.variant == variant and i.precision == precision
     ]
     return impl
 
 
+# Each spec's small test cases (spec.test_params), every variant: a new op is tested by declaring them.
 SMALL_RUNS = [
     pytest.param(op, params, index, variant, id=f"{op}-{index}-{variant}")
-    for op, cases in SMALL.items()
-    for index, params in enumerate(cases)
+    for op in OPS
+    for index, params in enumerate(registry.get_op(op).test_params)
     for variant in registry.get_op(op).variants
 ]
 
@@ -67,22 +43,28 @@ SMALL_RUNS = [
 # ---------------------------------------------------------------- cases, work, registration
 
 
-@pytest.mark.parametrize("op", sorted(CASE_NAMES))
-def test_cases_are_named_and_seeded(op):
+@pytest.mark.parametrize("op", OPS)
+def test_cases_are_named_once_and_seeded(op):
     spec = registry.get_op(op)
     cases = spec.cases()
-    assert {c.name for c in cases} == CASE_NAMES[op]
+    assert len({c.name for c in cases}) == len(cases)
     assert {c.suite for c in cases} == {"seed", "large", "sweep"}
     assert all(c.op == op and isinstance(c.seed, int) for c in cases)
 
 
-@pytest.mark.parametrize("op", sorted(CASE_NAMES))
-def test_every_variant_has_an_eager_baseline_per_precision(op):
+@pytest.mark.parametrize("op", OPS)
+def test_every_op_declares_small_test_cases_and_bad_inputs(op):
+    spec = registry.get_op(op)
+    assert spec.test_params, f"{op}'s spec declares no test_params: the generic tests would not run it"
+    assert spec.bad_inputs(), f"{op}'s spec declares no bad_inputs"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_variant_has_a_baseline_per_precision(op):
     spec = registry.get_op(op)
     for variant in spec.variants:
-        for precision in spec.precisions:
+        for precision in {BASELINE_PRECISION.get(p, p) for p in spec.precisions}:  # tf32x3 meets ieee's
             impl = eager(op, variant, precision)
-            assert impl.baseline
             reason = impl.unavailable_reason("cpu")
             assert (reason is None) == (precision == "ieee"), reason
             assert impl.unavailable_reason("cuda") is None
@@ -145,9 +127,9 @@ def test_eager_passes_its_own_contract(op, params, index, variant):
 
 
 def test_fresh_seeds_give_fresh_inputs():
-    for op, cases in SMALL.items():
+    for op in OPS:
         spec = registry.get_op(op)
-        case = small_case(op, cases[0], 0)
+        case = small_case(op, spec.test_params[0], 0)
         first, second = (spec.make_inputs(case, seed, "cpu") for seed in (1, 2))
         again = spec.make_inputs(case, 1, "cpu")
         floats = [i for i, t in enumerate(first) if t.is_floating_point()]
@@ -206,71 +188,14 @@ def test_neighbor_agg_by_definition(index):
 # ---------------------------------------------------------------- bad inputs
 
 
-def f32(*shape):
-    return torch.randn(*shape)
-
-
-def meta(*shape):
-    return torch.empty(*shape, device="meta")
-
-
-def i64(*values):
-    return torch.tensor(values, dtype=torch.int64)
-
-
 BAD_INPUTS = [
-    # layernorm
-    ("layernorm", lambda: (f32(4, 8, 2), f32(8), f32(8)), r"x must be 2-D"),
-    ("layernorm", lambda: (f32(4, 8).double(), f32(8), f32(8)), r"x must have dtype float32, got float64"),
-    ("layernorm", lambda: (f32(4, 8), f32(7), f32(8)), r"weight dimension 0 must equal x's cols \(8\)"),
-    ("layernorm", lambda: (f32(4, 8), f32(8), f32(1, 8)), r"bias must be 1-D"),
-    ("layernorm", lambda: (f32(4, 8), f32(8), meta(8)), r"inputs must be on one device: .*bias on meta"),
-    ("layernorm", lambda: (f32(4, 8).numpy(), f32(8), f32(8)), r"x must be a torch.Tensor"),
-    # matmul
-    ("matmul", lambda: (f32(2, 4, 5), f32(5, 3)), r"a must be 2-D"),
-    ("matmul", lambda: (f32(4, 5), f32(5)), r"b must be 2-D"),
-    ("matmul", lambda: (f32(4, 5), f32(5, 3).half()), r"b must have dtype float32, got float16"),
-    ("matmul", lambda: (f32(4, 5), f32(6, 3)), r"inner dimension.*a \(4, 5\) and b \(6, 3\)"),
-    ("matmul", lambda: (f32(4, 5), meta(5, 3)), r"inputs must be on one device: a on cpu, b on meta"),
-    # bias_gelu
-    ("bias_gelu", lambda: (f32(32), f32(32)), r"x must be 2-D"),
-    ("bias_gelu", lambda: (f32(4, 32), f32(31)), r"bias dimension 0 must equal x's cols \(32\)"),
-    ("bias_gelu", lambda: (f32(4, 32), f32(4, 32)), r"bias must be 1-D"),
-    ("bias_gelu", lambda: (f32(4, 32).to(torch.bfloat16), f32(32)), r"x must have dtype float32, got bfloat16"),
-    ("bias_gelu", lambda: (meta(4, 32), f32(32)), r"inputs must be on one device: x on meta, bias on cpu"),
-    # triangle
-    ("triangle", lambda: (f32(6, 6, 4), f32(6, 6, 4)), r"a must be 4-D \(B × N × N × C\)"),
-    ("triangle", lambda: (f32(1, 6, 5, 4), f32(1, 6, 5, 4)), r"a's dimensions 1 and 2 must be equal"),
-    ("triangle", lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 3)), r"same shape, got a \(1, 6, 6, 4\) and b \(1, 6, 6, 3\)"),
-    ("triangle", lambda: (f32(1, 6, 6, 4), f32(2, 6, 6, 4)), r"same shape"),
-    ("triangle", lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have dtype float32, got float64"),
-    ("triangle", lambda: (f32(1, 6, 6, 4), meta(1, 6, 6, 4)), r"inputs must be on one device: a on cpu, b on meta"),
-    # neighbor_agg: structure
-    ("neighbor_agg", lambda: (i64(0, 3, 1, 4), i64(0, 1, 2, 3), f32(5, 2)), r"non-decreasing: rowptr\[2\] = 1 < rowptr\[1\] = 3"),
-    ("neighbor_agg", lambda: (i64(0, 2, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*4.*got 3"),
-    ("neighbor_agg", lambda: (i64(0, 2, 5), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*got 5"),
-    ("neighbor_agg", lambda: (i64(1, 2, 4), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[0\] must be 0, got 1"),
-    ("neighbor_agg", lambda: (i64(), i64(), f32(5, 2)), r"rowptr must have at least 1 element"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 5), f32(5, 2)), r"col\[3\] = 5 is out of range: x has 5 rows"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(-1, 1, 2, 3), f32(5, 2)), r"col\[0\] = -1 is out of range"),
-    # neighbor_agg: dtypes, shapes, devices
-    (
-        "neighbor_agg",
-        lambda: (i64(0, 2, 4).int(), i64(0, 1, 2, 3), f32(5, 2)),
-        r"rowptr and col must share one index dtype, got rowptr int32 and col int64",
-    ),
-    ("neighbor_agg", lambda: (i64(0, 2, 4).float(), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must have dtype int32 or int64, got float32"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3).to(torch.int16), f32(5, 2)), r"col must have dtype int32 or int64, got int16"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5, 2).double()), r"x must have dtype float32, got float64"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5)), r"x must be 2-D"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4).reshape(1, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must be 1-D"),
-    ("neighbor_agg", lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), meta(5, 2)), r"inputs must be on one device: .*x on meta"),
+    pytest.param(op, make, message, id=f"{op}-{n}")
+    for op in OPS
+    for n, (make, message) in enumerate(registry.get_op(op).bad_inputs())
 ]
 
 
-@pytest.mark.parametrize(
-    "op, make, message", [pytest.param(*bad, id=f"{bad[0]}-{n}") for n, bad in enumerate(BAD_INPUTS)]
-)
+@pytest.mark.parametrize("op, make, message", BAD_INPUTS)
 def test_bad_inputs_are_refused_by_name(op, make, message):
     with pytest.raises(InputError, match=message):
         registry.get_op(op).check_inputs(*make())
@@ -346,7 +271,7 @@ def test_generators_refuse_impossible_sizes():
 
 def test_neighbor_agg_graph_is_shared_across_seeds_and_never_handed_out():
     spec = registry.get_op("neighbor_agg")
-    case = small_case("neighbor_agg", SMALL["neighbor_agg"][1], 1)
+    case = small_case("neighbor_agg", spec.test_params[1], 1)
     rowptr, col, x = spec.make_inputs(case, 1, "cpu")
     rowptr2, col2, x2 = spec.make_inputs(case, 2, "cpu")
     assert torch.equal(rowptr, rowptr2) and torch.equal(col, col2)
@@ -354,5 +279,5 @@ def test_neighbor_agg_graph_is_shared_across_seeds_and_never_handed_out():
     col.fill_(0)
     assert not torch.equal(spec.make_inputs(case, 1, "cpu")[1], col)
     assert rowptr.dtype == torch.int64
-    i32 = small_case("neighbor_agg", SMALL["neighbor_agg"][0], 0)
+    i32 = small_case("neighbor_agg", spec.test_params[0], 0)
     assert {t.dtype for t in spec.make_inputs(i32, 1, "cpu")[:2]} == {torch.int32}

@@ -18,23 +18,29 @@ from mage.report import figures, findings, html, markdown
 from mage.spec import Case
 from mage.store import Result, Store
 
+BASELINE = "eager"  # the family whose implementations this pretend run marks as the baseline
 CEILINGS = {"copy_gbps": 4000.0, "matmul_ieee_tflops": 50.0, "matmul_tf32_tflops": 400.0}
 ROUNDS = 3
-# op → (case, flops, bytes, {backend: (kernel µs, launches, host µs, single span round means)})
+# op → (case, flops, bytes, {family: (kernel µs, launches, host µs, single span round means)})
 MEASURED = {
     "layernorm": ("1024x1024", 8.4e6, 8.4e6, "affine", {
         "eager": (5.20, 1, 30.0, (41.0, 42.0, 43.0)),
-        "compile-default": (2.90, 1, 77.0, (98.0, 99.0, 100.0)),
+        "compile": (2.90, 1, 77.0, (98.0, 99.0, 100.0)),
     }),
     "matmul": ("256x256x256", 2 * 256**3, 3 * 256 * 256 * 4, "default", {
         "eager": (10.00, 1, 20.0, (29.0, 30.0, 31.0)),
-        "compile-default": (10.20, 1, 21.0, (29.5, 30.5, 31.5)),  # within noise of eager at both boundaries
+        "compile": (10.20, 1, 21.0, (29.5, 30.5, 31.5)),  # within noise of eager at both boundaries
     }),
 }
 FAILED = {"layernorm": ("triton", "fail", "error 3.0e-03 above the ieee ceiling 1e-05", 3e-3)}
 SKIPPED = {"layernorm": ("native", "skip", "the native extension is not built on this machine", None)}
-GRAPH_FAILS = ("matmul", "compile-default",
+GRAPH_FAILS = ("matmul", "compile",
                "graph path: RuntimeError: operation not permitted when stream is capturing")
+
+
+def _impl(op: str, family: str, variant: str) -> SimpleNamespace:
+    return SimpleNamespace(op=op, name=f"{family}/{variant}/ieee", backend=family, family=family, strategy="default",
+                           variant=variant, precision="ieee", baseline=family == BASELINE)
 
 
 def _span_result(path: str, cache: str, round_means: tuple, calls: int, **fields) -> tuple[Result, list]:
@@ -61,8 +67,7 @@ def make_run(db_path) -> tuple[Store, int]:
         # Stored as before schema 10, without peaks: the floor was the time at the measured ceilings.
         work = {"flops": flops, "bytes": nbytes, "floor_us": in_practice_us(CEILINGS, flops, nbytes, "ieee")}
         for backend, (kernel, launches, host, means) in impls.items():
-            impl = SimpleNamespace(op=op, name=f"{backend}/{variant}/ieee", backend=backend, variant=variant,
-                                   precision="ieee")
+            impl = _impl(op, backend, variant)
             impl_id = store.impl_id(run_id, impl)
             for cache, slower in (("warm", 1.0), ("cold", 1.2)):
                 for path, per_call in (("single", 1.0), ("batch", 0.7), ("graph", None)):
@@ -78,8 +83,7 @@ def make_run(db_path) -> tuple[Store, int]:
                                                    rel_error=1e-7, eager_error=1e-7, **work, **extra)
                     store.add_result(run_id, case_id, impl_id, result, samples)
         for backend, status, reason, error in [t for t in (FAILED.get(op), SKIPPED.get(op)) if t]:
-            impl = SimpleNamespace(op=op, name=f"{backend}/{variant}/ieee", backend=backend, variant=variant,
-                                   precision="ieee")
+            impl = _impl(op, backend, variant)
             impl_id = store.impl_id(run_id, impl)
             for cache in ("warm", "cold"):
                 for path in ("single", "batch", "graph"):
@@ -117,7 +121,7 @@ def test_failures_are_impossible_to_miss(stored):
     assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>triton/affine/ieee</td>.*?'
                      r"error 3\.0e-03 above the ieee ceiling", page)
     assert re.search(r'<tr class="skip"><td>layernorm</td>.*?native/affine/ieee.*?not built', page)
-    assert re.search(r'<tr class="fail">.*?compile-default/default/ieee.*?operation not permitted.*?graph/warm', page)
+    assert re.search(r'<tr class="fail">.*?compile/default/ieee.*?operation not permitted.*?graph/warm', page)
     assert "FAIL" in markdown.tables(run, rows)
 
 
@@ -125,19 +129,19 @@ def test_findings_cite_numbers_and_respect_noise(stored):
     _, run, rows = stored
     text = findings.as_text(findings.findings(run, rows))
     # The order changes: a shorter kernel with a longer span, explained by host time, not called a faster kernel.
-    assert ("The order changes between kernel time and call span: compile-default has the shorter kernel "
+    assert ("The order changes between kernel time and call span: compile has the shorter kernel "
             "(2.90 vs 5.20 µs) but eager the shorter span (42.00 vs 99.00 µs)") in text
     assert "a cheaper call, not a faster kernel" in text
-    assert "Kernel time: compile-default 2.90 µs in 1 launch < eager 5.20 µs in 1 launch (1.79×)" in text
+    assert "Kernel time: compile 2.90 µs in 1 launch < eager 5.20 µs in 1 launch (1.79×)" in text
     # Within noise: 2% of kernel time and overlapping round-mean ranges are not a difference.
-    assert "Kernel time: eager 10.00 µs in 1 launch ≈ compile-default 10.20 µs in 1 launch." in text
-    assert "≈ compile-default 30.50 µs [29.50–31.50]" in text
+    assert "Kernel time: eager 10.00 µs in 1 launch ≈ compile 10.20 µs in 1 launch." in text
+    assert "≈ compile 30.50 µs [29.50–31.50]" in text
     assert "No kernel is shorter than eager's (10.00 µs) beyond the 3% threshold" in text
     # Amdahl at the stated fraction, with the span caveat.
-    assert "if this op is 20% of a request, compile-default's 1.79× shorter kernel than eager" in text
+    assert "if this op is 20% of a request, compile's 1.79× shorter kernel than eager" in text
     assert "does not get this speedup" in text
     assert "triton FAILED its contract (error 3.0e-03): error 3.0e-03 above the ieee ceiling 1e-05." in text
-    assert "compile-default FAILED, its contract passed: graph path: RuntimeError" in text
+    assert "compile FAILED, its contract passed: graph path: RuntimeError" in text
     assert "Kernel time as a fraction of its roofline floor (cold L2)" in text
 
 
@@ -192,9 +196,9 @@ def test_report_and_show_commands(stored):
 def test_a_run_with_predictions_shows_them_with_their_outcomes(tmp_path):
     store, run_id = make_run(tmp_path / "mage.db")
     predictions = {
-        "layernorm/compile-default:kernel<4": "held",  # 2.90 µs
+        "layernorm/compile:kernel<4": "held",  # 2.90 µs
         "layernorm/eager:kernel<4": "failed",  # 5.20 µs
-        "matmul/compile-default:kernel<10.1": "unclear",  # 10.20 µs, within 3 % of the bound
+        "matmul/compile:kernel<10.1": "unclear",  # 10.20 µs, within 3 % of the bound
         "layernorm/triton:kernel<4": "no data",  # it failed its contract
     }
     store.set_experiment(run_id, "compiling layernorm shortens its kernel", list(predictions))
@@ -204,7 +208,7 @@ def test_a_run_with_predictions_shows_them_with_their_outcomes(tmp_path):
     for prediction, outcome in predictions.items():
         assert re.search(rf"<code>{re.escape(escape(prediction))}</code></td><td>.*?</td>"
                          rf'<td class="{outcome.replace(" ", "")}">{outcome}</td>', section), prediction
-    assert "compile-default/affine/ieee @1024x1024: 2.90 µs → held" in section
+    assert "compile/affine/ieee @1024x1024: 2.90 µs → held" in section
     assert "1 held, 1 failed, 1 unclear, 1 no data" in section
     # A run that states neither has no such section.
     other, other_id = make_run(tmp_path / "other.db")
@@ -220,7 +224,7 @@ def test_a_store_with_two_runs_shows_a_history_chart_per_implementation(tmp_path
     section = page.split('<h2 id="history">')[1].split("<h2 ")[0]
     measured = sorted({(r["op"], r["impl"]) for r in store.rows(second) if r["status"] == "pass"})
     charts = re.findall(r'id="history-(\d+)"', section)
-    assert len(charts) == len(measured) == 4  # layernorm and matmul, eager and compile-default
+    assert len(charts) == len(measured) == 4  # layernorm and matmul, eager and compile
     for op, impl in measured:  # the chart titles, as plotly's JSON escapes them
         assert f'"text":"{op} · {impl}"'.replace("·", "\\u00b7").replace("/", "\\u002f") in section
     assert f'<tr><td class="num">{first}</td>' in section  # the runs, this one in bold
@@ -234,21 +238,21 @@ def test_a_store_with_two_runs_shows_a_history_chart_per_implementation(tmp_path
 def test_a_suspect_result_is_never_the_fastest_without_saying_so(stored):
     _, run, rows = stored
     for row in rows:  # the shortest layernorm kernel, flagged as not believable
-        if row["impl"] == "compile-default/affine/ieee" and row["status"] == "pass":
+        if row["impl"] == "compile/affine/ieee" and row["status"] == "pass":
             row["suspect"] = "kernel time 2.9 µs is below its roofline floor 4 µs"
     text = findings.as_text(findings.findings(run, rows))
-    assert "Kernel time: compile-default (suspect) 2.90 µs in 1 launch < eager 5.20 µs" in text
-    assert "compile-default's time is SUSPECT, not to be trusted" in text
+    assert "Kernel time: compile (suspect) 2.90 µs in 1 launch < eager 5.20 µs" in text
+    assert "compile's time is SUSPECT, not to be trusted" in text
     assert "1 implementation·case pair passed with a SUSPECT time" in text
     layernorm = text.split("layernorm · 1024x1024")[1].split("matmul · ")[0]
     for sentence in layernorm.splitlines():
-        if "fastest" in sentence or "compile-default" in sentence:
+        if "fastest" in sentence or "compile" in sentence:
             assert "suspect" in sentence.lower(), sentence
-    assert "compile-default's 1.79× shorter kernel" not in text  # no Amdahl speedup from a suspect time
+    assert "compile's 1.79× shorter kernel" not in text  # no Amdahl speedup from a suspect time
     page = html.build(run, rows)
-    assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>compile-default/affine/ieee</td>'
+    assert re.search(r'<tr class="fail"><td>layernorm</td><td>1024x1024</td><td>compile/affine/ieee</td>'
                      r"<td>ieee</td><td>SUSPECT</td>", page)
-    assert "compile-default (SUSPECT)" in page  # the figures' legend
+    assert "compile (SUSPECT)" in page  # the figures' legend
 
 
 def test_host_times_differ_only_beyond_the_noise_and_outside_each_others_range():

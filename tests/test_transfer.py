@@ -167,3 +167,64 @@ def test_the_export_and_import_commands(tmp_path):
     assert len(Store(tmp_path / "local.db").runs()) == 2
     missing = mage("import", "nope.json", "--db", "local.db")
     assert missing.returncode == 2 and "cannot read nope.json" in missing.stderr
+
+
+LEGACY_NAMES = {"eager/affine/ieee": "eager/affine/ieee", "triton-split/affine/ieee": "triton.split/affine/ieee",
+                "compile-default/affine/ieee": "compile/affine/ieee",
+                "compile-max-autotune/affine/ieee": "compile.max-autotune/affine/ieee",
+                "rust-cubecl/affine/ieee": "cubecl/affine/ieee"}
+IDENTITIES = {"eager/affine/ieee": ("eager", "eager", "default", 1),
+              "triton.split/affine/ieee": ("triton.split", "triton", "split", 0),
+              "compile/affine/ieee": ("compile", "compile", "default", 0),
+              "compile.max-autotune/affine/ieee": ("compile.max-autotune", "compile", "max-autotune", 0),
+              "cubecl/affine/ieee": ("cubecl", "cubecl", "default", 0)}
+
+
+def _legacy_store(path):
+    """A schema-6 store of one run whose implementations carry the backend names of before schema 9."""
+    store = Store(path)
+    run = store_run(store)
+    for legacy in LEGACY_NAMES:
+        backend, variant, precision = legacy.split("/")
+        store.impl_id(run, Implementation("layernorm", backend, variant, precision, fn=None))
+    with store.db:
+        for column in ("family", "strategy", "baseline"):
+            store.db.execute(f"ALTER TABLE implementations DROP COLUMN {column}")
+        store.db.execute("PRAGMA user_version=6")
+    store.close()
+    return run
+
+
+def _identities(store, run):
+    return {r["name"]: (r["backend"], r["family"], r["strategy"], r["baseline"]) for r in store.db.execute(
+        "SELECT * FROM implementations WHERE run_id = ? AND name != 'triton/affine/ieee'", (run,))}
+
+
+def test_a_schema_6_store_gains_family_strategy_and_baseline_under_the_new_names(tmp_path):
+    run = _legacy_store(tmp_path / "old.db")
+    store = Store(tmp_path / "old.db")
+    assert _identities(store, run) == IDENTITIES
+    assert {r["impl"]: r["baseline"] for r in store.rows(run)} == {"eager/affine/ieee": 1, "triton/affine/ieee": 0}
+    store.close()
+    assert _identities(Store(tmp_path / "old.db"), run) == IDENTITIES  # migrated once, stable
+
+
+def test_a_document_from_before_families_imports_as_the_migration_reads_it(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    document = transfer.export_runs(source, [store_run(source)])
+    entry = document["runs"][0]
+    entry["implementations"] = [{key: impl[key] for key in ("op", "name", "backend", "variant", "precision")}
+                                for impl in entry["implementations"]]
+    entry["implementations"][1] |= {"name": "triton-split/affine/ieee", "backend": "triton-split"}  # as written then
+    for result in entry["results"]:
+        if result["impl"] == "triton/affine/ieee":
+            result["impl"] = "triton-split/affine/ieee"
+    local = Store(tmp_path / "local.db")
+    [(_, run, new)] = transfer.import_runs(local, document)
+    assert new
+    rows = {r["impl"]: (r["backend"], r["family"], r["strategy"], r["baseline"]) for r in local.rows(run)}
+    assert rows == {"eager/affine/ieee": ("eager", "eager", "default", 1),
+                    "triton.split/affine/ieee": ("triton.split", "triton", "split", 0)}
+    exported = transfer.export_run(local, run)["implementations"]
+    assert [(i["name"], i["family"], i["strategy"], i["baseline"]) for i in exported] == [
+        ("eager/affine/ieee", "eager", "default", True), ("triton.split/affine/ieee", "triton", "split", False)]

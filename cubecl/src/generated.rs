@@ -2,7 +2,7 @@
 //!
 //! CubeCL 0.10's runtime allocates its own memory and streams and cannot take torch's (see
 //! FINDINGS.md), so Mage uses CubeCL as the compiler of these Rust kernels only: the CUDA C++ it
-//! emits is committed next to each op and launched by Mage's native host like any CUDA C++
+//! emits is committed in each op's `generated/` folder, with a manifest, and launched by Mage's native host like any CUDA C++
 //! kernel. One file per kernel specialisation: scalar or float4 (the vector size is a comptime
 //! parameter), and for layernorm each cube size (also comptime).
 
@@ -28,14 +28,61 @@ pub struct File {
     pub contents: String,
 }
 
-fn file(path: String, source: cuda_source::CudaKernelSource) -> Result<File, Error> {
+/// The folder of an op's generated files (under `python/mage/ops/<op>/`), beside the manifest
+/// that says how each was made: the generator, the kernel, its parameters.
+pub const GENERATED_DIR: &str = "generated";
+pub const MANIFEST: &str = "manifest.json";
+
+/// One generated kernel source and what the manifest says of it.
+struct Generated {
+    op: &'static str,
+    file: String,
+    entrypoint: String,
+    vector: usize,
+    cube: u32,
+    contents: String,
+}
+
+fn generated(
+    op: &'static str,
+    file: String,
+    vector: usize,
+    source: cuda_source::CudaKernelSource,
+) -> Result<Generated, Error> {
     let body = source.source.strip_prefix(RUNTIME_INCLUDE).ok_or_else(|| {
         Error::Compile("CubeCL's source no longer starts with the cuda_runtime include".into())
     })?;
-    Ok(File {
-        path,
+    Ok(Generated {
+        op,
+        file,
+        entrypoint: source.entrypoint,
+        vector,
+        cube: source.block,
         contents: format!("{HEADER}{}", sorted_declarations(body)),
     })
+}
+
+/// The manifest of `op`'s generated files, as JSON (read by tests/test_cubecl.py).
+fn manifest(op: &str, kernels: &[Generated]) -> File {
+    let entries: Vec<String> = kernels
+        .iter()
+        .filter(|k| k.op == op)
+        .map(|k| {
+            format!(
+                "    {{\"file\": \"{}\", \"kernel\": \"{}\", \"vector\": {}, \"cube\": {}}}",
+                k.file, k.entrypoint, k.vector, k.cube
+            )
+        })
+        .collect();
+    File {
+        path: format!("{op}/{GENERATED_DIR}/{MANIFEST}"),
+        contents: format!(
+            "{{\n  \"generator\": \"cargo run --release --bin generate-cuda (in cubecl/)\",\n  \
+             \"source\": \"cubecl/src/kernels.rs\",\n  \"cubecl\": \"0.10.0\",\n  \"arch\": \"sm_{ARCH}\",\n  \
+             \"files\": [\n{}\n  ]\n}}\n",
+            entries.join(",\n")
+        ),
+    }
 }
 
 /// CubeCL declares a kernel's mutable locals (`float l_mut_8;`) in hash-set order, which changes
@@ -62,21 +109,36 @@ fn sorted_declarations(source: &str) -> String {
 }
 
 /// Every file Mage launches, in a stable order: for each vector size (scalar, then float4),
-/// bias_gelu's `cubecl<suffix>.cu` and layernorm's `cubecl_b<block><suffix>.cu`.
+/// bias_gelu's `generated/cubecl<suffix>.cu` and layernorm's `generated/cubecl_b<block><suffix>.cu`;
+/// then each op's `generated/manifest.json`.
 pub fn files() -> Result<Vec<File>, Error> {
-    let mut files = Vec::new();
+    let mut kernels = Vec::new();
     for vector in VECTOR_SIZES {
         let suffix = cuda_source::vector_suffix(vector);
-        files.push(file(
-            format!("bias_gelu/cubecl{suffix}.cu"),
+        kernels.push(generated(
+            "bias_gelu",
+            format!("cubecl{suffix}.cu"),
+            vector,
             cuda_source::bias_gelu_cuda(vector, ARCH)?,
         )?);
         for block in LAYERNORM_BLOCKS {
-            files.push(file(
-                format!("layernorm/cubecl_b{block}{suffix}.cu"),
+            kernels.push(generated(
+                "layernorm",
+                format!("cubecl_b{block}{suffix}.cu"),
+                vector,
                 cuda_source::layernorm_cuda(block, vector, ARCH)?,
             )?);
         }
+    }
+    let mut files: Vec<File> = kernels
+        .iter()
+        .map(|k| File {
+            path: format!("{}/{GENERATED_DIR}/{}", k.op, k.file),
+            contents: k.contents.clone(),
+        })
+        .collect();
+    for op in ["bias_gelu", "layernorm"] {
+        files.push(manifest(op, &kernels));
     }
     Ok(files)
 }

@@ -4,8 +4,9 @@
 //! * [`launch`]: runtime-generic host launchers (validated, any CubeCL `Runtime`: CUDA on the
 //!   GPU machine, wgpu/lavapipe in `cargo test` here).
 //! * [`cuda_source`]: the CUDA C++ CubeCL generates for each kernel, without a GPU.
-//! * [`generated`]: that source as the files Mage launches (`python/mage/ops/<op>/cubecl*.cu`),
-//!   written by `cargo run --release --bin generate-cuda` and checked fresh by `cargo test`.
+//! * [`generated`]: that source as the files Mage launches (`python/mage/ops/<op>/generated/`,
+//!   with a manifest), written by `cargo run --release --bin generate-cuda` and checked fresh by
+//!   `cargo test`.
 //! * [`erf`], [`geometry`], [`reference`]: GPU-free pieces with unit tests.
 
 pub mod cuda_source;

@@ -40,10 +40,6 @@ class ContractResult:
     eager_error: float | None
     reason: str = ""
 
-    @property
-    def status(self) -> str:
-        return "pass" if self.passed else "fail"
-
 
 def rel_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     diff = torch.linalg.vector_norm((out.to(torch.float64) - ref).flatten())

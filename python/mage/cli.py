@@ -93,8 +93,9 @@ def run(
     suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, or all "
                                       "(repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
-    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a backend "
-                                             "(eager, compile-default, …) or a name prefix (repeatable)."),
+    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a family "
+                                             "(triton: every strategy), a family.strategy (triton.split) or a "
+                                             "name prefix (repeatable)."),
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
@@ -121,9 +122,9 @@ def run(
     isolate: Optional[bool] = typer.Option(None, "--isolate/--no-isolate", help="Run each case in a worker process: "
                                            "a crash, hang or out-of-memory error is stored as that implementation's "
                                            "failure and the run goes on (mage.isolation). Default: the large and sweep "
-                                           "cases only. A worker start-up per case costs ~6 s on the H200 (seed "
-                                           "suite, 4 cases: 30 s plain, 55 s isolated) and ~12 s on the CPU with "
-                                           "torch.compile; small next to a large case, nearly doubling the seed suite."),
+                                           "cases only. A worker start-up per case costs seconds (measured in "
+                                           "results/README.md): small next to a large case, nearly doubling the "
+                                           "seed suite."),
     case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds "
                                        "one case may take; one implementation's check, profile or re-check may take "
                                        "a quarter."),

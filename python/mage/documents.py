@@ -21,6 +21,7 @@ from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
 from mage.store import Result
 
+IDENTITY_FIELDS = ("family", "strategy", "baseline")  # an implementation's identity (store schema 9)
 MEASURED_CEILINGS = ("copy_gbps", "matmul_ieee_tflops", "matmul_tf32_tflops")  # mage.measure.ceilings.measure
 MAX_DEPTH = 8  # nesting of env, method, ceilings and params
 MAX_JSON_CHARS = 1_000_000  # each of those, serialized
@@ -82,10 +83,18 @@ def _run_entry(entry, where: str) -> None:
         _text(case.get("suite"), f"{where}.cases[{i}].suite")
         _json_object(case.get("params"), f"{where}.cases[{i}].params")
         _integer(case.get("seed"), f"{where}.cases[{i}].seed")
-    impls = _named_entries(entry, where, "implementations", {"op", "name", "backend", "variant", "precision"})
+    impls = _named_entries(entry, where, "implementations", {"op", "name", "backend", "variant", "precision",
+                                                             *IDENTITY_FIELDS})
     for i, impl in enumerate(entry["implementations"]):
+        at = f"{where}.implementations[{i}]"
         for key in ("backend", "variant", "precision"):
-            _text(impl.get(key), f"{where}.implementations[{i}].{key}")
+            _text(impl.get(key), f"{at}.{key}")
+        # Documents written before schema 9 have none of the identity fields; later ones have all three.
+        if any(key in impl for key in IDENTITY_FIELDS):
+            _text(impl.get("family"), f"{at}.family")
+            _text(impl.get("strategy"), f"{at}.strategy")
+            if not isinstance(impl.get("baseline"), bool):
+                raise DocumentError(f"{at}.baseline is {_describe(impl.get('baseline'))}, not true or false")
     for i, result in enumerate(_list(entry.get("results"), f"{where}.results")):
         _result(result, f"{where}.results[{i}]", cases, impls)
 

@@ -11,8 +11,8 @@ A prediction names one boundary of one implementation and a bound on it:
     matmul/triton/default/tf32:launches<=1
     triton/layernorm:kernel<600                   the implementation may come first when the op ends it
 
-- IMPL is an implementation name or a prefix of one ending at a '/' (``triton``, ``triton/affine``), as
-  for ``mage run --impl``; OP is an op name. CASE defaults to every case of the op in the run, PATH to
+- IMPL is a family (``triton``, every strategy), a family and strategy (``triton.split``), an
+  implementation name or a prefix of one ending at a '/' (``triton/affine``), as for ``mage run --impl``; OP is an op name. CASE defaults to every case of the op in the run, PATH to
   ``single``, CACHE to ``warm``.
 - BOUNDARY: ``kernel`` (kernel time), ``span`` (mean call span), ``span_median``, ``host`` (host time),
   ``launches``, ``rel_error``; a ``_us`` suffix is accepted (``kernel_us``).
@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mage import identity
 from mage.errors import MageError
 
 BOUNDARIES = {
@@ -149,10 +150,6 @@ def _bound(text: str, bound: str, boundary: str) -> tuple[float | None, float, s
     return None, factor, relative["impl"].rstrip("/")
 
 
-def _matches(impl_name: str, pattern: str) -> bool:
-    return impl_name == pattern or impl_name.startswith(pattern.rstrip("/") + "/")
-
-
 def parse_all(texts, ops) -> list[Prediction]:
     return [parse(text, ops) for text in texts or ()]
 
@@ -168,11 +165,11 @@ def validate(predictions: list[Prediction], request) -> None:
             raise PredictionError(f"{where} is about {p.op}, which this run does not measure "
                                   f"(--op {' --op '.join(selected_ops)})")
         impls = registry.select(p.op, request.impls)
-        if not any(_matches(i.name, p.impl) for i in impls):
+        if not any(identity.matches(i.name, p.impl) for i in impls):
             raise PredictionError(f"{where}: no implementation of {p.op} in this run matches {p.impl!r}; "
                                   f"it measures {', '.join(i.name for i in impls)}")
         if p.reference is not None:
-            references = [i.name for i in impls if _matches(i.name, p.reference)]
+            references = [i.name for i in impls if identity.matches(i.name, p.reference)]
             if len(references) != 1:
                 found = ", ".join(references) or "none"
                 raise PredictionError(f"{where}: the bound must name exactly one implementation of {p.op} in "
@@ -197,7 +194,7 @@ def validate(predictions: list[Prediction], request) -> None:
 def evaluate(prediction: Prediction, rows: list[dict]) -> Evaluation:
     """Judge ``prediction`` against the result rows of a run (Store.rows)."""
     p = prediction
-    named = [r for r in rows if r["op"] == p.op and _matches(r["impl"], p.impl) and r["path"] == p.path
+    named = [r for r in rows if r["op"] == p.op and identity.matches(r["impl"], p.impl) and r["path"] == p.path
              and r["cache"] == p.cache and (p.case is None or r["case"] == p.case)]
     judgements = [_judge(p, row, rows) for row in named]
     outcomes = {j.outcome for j in judgements}
@@ -215,15 +212,15 @@ def evaluate(prediction: Prediction, rows: list[dict]) -> Evaluation:
 
 
 def evaluate_run(store, run_id: int, ops=None) -> tuple[str | None, list[Evaluation]]:
-    """The hypothesis of a stored run and its predictions, judged against its results."""
-    from mage import registry
+    """The hypothesis of a stored run and its predictions, judged against its results.
 
+    A function of the store alone: the ops a prediction may name are the run's, never the registry's."""
     texts = store.predictions(run_id)
     hypothesis = store.run(run_id).get("hypothesis")
     if not texts:
         return hypothesis, []
     rows = store.rows(run_id)
-    known = set(ops or ()) | {r["op"] for r in rows} | set(registry.ops())
+    known = set(ops or ()) | set(store.ops(run_id))
     return hypothesis, [evaluate(parse(text, known), rows) for text in texts]
 
 
@@ -252,7 +249,7 @@ def _judge(p: Prediction, row: dict, rows: list[dict]) -> Judgement:
         bound = (p.value, p.value)
     else:
         others = [r for r in rows if r["op"] == p.op and r["case"] == row["case"] and r["path"] == p.path
-                  and r["cache"] == p.cache and _matches(r["impl"], p.reference)]
+                  and r["cache"] == p.cache and identity.matches(r["impl"], p.reference)]
         if len(others) != 1 or others[0]["status"] != "pass" or _range(p, others[0]) is None:
             return judgement(f"{observed}; no {p.reference} to compare with", "no data")
         low, high = _range(p, others[0])

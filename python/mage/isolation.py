@@ -20,7 +20,7 @@ worker stores it as a skip, as a plain run does.
 
 The cost is a worker start-up per case (Python, torch, CUDA, the registry; torch.compile's and
 Triton's autotuning work is done again in every worker, from their on-disk caches where they have
-them): ~6 s a case on the H200, measured with scripts/isolation_cost.py. That is small next to a
+them): seconds a case, measured with scripts/isolation_cost.py (results/README.md). That is small next to a
 large or sweep case and nearly doubles the seed suite, so by default only large and sweep cases are
 isolated (``--isolate`` isolates every case, ``--no-isolate`` none). A case that is not isolated runs
 in the parent as in a plain run; a kernel that leaves the CUDA context unusable there stops the run

@@ -2,12 +2,14 @@
 
 An implementation is one decorated function in its op's folder:
 
-    @implementation("layernorm", backend="eager", baseline=True)
+    @implementation("layernorm", family="eager", baseline=True)
     def layernorm(x, weight, bias):
         return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias)
 
-If the function takes ``variant`` or ``precision`` keyword arguments, one implementation is
-registered per listed variant/precision with those arguments bound.
+An implementation is named ``family[.strategy]/variant/precision`` (mage.identity). One is
+registered per variant and precision it declares, each checked against the op's spec (registered
+first: its spec.py is imported before the op's other modules); one that declares no variants has
+the spec's. If the function takes ``variant`` or ``precision`` keyword arguments, they are bound.
 
 Implementations outside mage.ops (a test's deliberately crashing fixtures, say) are plugins: load()
 also imports every module named in the environment variable MAGE_PLUGINS (comma-separated module
@@ -25,6 +27,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from mage import identity
 from mage.errors import PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
@@ -33,17 +36,23 @@ Availability = Callable[[str], "str | None"]  # device type -> None if available
 @dataclass(frozen=True)
 class Implementation:
     op: str
-    backend: str
+    family: str
     variant: str
     precision: str
     fn: Callable = field(compare=False, repr=False)
+    strategy: str = identity.DEFAULT_STRATEGY
     baseline: bool = False
     available: Availability = field(default=lambda device: None, compare=False, repr=False)
 
     @property
+    def backend(self) -> str:
+        """The name's first part: ``triton``, or ``triton.split`` for a strategy other than the default."""
+        return identity.backend_of(self.family, self.strategy)
+
+    @property
     def name(self) -> str:
-        """Stable identifier: backend/variant/precision, e.g. ``triton/outgoing/tf32``."""
-        return f"{self.backend}/{self.variant}/{self.precision}"
+        """Stable identifier, e.g. ``triton/outgoing/tf32`` or ``triton.split/outgoing/tf32``."""
+        return identity.full_name(self.family, self.strategy, self.variant, self.precision)
 
     def unavailable_reason(self, device: str) -> str | None:
         return self.available(device)
@@ -62,17 +71,19 @@ def register_op(spec) -> None:
 def implementation(
     op: str,
     *,
-    backend: str,
+    family: str,
+    strategy: str = identity.DEFAULT_STRATEGY,
     variants: Iterable[str] | None = None,
     precisions: Iterable[str] = ("ieee",),
     baseline: bool = False,
     available: Availability | None = None,
 ):
-    """Register ``fn`` for every (variant, precision) pair it declares."""
+    """Register ``fn`` for every (variant, precision) pair it declares (every variant of the spec
+    when it declares none)."""
 
     def register(fn: Callable) -> Callable:
         params = inspect.signature(fn).parameters
-        for variant in variants or (None,):
+        for variant in variants or _spec_of(op).variants:
             for precision in precisions:
                 bound = {}
                 if "variant" in params:
@@ -83,8 +94,9 @@ def implementation(
                 add(
                     Implementation(
                         op=op,
-                        backend=backend,
-                        variant=variant or "default",
+                        family=family,
+                        strategy=strategy,
+                        variant=variant,
                         precision=precision,
                         fn=call,
                         baseline=baseline,
@@ -96,7 +108,18 @@ def implementation(
     return register
 
 
+def _spec_of(op: str):
+    try:
+        return _OPS[op]
+    except KeyError:
+        raise UnknownNameError(f"an implementation of {op!r} is registered before its spec "
+                               f"(register_op in the op's spec.py comes first)") from None
+
+
 def add(impl: Implementation) -> None:
+    spec = _spec_of(impl.op)
+    spec.check_variant(impl.variant)
+    spec.check_precision(impl.precision)
     impls = _IMPLS.setdefault(impl.op, [])
     if any(i.name == impl.name for i in impls):
         raise ValueError(f"implementation {impl.op}:{impl.name} is registered twice")
@@ -104,7 +127,8 @@ def add(impl: Implementation) -> None:
 
 
 def load() -> None:
-    """Import every op package under mage.ops and every module in it, then the plugins, once."""
+    """Import every op package under mage.ops and every module in it, then the plugins, once; then
+    register torch.compile of every baseline."""
     global _LOADED
     if _LOADED:
         return
@@ -120,11 +144,11 @@ def load() -> None:
         for module in pkgutil.iter_modules(op_path):
             if module.name != "spec":
                 importlib.import_module(f"{package}.{module.name}")
-    from mage.backends import compiled
-
-    compiled.register_compiled_variants()
     for plugin in filter(None, (name.strip() for name in os.environ.get("MAGE_PLUGINS", "").split(","))):
         _load_plugin(plugin)
+    from mage.backends import compiled
+
+    compiled.register_compiled_variants()  # last: a plugin's op and baseline are compiled too
 
 
 def _load_plugin(module: str) -> None:
@@ -157,26 +181,20 @@ def implementations(op: str) -> list[Implementation]:
 
 
 def select(op: str, patterns: Iterable[str] | None) -> list[Implementation]:
-    """Implementations of ``op`` whose name or backend matches one of ``patterns`` (all if None).
-
-    A pattern matches an implementation when it equals its full name, its backend, or a
-    prefix of its name ending at a '/' boundary (``compile-default/outgoing``).
-    """
+    """Implementations of ``op`` that one of ``patterns`` selects (all if None): a family
+    (``triton``: every strategy), a family and strategy (``triton.split``), a full name, or a
+    prefix of one ending at a '/' boundary (``compile.max-autotune/outgoing``)."""
     impls = implementations(op)
     if not patterns:
         return impls
-
-    def matches(impl: Implementation, pattern: str) -> bool:
-        return impl.name == pattern or impl.name.startswith(pattern.rstrip("/") + "/")
-
-    return [i for i in impls if any(matches(i, p) for p in patterns)]
+    return [i for i in impls if any(identity.matches(i.name, p) for p in patterns)]
 
 
 def check_patterns(patterns: Iterable[str], op_names: Iterable[str]) -> None:
     """Refuse implementation patterns that match nothing in any selected op."""
     for pattern in patterns:
         if not any(select(op, [pattern]) for op in op_names):
-            known = sorted({i.backend for op in op_names for i in implementations(op)})
+            known = sorted({name for op in op_names for i in implementations(op) for name in (i.family, i.backend)})
             raise UnknownNameError(
-                f"unknown implementation {pattern!r}; known backends: {', '.join(known)}"
+                f"unknown implementation {pattern!r}; known families and strategies: {', '.join(known)}"
             )

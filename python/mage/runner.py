@@ -92,7 +92,7 @@ def _baseline(impl: Implementation) -> Implementation:
     for candidate in registry.implementations(impl.op):
         if candidate.baseline and candidate.variant == impl.variant and candidate.precision == precision:
             return candidate
-    raise UnknownNameError(f"{impl.op} has no eager baseline for {impl.variant}/{impl.precision}")
+    raise UnknownNameError(f"{impl.op} has no baseline for {impl.variant}/{impl.precision}")
 
 
 def _skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:

@@ -25,7 +25,6 @@ class Case:
     suite: str
     params: dict = field(hash=False)
     seed: int = 0
-    dtype: str = "float32"
 
     @property
     def key(self) -> str:
@@ -40,6 +39,9 @@ class OpSpec:
     precisions: Sequence[str] = ("ieee",)
     # GPU-only work above this many flops+bytes is skipped on the CPU, with that reason.
     cpu_work_limit: float = 5e10
+    # For the tests: small parameter sets of cases() (the generic tests run every implementation on
+    # them, so a new op or kernel is tested without editing a list), and bad_inputs() below.
+    test_params: Sequence[dict] = ()
 
     def cases(self) -> list[Case]:
         raise NotImplementedError
@@ -74,6 +76,10 @@ class OpSpec:
         """Compulsory device-memory traffic: each input read once, the output written once."""
         raise NotImplementedError
 
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        return []
+
     def case(self, name: str) -> Case:
         for case in self.cases():
             if case.name == name:
@@ -83,8 +89,15 @@ class OpSpec:
         )
 
     def check_variant(self, variant: str) -> None:
-        if variant not in self.variants:
-            raise UnknownNameError(f"op {self.name!r} has no variant {variant!r}; known: {', '.join(self.variants)}")
+        _check_declared(self.name, "variant", variant, self.variants)
+
+    def check_precision(self, precision: str) -> None:
+        _check_declared(self.name, "precision", precision, self.precisions)
+
+
+def _check_declared(op: str, kind: str, value: str, declared: Sequence[str]) -> None:
+    if value not in declared:
+        raise UnknownNameError(f"op {op!r} declares no {kind} {value!r}; its spec declares: {', '.join(declared)}")
 
 
 def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
+from mage import identity
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
 SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
@@ -75,9 +76,12 @@ CREATE TABLE IF NOT EXISTS implementations (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     op TEXT NOT NULL,
     name TEXT NOT NULL,
-    backend TEXT NOT NULL,
+    backend TEXT NOT NULL,                -- the name's first part: family, or family.strategy (mage.identity)
     variant TEXT NOT NULL,
     precision TEXT NOT NULL,
+    family TEXT NOT NULL,                 -- the technology: eager, compile, triton, native, cubecl, …
+    strategy TEXT NOT NULL,               -- one kernel design within the family: default, split, …
+    baseline INTEGER NOT NULL,            -- 1 for the op's baseline (the reference of its contracts)
     UNIQUE (run_id, op, name)
 );
 CREATE TABLE IF NOT EXISTS results (
@@ -372,9 +376,11 @@ class Store:
     def impl_id(self, run_id: int, impl) -> int:
         with self.transaction():
             self.db.execute(
-                "INSERT OR IGNORE INTO implementations (run_id, op, name, backend, variant, precision)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, impl.op, impl.name, impl.backend, impl.variant, impl.precision),
+                "INSERT OR IGNORE INTO implementations"
+                " (run_id, op, name, backend, variant, precision, family, strategy, baseline)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, impl.op, impl.name, impl.backend, impl.variant, impl.precision, impl.family,
+                 impl.strategy, int(impl.baseline)),
             )
         return self.db.execute(
             "SELECT id FROM implementations WHERE run_id = ? AND op = ? AND name = ?", (run_id, impl.op, impl.name)
@@ -434,13 +440,18 @@ class Store:
         self.run(run_id)
         rows = self.db.execute(
             f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, i.name AS impl, i.backend, i.variant,
-                       i.precision, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
+                       i.precision, i.family, i.strategy, i.baseline, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
                 FROM results res JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
                 JOIN runs ON runs.id = res.run_id
                 WHERE res.run_id = ? ORDER BY res.id""",
             (run_id,),
         ).fetchall()
         return [dict(row) for row in rows]
+
+    def ops(self, run_id: int) -> list[str]:
+        """The ops a run measured (or meant to: every case it stored, with or without results)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT DISTINCT op FROM cases WHERE run_id = ? ORDER BY op", (run_id,))]
 
     def samples(self, result_id: int) -> list[tuple[int, float]]:
         return [tuple(r) for r in self.db.execute(
@@ -524,10 +535,25 @@ def _read_as_current(db: sqlite3.Connection) -> None:
         if present and missing:
             db.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {', '.join(f'NULL AS {name}' for name in missing)}"
                        f" FROM main.{table}")
+    if "family" not in {row[1] for row in db.execute("PRAGMA main.table_info(implementations)")}:
+        _read_identity(db)
     tables = {row[0] for row in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
     for statement in re.finditer(r"CREATE TABLE IF NOT EXISTS (\w+) \(.*?\n\);", SCHEMA, re.S):
         if statement[1] not in tables:
             db.execute(statement[0].replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+
+
+def _read_identity(db: sqlite3.Connection) -> None:
+    """Implementations of a store from before schema 9, read with the identity _add_identity would give them."""
+    db.create_function("legacy_identity", 3, lambda backend, name, part: identity.from_legacy(backend, name)[part],
+                       deterministic=True)
+    db.execute("CREATE TEMP VIEW implementations AS SELECT id, run_id, op,"
+               " legacy_identity(backend, name, 2) AS name, variant, precision,"
+               " legacy_identity(backend, name, 0) AS family, legacy_identity(backend, name, 1) AS strategy,"
+               " backend = 'eager' AS baseline,"
+               " CASE WHEN legacy_identity(backend, name, 1) = 'default' THEN legacy_identity(backend, name, 0)"
+               " ELSE legacy_identity(backend, name, 0) || '.' || legacy_identity(backend, name, 1) END AS backend"
+               " FROM main.implementations")
 
 
 def _migrate(db: sqlite3.Connection) -> None:
@@ -542,6 +568,12 @@ def _migrate(db: sqlite3.Connection) -> None:
     6 → 7: runs gain the claim ``owner_host``, ``claimed_at`` and ``heartbeat_at`` (NULL before: such a
     run's claim is its pid alone).
     7 → 8: results gain ``span_rse`` and ``noisy`` (NULL before, and for results without spans).
+    8 → 9: implementations gain ``family``, ``strategy`` and ``baseline``. Old backends map to a family
+    and strategy (mage.identity.LEGACY_BACKENDS: triton-split → triton.split, compile-default →
+    compile, compile-max-autotune → compile.max-autotune, rust-cubecl → cubecl; any other backend is
+    its own family with the default strategy), and their names are renamed to match
+    (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
+    old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
@@ -558,11 +590,25 @@ def _migrate(db: sqlite3.Connection) -> None:
             fingerprint = run_fingerprint(started_at, json.loads(env_json or "{}"), command, pid, f"id{run_id}")
             db.execute("UPDATE runs SET fingerprint = ? WHERE id = ?", (fingerprint, run_id))
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
+        if "family" not in {row[1] for row in db.execute("PRAGMA table_info(implementations)")}:
+            _add_identity(db)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _add_identity(db: sqlite3.Connection) -> None:
+    """Schema 9's implementation columns, filled in from the backend names of before (see _migrate)."""
+    for name, kind in (("family", "TEXT NOT NULL DEFAULT ''"), ("strategy", "TEXT NOT NULL DEFAULT 'default'"),
+                       ("baseline", "INTEGER NOT NULL DEFAULT 0")):
+        db.execute(f"ALTER TABLE implementations ADD COLUMN {name} {kind}")
+    for impl_id, backend, name in db.execute("SELECT id, backend, name FROM implementations").fetchall():
+        family, strategy, renamed = identity.from_legacy(backend, name)
+        db.execute("UPDATE implementations SET family = ?, strategy = ?, baseline = ?, name = ?, backend = ?"
+                   " WHERE id = ?", (family, strategy, int(family == "eager"), renamed,
+                                     identity.backend_of(family, strategy), impl_id))
 
 
 def _alive(pid: int | None) -> bool:

@@ -7,15 +7,18 @@ A document holds one run or several:
                    method, ceilings, hypothesis, source_id},
            "predictions": [text, …],
            "cases": [{op, name, suite, params, seed}, …],
-           "implementations": [{op, name, backend, variant, precision}, …],
+           "implementations": [{op, name, backend, variant, precision, family, strategy, baseline}, …],
            "results": [{op, case, impl, <Store's result fields>, created_at,
                         "samples": {"round": [...], "value_us": [...]}}, …]}
 
 Importing merges: a run whose fingerprint the store already holds is skipped, so importing a file
 twice, or a run back into the store it came from, changes nothing. A document is checked whole
 first (mage.documents: every field, every reference), then all its new runs are written in one
-transaction: a document is stored entirely or not at all. A file ending in .gz is read and written gzip-compressed (the H200 seed run, 144 results and
-43,200 samples, is 1.0 MB as JSON and 0.3 MB gzipped: Parquet would save little and add a dependency).
+transaction: a document is stored entirely or not at all. A document written before implementations
+had a family (store schema 9) is read as the store's migration reads old rows: its backends map to
+family and strategy and its implementations are renamed to match. A file ending in .gz is read and
+written gzip-compressed (the samples dominate a document and gzip shrinks it about threefold: Parquet
+would save little and add a dependency).
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ import json
 import zlib
 from pathlib import Path
 
-from mage import atomic, documents
+from mage import atomic, documents, identity
 from mage.errors import MageError
 from mage.store import RESULT_FIELDS, Store, run_fingerprint
 
 FORMAT, VERSION = "mage-runs", 1
+IMPLEMENTATION_FIELDS = ("op", "name", "backend", "variant", "precision", "family", "strategy")
 RUN_FIELDS = ("fingerprint", "started_at", "finished_at", "status", "clock", "suite", "command", "pid", "env",
               "env_end", "method", "ceilings", "hypothesis")
 
@@ -46,7 +50,7 @@ def export_run(store: Store, run_id: int) -> dict:
          "seed": r["seed"]}
         for r in store.db.execute("SELECT * FROM cases WHERE run_id = ? ORDER BY id", (run_id,))]
     document["implementations"] = [
-        {key: r[key] for key in ("op", "name", "backend", "variant", "precision")}
+        {key: r[key] for key in IMPLEMENTATION_FIELDS} | {"baseline": bool(r["baseline"])}
         for r in store.db.execute("SELECT * FROM implementations WHERE run_id = ? ORDER BY id", (run_id,))]
     results = store.db.execute(
         f"""SELECT res.id, c.op, c.name AS "case", i.name AS impl, res.created_at,
@@ -152,9 +156,12 @@ def _insert_run(db, entry: dict, fingerprint: str) -> int:
             (run_id, case["op"], case["name"], case["suite"], json.dumps(case["params"]), case["seed"]),
         ).lastrowid
     for impl in entry["implementations"]:
-        impls[impl["op"], impl["name"]] = db.execute(
-            "INSERT INTO implementations (run_id, op, name, backend, variant, precision) VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, impl["op"], impl["name"], impl["backend"], impl["variant"], impl["precision"]),
+        impl = _with_identity(impl)
+        impls[impl["op"], impl["name"]] = impls[impl["op"], impl["stored_as"]] = db.execute(
+            "INSERT INTO implementations (run_id, op, name, backend, variant, precision, family, strategy,"
+            " baseline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, impl["op"], impl["name"], impl["backend"], impl["variant"], impl["precision"],
+             impl["family"], impl["strategy"], int(impl["baseline"])),
         ).lastrowid
     for result in entry["results"]:
         result_id = db.execute(
@@ -167,3 +174,13 @@ def _insert_run(db, entry: dict, fingerprint: str) -> int:
         db.executemany("INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
                        [(result_id, r, v) for r, v in zip(samples["round"], samples["value_us"])])
     return run_id
+
+
+def _with_identity(impl: dict) -> dict:
+    """``impl`` with family, strategy and baseline, derived as the store's migration does for a
+    document from before schema 9; ``stored_as`` is the name its results refer to it by."""
+    if "family" in impl:
+        return impl | {"stored_as": impl["name"]}
+    family, strategy, name = identity.from_legacy(impl["backend"], impl["name"])
+    return impl | {"family": family, "strategy": strategy, "baseline": family == "eager", "name": name,
+                   "backend": identity.backend_of(family, strategy), "stored_as": impl["name"]}

@@ -22,20 +22,20 @@ def _layernorm(x, weight, bias):
     return F.layer_norm(x, (x.shape[-1],), weight, bias, 1e-5)
 
 
-@implementation("layernorm", backend="fault-oob", variants=("affine",))
+@implementation("layernorm", family="fault-oob", variants=("affine",))
 def writes_out_of_bounds(x, weight, bias):
     out = _layernorm(x, weight, bias)
     _store_out_of_bounds[(triton.cdiv(out.numel(), 1024),)](out, out.numel(), BLOCK=1024)
     return out
 
 
-@implementation("layernorm", backend="wrong", variants=("affine",))
+@implementation("layernorm", family="wrong", variants=("affine",))
 def uses_the_unbiased_variance(x, weight, bias):
     mean = x.mean(-1, keepdim=True)
     return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=True) + 1e-5) * weight + bias
 
 
-@implementation("layernorm", backend="side-stream", variants=("affine",))
+@implementation("layernorm", family="side-stream", variants=("affine",))
 def finishes_on_a_side_stream(x, weight, bias):
     out = empty_output(tuple(x.shape), like=x)
     side = torch.cuda.Stream()
@@ -49,7 +49,7 @@ def finishes_on_a_side_stream(x, weight, bias):
 _stale = {"calls": 0, "last": None}
 
 
-@implementation("layernorm", backend="stale", variants=("affine",))
+@implementation("layernorm", family="stale", variants=("affine",))
 def stops_computing_after_a_while(x, weight, bias):
     """Right for its first calls (the contract), then returns a copy of its last output: a stale result."""
     _stale["calls"] += 1
@@ -61,7 +61,7 @@ def stops_computing_after_a_while(x, weight, bias):
 _reused = {}
 
 
-@implementation("layernorm", backend="aliased", variants=("affine",))
+@implementation("layernorm", family="aliased", variants=("affine",))
 def reuses_its_output_buffer(x, weight, bias):
     out = _reused.get(tuple(x.shape))
     if out is None:

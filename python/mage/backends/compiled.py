@@ -1,4 +1,4 @@
-"""torch.compile of each op's eager formulation, registered as implementations of their own."""
+"""torch.compile of each op's baseline formulation: family ``compile``, one strategy per mode."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import torch
 
 from mage import registry
 
-MODES = {"compile-default": "default", "compile-max-autotune": "max-autotune-no-cudagraphs"}
+FAMILY = "compile"
+MODES = {"default": "default", "max-autotune": "max-autotune-no-cudagraphs"}  # strategy -> torch.compile mode
 
 
 def _compiled(eager_fn, mode: str):
@@ -21,11 +22,11 @@ def _compiled(eager_fn, mode: str):
     return call
 
 
-def _availability(eager: registry.Implementation, backend: str):
+def _availability(baseline: registry.Implementation, strategy: str):
     def available(device: str) -> str | None:
-        if backend == "compile-max-autotune" and device != "cuda":
+        if strategy == "max-autotune" and device != "cuda":
             return "max-autotune tunes GPU kernels; it has nothing to tune on the CPU"
-        return eager.unavailable_reason(device)
+        return baseline.unavailable_reason(device)
 
     return available
 
@@ -34,17 +35,18 @@ def register_compiled_variants() -> None:
     # Sweeps compile one graph per shape; the default limit of 8 would fall back to eager silently.
     torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 64)
     for op in registry.ops():
-        for eager in registry.implementations(op):
-            if eager.backend != "eager":
+        for baseline in registry.implementations(op):
+            if not baseline.baseline:
                 continue
-            for backend, mode in MODES.items():
+            for strategy, mode in MODES.items():
                 registry.add(
                     registry.Implementation(
                         op=op,
-                        backend=backend,
-                        variant=eager.variant,
-                        precision=eager.precision,
-                        fn=_compiled(eager.fn, mode),
-                        available=_availability(eager, backend),
+                        family=FAMILY,
+                        strategy=strategy,
+                        variant=baseline.variant,
+                        precision=baseline.precision,
+                        fn=_compiled(baseline.fn, mode),
+                        available=_availability(baseline, strategy),
                     )
                 )

@@ -1,8 +1,9 @@
-"""Kernels written in Rust with CubeCL, launched by Mage's Rust host (backend ``rust-cubecl``).
+"""Kernels written in Rust with CubeCL, launched by Mage's Rust host (family ``cubecl``).
 
 The kernel bodies are ``#[cube]`` functions in ``cubecl/src/kernels.rs``. CubeCL (pinned to 0.10.0)
-compiles them to CUDA C++, which ``cargo run --release --bin generate-cuda`` writes next to each op
-(``ops/<op>/cubecl*.cu``; ``cargo test`` fails when a file is stale). CubeCL's own CUDA runtime
+compiles them to CUDA C++, which ``cargo run --release --bin generate-cuda`` writes into each op's
+``generated/`` folder (``ops/<op>/generated/cubecl*.cu``, with a ``manifest.json`` naming the
+generator, each file's kernel and its parameters; ``cargo test`` fails when a file is stale). CubeCL's own CUDA runtime
 cannot run on torch's memory or stream: it allocates from its own pool and launches on streams it
 creates (cubecl/FINDINGS.md, with the source references). So Mage uses CubeCL as the compiler
 only: the generated source is compiled with NVRTC and launched by the Rust extension exactly like
@@ -28,6 +29,7 @@ _FIELD = re.compile(r"(float|uint32|int32) (\w+)\[(\d+)\];")
 _FORMATS = {"float": "f", "uint32": "I", "int32": "i"}
 SCALAR_FIELDS = {"float": "scalars_float", "uint32": "scalars_uint32", "int32": "scalars_int32"}
 UNREAD_FIELDS = ("static_meta",)
+GENERATED = "generated"  # the folder of an op's generated sources (cubecl/src/generated.rs: GENERATED_DIR)
 MAX_ELEMENTS = 2**31 - 1  # the generated kernels index with 32-bit unsigned integers (AddressType::U32)
 
 

@@ -123,7 +123,7 @@ def float4_rows(cols: int, *tensors: torch.Tensor) -> bool:
 class Host:
     """Where and how kernels are launched. Launchers use only what is defined here."""
 
-    backend: str = ""
+    family: str = ""
     device_type: str = "cuda"
 
     def available(self, device: str) -> str | None:
@@ -157,7 +157,7 @@ def _cuda_reason(device: str) -> str | None:
 class RustHost(Host):
     """Launches through the Rust extension (``Kernel.launch`` in ``mage._native``)."""
 
-    backend = "native"
+    family = "native"
 
     def __init__(self):
         self._kernels: dict[tuple[Kernel, int], object] = {}
@@ -189,7 +189,7 @@ class CudaPythonHost(Host):
     array of pointers, and ``cuLaunchKernel`` gets torch's current stream.
     """
 
-    backend = "native-py"
+    family = "native-py"
 
     def __init__(self):
         self._kernels: dict[tuple[Kernel, int], tuple[object, object]] = {}
@@ -278,15 +278,15 @@ HOSTS: tuple[Host, ...] = (RUST_HOST, CudaPythonHost())
 
 
 def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",),
-             backend: str | None = None, hosts: Sequence[Host] = HOSTS):
+             family: str | None = None, hosts: Sequence[Host] = HOSTS):
     """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path, under the
-    host's backend name unless ``backend`` names it (then give a single host)."""
-    if backend is not None and len(hosts) != 1:
-        raise ValueError("a backend name of its own goes with exactly one host")
+    host's family unless ``family`` names it (then give a single host)."""
+    if family is not None and len(hosts) != 1:
+        raise ValueError("a family of its own goes with exactly one host")
 
     def decorate(launcher: Callable) -> Callable:
         for host in hosts:
-            implementation(op, backend=backend or host.backend, variants=variants, precisions=precisions,
+            implementation(op, family=family or host.family, variants=variants, precisions=precisions,
                            available=host.available)(functools.partial(launcher, host))
         return launcher
 

@@ -20,7 +20,6 @@ import statistics
 
 import torch
 
-from mage.backends.precision import precision_mode
 from mage.measure import env
 from mage.measure.device import Timer
 
@@ -91,6 +90,8 @@ def measure(device: str) -> dict:
     'matmul_tf32_tflops'); empty on the CPU."""
     if device != "cuda":
         return {}
+    from mage.backends.precision import precision_mode  # here, not above: reports import this module, never backends
+
     properties = env.device_properties()
     timer = Timer(device)
     source = torch.rand(COPY_BYTES // 4, device=device)

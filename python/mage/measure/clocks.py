@@ -1,9 +1,8 @@
 """The SM clock while each measurement runs, sampled from NVML in a background thread.
 
-The run's environment holds the clock at its start and end only. Within a run the H200 can leave its
-boost clock for seconds: sustained 8192³ TF32 matmul reaches the software power cap and runs at
-1,530–1,680 MHz instead of 1,980 (results/README.md, kernel-vs-span probe), which moves its kernel
-time by 13 %. So every kernel capture and every span block records the range of SM clocks seen while
+The run's environment holds the clock at its start and end only. Within a run a GPU can leave its
+boost clock for seconds: sustained large TF32 matmul reaches the software power cap and slows its
+kernel time with the clock (measured in results/README.md, kernel-vs-span probe). So every kernel capture and every span block records the range of SM clocks seen while
 it ran and the clock-event reasons NVML gave, and each result carries them.
 
 Samples are taken at the start and end of each window and every ``period_s`` between; NVML is

@@ -13,8 +13,8 @@ from mage import atomic
 from mage.report.findings import caches_of, short_labels
 from mage.report.format import us
 
-BACKEND_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # variant/precision within a backend's colour
+FAMILY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # strategy/variant/precision within a family's colour
 
 
 def figure_cache(rows: list[dict]) -> str:
@@ -30,18 +30,22 @@ def columns(rows: list[dict], cache: str) -> list[tuple[str, str, list[dict]]]:
 
 
 def styles(rows: list[dict]) -> dict[str, tuple[str, int]]:
-    """(colour, pattern number) per implementation: colour by backend, pattern by variant/precision.
+    """(colour, pattern number) per implementation: colour by family, pattern by strategy/variant/precision.
 
     Patterns are numbered within each op, so every op's first formulation is plain. The HTML report
     uses the same, so an implementation looks alike in both."""
-    seen = list(dict.fromkeys(r["backend"] for r in rows))
-    # eager first, then the compiled baselines, so the colours mean the same in every run
-    backends = sorted(seen, key=lambda b: (b != "eager", b != "compile-default", not b.startswith("compile"),
-                                           seen.index(b)))
-    kinds = {op: list(dict.fromkeys(r["impl"].split("/", 1)[-1] for r in rows if r["op"] == op))
+    seen = list(dict.fromkeys(r["family"] for r in rows))
+    baselines = {r["family"] for r in rows if r["baseline"]}
+    # the baseline's family first, so the colours mean the same in every run
+    families = sorted(seen, key=lambda f: (f not in baselines, seen.index(f)))
+
+    def kind(row: dict) -> str:
+        return f"{row['strategy']}/{row['variant']}/{row['precision']}"
+
+    kinds = {op: list(dict.fromkeys(kind(r) for r in rows if r["op"] == op))
              for op in dict.fromkeys(r["op"] for r in rows)}
-    return {r["impl"]: (BACKEND_COLORS[backends.index(r["backend"]) % len(BACKEND_COLORS)],
-                        kinds[r["op"]].index(r["impl"].split("/", 1)[-1])) for r in rows}
+    return {r["impl"]: (FAMILY_COLORS[families.index(r["family"]) % len(FAMILY_COLORS)],
+                        kinds[r["op"]].index(kind(r))) for r in rows}
 
 
 def _bars(axis, column: list[dict], field: str, style: dict, whiskers: bool) -> None:

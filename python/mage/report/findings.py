@@ -291,8 +291,8 @@ def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[
 
 
 def _baseline(rows: list[dict]) -> dict | None:
-    eager = [r for r in rows if r["backend"] == "eager"]
-    return next((r for r in eager if r["precision"] == "ieee"), eager[0] if eager else None)
+    baselines = [r for r in rows if r["baseline"]]
+    return next((r for r in baselines if r["precision"] == "ieee"), baselines[0] if baselines else None)
 
 
 def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]) -> list[str]:

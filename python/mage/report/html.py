@@ -16,7 +16,7 @@ import json
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from mage.report.figures import BACKEND_COLORS, styles
+from mage.report.figures import FAMILY_COLORS, styles
 from mage import history
 from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
@@ -25,7 +25,7 @@ from mage.report.format import commit_label, us
 from mage.report.history_html import history_section
 from mage.report.tables import export_rows
 
-PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the variant/precision within one backend's colour
+PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the strategy/variant/precision within one family's colour
 # Button label → (row field, axis title); kernel time, launches and host time exist on the single path only.
 VIEWS = {
     "kernel time": ("kernel_us", "kernel time, µs per call"),
@@ -223,7 +223,7 @@ def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
                     name=f"{op} ({cache})", legendgroup=op, mode="markers",
                     x=[r["flops"] / r["bytes"] for r in mine], y=[r["flops"] / r["kernel_us"] / 1e6 for r in mine],
                     marker={"symbol": symbols.get(cache, "circle"), "size": 10,
-                            "color": BACKEND_COLORS[index % len(BACKEND_COLORS)]},
+                            "color": FAMILY_COLORS[index % len(FAMILY_COLORS)]},
                     text=[f"{r['impl']} · {r['case']} · {us(r['kernel_us'])} µs" for r in mine],
                     hovertemplate="%{text}<br>%{x:.3g} flop/byte, %{y:.3g} TFLOP/s<extra></extra>")
     intensities = [r["flops"] / r["bytes"] for r in points]

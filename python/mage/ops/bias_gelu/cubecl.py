@@ -3,26 +3,26 @@ group, its bias loaded once, walking the rows (about four each); erf from a floa
 approximation (CubeCL's own erf is not accurate enough on every backend), 1 + erf computed
 without cancellation. See mage.backends.cubecl.
 
-Nsight Compute on the H200 (results/h200/ncu) found the first version at 2.72 TB/s against the
-CUDA C++ kernel's 4.23 TB/s: warps ran 20.7 of 32 threads, because erf branched on |a| and
-ordinary inputs took both sides in every warp, and each thread had one 4-byte load in flight. So
+Nsight Compute (results/h200/ncu, read in results/README.md) found the first version well below the
+CUDA C++ kernel's bandwidth: warps ran about two thirds of their threads, because erf branched on
+|a| and ordinary inputs took both sides in every warp, and each thread had one 4-byte load in flight. So
 erf now evaluates both polynomials and selects one (no branch), and rows whose width is a multiple
-of 4 with 16-byte aligned pointers go to a float4 kernel (``cubecl_x4.cu``, CubeCL's
+of 4 with 16-byte aligned pointers go to a float4 kernel (``generated/cubecl_x4.cu``, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, four columns a thread); others to the scalar kernel
-(``cubecl.cu``). The choice and the grid are native.py's (``plan``). Run 18 measured the float4
-kernel at 508.7 µs against native's 504.6 (16384², cold L2).
+(``generated/cubecl.cu``). The choice and the grid are native.py's (``plan``). Its times against native's are
+in results/README.md.
 """
 
-from mage.backends.cubecl import output_like, pack_info
+from mage.backends.cubecl import GENERATED, output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, register
 from mage.ops.bias_gelu.native import THREADS, plan, require_inputs
 
 # x, bias, out, info. Both sources were generated for cubes of THREADS (geometry::ELEMENTWISE_BLOCK).
-SCALAR = Kernel("bias_gelu", "bias_gelu_kernel", "pppb", file="cubecl.cu")
-VECTOR = Kernel("bias_gelu", "bias_gelu_kernel_x4", "pppb", file="cubecl_x4.cu")
+SCALAR = Kernel("bias_gelu", "bias_gelu_kernel", "pppb", file=f"{GENERATED}/cubecl.cu")
+VECTOR = Kernel("bias_gelu", "bias_gelu_kernel_x4", "pppb", file=f"{GENERATED}/cubecl_x4.cu")
 
 
-@register("bias_gelu", variants=("erf",), backend="rust-cubecl", hosts=(RUST_HOST,))
+@register("bias_gelu", variants=("erf",), family="cubecl", hosts=(RUST_HOST,))
 def bias_gelu(host, x, bias):
     require_inputs(host, x, bias)
     out = output_like(x)

@@ -4,6 +4,6 @@ from mage.registry import implementation
 
 
 # Two launches on purpose (the add, then the GELU): the unfused formulation a user writes.
-@implementation("bias_gelu", backend="eager", variants=("erf",), baseline=True)
+@implementation("bias_gelu", family="eager", variants=("erf",), baseline=True)
 def bias_gelu(x, bias):
     return torch.nn.functional.gelu(x + bias)

@@ -26,7 +26,7 @@ def require_inputs(host, x, bias) -> None:
 def plan(vector: Kernel, scalar: Kernel, x, bias, out) -> tuple[Kernel, tuple[int, int, int]]:
     """(kernel, grid) for a kernel that gives a thread one column group and about ROWS rows, in
     blocks of THREADS: ``vector`` (float4 groups) when the rows are whole float4s and every
-    pointer is 16-byte aligned, else ``scalar`` (a column each). The rust-cubecl launcher shares it."""
+    pointer is 16-byte aligned, else ``scalar`` (a column each). The cubecl launcher shares it."""
     rows, cols = x.shape
     kernel, columns = (vector, cols // 4) if float4_rows(cols, x, bias, out) else (scalar, cols)
     return kernel, (cdiv(columns, THREADS), min(cdiv(rows, ROWS), 65535), 1)

@@ -27,6 +27,8 @@ FLOPS_PER_ELEMENT = 10
 class BiasGeluSpec(OpSpec):
     name = "bias_gelu"
     variants = ("erf",)
+    # For the tests: small cases, odd on purpose (a prime width, one row).
+    test_params = ({"rows": 5, "cols": 37}, {"rows": 1, "cols": 1024})
 
     def cases(self) -> list[Case]:
         def case(rows: int, cols: int, suite: str) -> Case:
@@ -62,6 +64,18 @@ class BiasGeluSpec(OpSpec):
     def bytes(self, case, variant):
         rows, cols = case.params["rows"], case.params["cols"]
         return 4.0 * (2 * rows * cols + cols)
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
+        return [
+            (lambda: (f32(32), f32(32)), r"x must be 2-D"),
+            (lambda: (f32(4, 32), f32(31)), r"bias dimension 0 must equal x's cols \(32\)"),
+            (lambda: (f32(4, 32), f32(4, 32)), r"bias must be 1-D"),
+            (lambda: (f32(4, 32).to(torch.bfloat16), f32(32)), r"x must have dtype float32, got bfloat16"),
+            (lambda: (meta(4, 32), f32(32)), r"inputs must be on one device: x on meta, bias on cpu"),
+        ]
+
 
 
 SPEC = BiasGeluSpec()

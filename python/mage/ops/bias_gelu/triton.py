@@ -59,7 +59,7 @@ def _bias_gelu_tile_kernel(
     tl.store(out_ptr + r64[:, None] * cols + c[None, :], out, mask=mask)
 
 
-@implementation("bias_gelu", backend="triton", variants=("erf",), available=triton_available)
+@implementation("bias_gelu", family="triton", variants=("erf",), available=triton_available)
 def bias_gelu(x, bias):
     SPEC.validate(x, bias)
     rows, cols = x.shape

@@ -2,17 +2,16 @@
 passes over the row (mean, then the mean squared deviation), each reduced within warps by
 plane_sum and across them through shared memory, then the affine output. The cube size is a
 comptime parameter, so each power of two from 32 to 256 is a source of its own
-(cubecl_b<size>.cu). See mage.backends.cubecl.
+(generated/cubecl_b<size>.cu). See mage.backends.cubecl.
 
-Nsight Compute on the H200 (results/h200/ncu) found it at 3.38 TB/s against the CUDA C++ kernel's
-4.11 TB/s, which moves the row as float4. So rows whose width is a multiple of 4, with every
-pointer 16-byte aligned, now go to float4 kernels (cubecl_b<size>_x4.cu, CubeCL's
+Nsight Compute (results/h200/ncu, read in results/README.md) found it below the CUDA C++ kernel's
+bandwidth, which moves the row as float4. So rows whose width is a multiple of 4, with every
+pointer 16-byte aligned, now go to float4 kernels (generated/cubecl_b<size>_x4.cu, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, the cube sized for a thread a float4); other rows to
-the scalar ones. Run 18 measured the float4 kernel at 525.6 µs against native's 517.9 (65536×4096,
-cold L2).
+the scalar ones. Its times against native's are in results/README.md.
 """
 
-from mage.backends.cubecl import output_like, pack_info
+from mage.backends.cubecl import GENERATED, output_like, pack_info
 from mage.backends.native import RUST_HOST, Kernel, float4_rows, register
 from mage.ops.layernorm.native import require_inputs
 from mage.ops.layernorm.spec import EPS
@@ -21,7 +20,8 @@ BLOCKS = (32, 64, 128, 256)
 VECTOR = 4  # floats a load in the _x4 kernels (float4)
 # (cube size, floats a load) -> kernel; arguments x, weight, bias, out, info.
 KERNELS = {
-    (block, width): Kernel("layernorm", f"layernorm_kernel{suffix}", "ppppb", file=f"cubecl_b{block}{suffix}.cu")
+    (block, width): Kernel("layernorm", f"layernorm_kernel{suffix}", "ppppb",
+                           file=f"{GENERATED}/cubecl_b{block}{suffix}.cu")
     for block in BLOCKS
     for width, suffix in ((1, ""), (VECTOR, "_x4"))
 }
@@ -33,7 +33,7 @@ def cube_size(loads: int) -> int:
     return min(256, max(32, 1 << (loads - 1).bit_length()))
 
 
-@register("layernorm", variants=("affine",), backend="rust-cubecl", hosts=(RUST_HOST,))
+@register("layernorm", variants=("affine",), family="cubecl", hosts=(RUST_HOST,))
 def layernorm(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     out = output_like(x)

@@ -4,6 +4,6 @@ from mage.ops.layernorm.spec import EPS
 from mage.registry import implementation
 
 
-@implementation("layernorm", backend="eager", variants=("affine",), baseline=True)
+@implementation("layernorm", family="eager", variants=("affine",), baseline=True)
 def layernorm(x, weight, bias):
     return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps=EPS)

@@ -18,6 +18,8 @@ EPS = 1e-5
 class LayerNormSpec(OpSpec):
     name = "layernorm"
     variants = ("affine",)
+    # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
+    test_params = ({"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 2, "cols": 16411})
 
     def cases(self) -> list[Case]:
         def case(rows: int, cols: int, suite: str) -> Case:
@@ -57,6 +59,19 @@ class LayerNormSpec(OpSpec):
     def bytes(self, case, variant):
         rows, cols = case.params["rows"], case.params["cols"]
         return 4.0 * (2 * rows * cols + 2 * cols)
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
+        return [
+            (lambda: (f32(4, 8, 2), f32(8), f32(8)), r"x must be 2-D"),
+            (lambda: (f32(4, 8).double(), f32(8), f32(8)), r"x must have dtype float32, got float64"),
+            (lambda: (f32(4, 8), f32(7), f32(8)), r"weight dimension 0 must equal x's cols \(8\)"),
+            (lambda: (f32(4, 8), f32(8), f32(1, 8)), r"bias must be 1-D"),
+            (lambda: (f32(4, 8), f32(8), meta(8)), r"inputs must be on one device: .*bias on meta"),
+            (lambda: (f32(4, 8).numpy(), f32(8), f32(8)), r"x must be a torch.Tensor"),
+        ]
+
 
 
 SPEC = LayerNormSpec()

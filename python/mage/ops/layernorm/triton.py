@@ -117,7 +117,7 @@ def _layernorm_chunked_kernel(
         tl.store(out_row + start + c, (x - mean) * rstd * w + b, mask=ok)
 
 
-@implementation("layernorm", backend="triton", variants=("affine",), available=triton_available)
+@implementation("layernorm", family="triton", variants=("affine",), available=triton_available)
 def layernorm(x, weight, bias):
     SPEC.validate(x, weight, bias)
     rows, cols = x.shape

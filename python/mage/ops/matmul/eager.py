@@ -2,7 +2,7 @@ from mage.backends.precision import cuda_only
 from mage.registry import implementation
 
 
-@implementation("matmul", backend="eager", precisions=("tf32",), baseline=True, available=cuda_only("tf32"))
-@implementation("matmul", backend="eager", precisions=("ieee",), baseline=True)
+@implementation("matmul", family="eager", precisions=("tf32",), baseline=True, available=cuda_only("tf32"))
+@implementation("matmul", family="eager", precisions=("ieee",), baseline=True)
 def matmul(a, b):
     return a @ b

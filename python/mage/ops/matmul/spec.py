@@ -23,7 +23,9 @@ from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim
 class MatmulSpec(OpSpec):
     name = "matmul"
     variants = ("default",)
-    precisions = ("ieee", "tf32")
+    precisions = ("ieee", "tf32", "tf32x3")
+    # For the tests: small cases, odd on purpose (primes, one row and one column).
+    test_params = ({"m": 17, "k": 31, "n": 9}, {"m": 1, "k": 64, "n": 1})
 
     def cases(self) -> list[Case]:
         def case(m: int, k: int, n: int, suite: str) -> Case:
@@ -61,6 +63,19 @@ class MatmulSpec(OpSpec):
     def bytes(self, case, variant):
         m, k, n = case.params["m"], case.params["k"], case.params["n"]
         return 4.0 * (m * k + k * n + m * n)
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
+        return [
+            (lambda: (f32(2, 4, 5), f32(5, 3)), r"a must be 2-D"),
+            (lambda: (f32(4, 5), f32(5)), r"b must be 2-D"),
+            (lambda: (f32(4, 5), f32(5, 3).half()), r"b must have dtype float32, got float16"),
+            (lambda: (f32(4, 5), f32(6, 3)), r"inner dimension.*a \(4, 5\) and b \(6, 3\)"),
+            (lambda: (f32(4, 5), meta(5, 3)), r"inputs must be on one device: a on cpu, b on meta"),
+            (lambda: (f32(4, 8), [1.0]), r"b must be a torch.Tensor"),
+        ]
+
 
 
 SPEC = MatmulSpec()

@@ -21,8 +21,8 @@ every tile: ``_split_tf32_kernel`` writes big = tf32(x) and small = tf32(x − b
 bᵀ (the transpose it needs anyway), so the product runs three TMA-fed wgmma dots (small·big
 terms first, big·big last, summed per K step before joining the accumulator) with nothing
 between shared memory and the tensor cores. Split in
-registers, each B tile took the detour above, and the kernel ran 1.3× slower than cuBLAS's
-FMA matmul at 8192³ (run 1). The small·small term is left out: each product is then exact to
+registers, each B tile took the detour above, and the kernel ran slower than cuBLAS's
+FMA matmul at 8192³ (results/README.md). The small·small term is left out: each product is then exact to
 about 2⁻²² relative, which meets the ieee ceiling of 1e-5.
 """
 
@@ -287,8 +287,8 @@ def _descriptor(t: torch.Tensor) -> TensorDescriptor:
     return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
 
 
-@implementation("matmul", backend="triton", precisions=("tf32",), available=triton_tf32_available)
-@implementation("matmul", backend="triton", precisions=("ieee", "tf32x3"), available=triton_available)
+@implementation("matmul", family="triton", precisions=("tf32",), available=triton_tf32_available)
+@implementation("matmul", family="triton", precisions=("ieee", "tf32x3"), available=triton_available)
 def matmul(a, b, precision):
     SPEC.validate(a, b)
     M, K = a.shape

@@ -16,7 +16,7 @@ def cuda_only(device: str) -> str | None:
     return None
 
 
-@implementation("neighbor_agg", backend="cusparse", variants=("sum",), available=cuda_only)
+@implementation("neighbor_agg", family="cusparse", variants=("sum",), available=cuda_only)
 def neighbor_agg(rowptr, col, x):
     SPEC.validate(rowptr, col, x)
     ones = torch.ones(col.numel(), dtype=x.dtype, device=x.device)

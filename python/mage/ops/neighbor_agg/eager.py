@@ -5,7 +5,7 @@ from mage.registry import implementation
 
 # index_add_, advanced indexing and repeat_interleave all accept int32 indices in torch 2.11
 # (CPU and CUDA), so the graph's own index dtype is used as given, without conversion.
-@implementation("neighbor_agg", backend="eager", variants=("sum", "mean"), baseline=True)
+@implementation("neighbor_agg", family="eager", variants=("sum", "mean"), baseline=True)
 def neighbor_agg(rowptr, col, x, variant):
     n = rowptr.numel() - 1
     degree = rowptr.diff()

@@ -54,6 +54,12 @@ GRAPH_SIZE = {"uniform": "degree", "powerlaw": "edges", "rmat": "edge_factor"}
 class NeighborAggSpec(OpSpec):
     name = "neighbor_agg"
     variants = ("sum", "mean")
+    # For the tests: small graphs of each kind, with both index dtypes and odd feature counts.
+    test_params = (
+        {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},
+        {"graph": "powerlaw", "nodes": 1024, "edges": 8192, "features": 16, "index": "int64"},
+        {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
+    )
 
     def cases(self) -> list[Case]:
         def case(name: str, suite: str, graph: dict, features: int, index: str, seed: int) -> Case:
@@ -155,6 +161,28 @@ class NeighborAggSpec(OpSpec):
         index_bytes = INDEX_DTYPES[case.params["index"]].itemsize
         x_and_out = 4 * (nodes * features + nodes * features)
         return float(x_and_out + index_bytes * (nodes + 1 + self.edges(case)))
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
+        i64 = lambda *values: torch.tensor(values, dtype=torch.int64)  # noqa: E731
+        return [
+            (lambda: (i64(0, 3, 1, 4), i64(0, 1, 2, 3), f32(5, 2)), r"non-decreasing: rowptr\[2\] = 1 < rowptr\[1\] = 3"),
+            (lambda: (i64(0, 2, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*4.*got 3"),
+            (lambda: (i64(0, 2, 5), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[-1\] must equal col's length .*got 5"),
+            (lambda: (i64(1, 2, 4), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr\[0\] must be 0, got 1"),
+            (lambda: (i64(), i64(), f32(5, 2)), r"rowptr must have at least 1 element"),
+            (lambda: (i64(0, 2, 4), i64(0, 1, 2, 5), f32(5, 2)), r"col\[3\] = 5 is out of range: x has 5 rows"),
+            (lambda: (i64(0, 2, 4), i64(-1, 1, 2, 3), f32(5, 2)), r"col\[0\] = -1 is out of range"),
+            (lambda: (i64(0, 2, 4).int(), i64(0, 1, 2, 3), f32(5, 2)),
+             r"rowptr and col must share one index dtype, got rowptr int32 and col int64"),
+            (lambda: (i64(0, 2, 4).float(), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must have dtype int32 or int64, got float32"),
+            (lambda: (i64(0, 2, 4), i64(0, 1, 2, 3).to(torch.int16), f32(5, 2)), r"col must have dtype int32 or int64, got int16"),
+            (lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5, 2).double()), r"x must have dtype float32, got float64"),
+            (lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), f32(5)), r"x must be 2-D"),
+            (lambda: (i64(0, 2, 4).reshape(1, 3), i64(0, 1, 2, 3), f32(5, 2)), r"rowptr must be 1-D"),
+            (lambda: (i64(0, 2, 4), i64(0, 1, 2, 3), meta(5, 2)), r"inputs must be on one device: .*x on meta"),
+        ]
 
 
 def _dtype(t: torch.Tensor) -> str:

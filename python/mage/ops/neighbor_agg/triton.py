@@ -124,7 +124,7 @@ def _neighbor_agg_rows_kernel(
     tl.store(out_ptrs, total, mask=row_ok[:, None] & feat_ok[None, :])
 
 
-@implementation("neighbor_agg", backend="triton", variants=("sum", "mean"), available=triton_available)
+@implementation("neighbor_agg", family="triton", variants=("sum", "mean"), available=triton_available)
 def neighbor_agg(rowptr, col, x, variant):
     SPEC.validate(rowptr, col, x)
     n_rows, F = rowptr.numel() - 1, x.shape[1]

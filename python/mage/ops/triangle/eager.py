@@ -7,9 +7,9 @@ EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
 
 
 @implementation(
-    "triangle", backend="eager", variants=("outgoing", "incoming"), precisions=("tf32",), baseline=True,
+    "triangle", family="eager", variants=("outgoing", "incoming"), precisions=("tf32",), baseline=True,
     available=cuda_only("tf32"),
 )
-@implementation("triangle", backend="eager", variants=("outgoing", "incoming"), precisions=("ieee",), baseline=True)
+@implementation("triangle", family="eager", variants=("outgoing", "incoming"), precisions=("ieee",), baseline=True)
 def triangle(a, b, variant):
     return torch.einsum(EQUATIONS[variant], a, b)

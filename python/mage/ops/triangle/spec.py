@@ -25,6 +25,8 @@ class TriangleSpec(OpSpec):
     name = "triangle"
     variants = ("outgoing", "incoming")
     precisions = ("ieee", "tf32")
+    # For the tests: small cases, odd on purpose (a prime size, a channel count below a vector).
+    test_params = ({"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 3})
 
     def cases(self) -> list[Case]:
         def case(batch: int, n: int, c: int, suite: str) -> Case:
@@ -66,6 +68,19 @@ class TriangleSpec(OpSpec):
     def bytes(self, case, variant):
         p = case.params
         return 4.0 * 3 * p["batch"] * p["n"] ** 2 * p["c"]
+
+    def bad_inputs(self) -> list:
+        """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""
+        f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
+        return [
+            (lambda: (f32(6, 6, 4), f32(6, 6, 4)), r"a must be 4-D \(B × N × N × C\)"),
+            (lambda: (f32(1, 6, 5, 4), f32(1, 6, 5, 4)), r"a's dimensions 1 and 2 must be equal"),
+            (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 3)), r"same shape, got a \(1, 6, 6, 4\) and b \(1, 6, 6, 3\)"),
+            (lambda: (f32(1, 6, 6, 4), f32(2, 6, 6, 4)), r"same shape"),
+            (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have dtype float32, got float64"),
+            (lambda: (f32(1, 6, 6, 4), meta(1, 6, 6, 4)), r"inputs must be on one device: a on cpu, b on meta"),
+        ]
+
 
 
 SPEC = TriangleSpec()

@@ -138,9 +138,9 @@ def launch_channel_last(a, b, variant, launch):
 
 
 @implementation(
-    "triangle", backend="triton", variants=("outgoing", "incoming"), precisions=("tf32",), available=triton_tf32_available
+    "triangle", family="triton", variants=("outgoing", "incoming"), precisions=("tf32",), available=triton_tf32_available
 )
-@implementation("triangle", backend="triton", variants=("outgoing", "incoming"), precisions=("ieee",), available=triton_available)
+@implementation("triangle", family="triton", variants=("outgoing", "incoming"), precisions=("ieee",), available=triton_available)
 def triangle(a, b, variant, precision):
     def launch(out, a, b, strides, N, C, B):
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]),

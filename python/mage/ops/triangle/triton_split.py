@@ -1,4 +1,4 @@
-"""Triangle multiplication in tf32 with one 2-D tensor-core product per channel (backend ``triton-split``).
+"""Triangle multiplication in tf32 with one 2-D tensor-core product per channel (``triton.split``).
 
 ``triton.py`` moves each slab's channels to the front and runs one batched (3-D) tl.dot; Triton
 lowers a 3-D dot to mma.sync (Ampere's instruction), never to Hopper's wgmma. Here a program loads
@@ -7,8 +7,8 @@ them in registers into eight channel tiles (three rounds of tl.split), and runs 
 which Triton lowers to wgmma on sm_90 (tests/test_triton.py checks the TTGIR). Eight accumulators
 replace the batched one; they are joined back into channel-last order for one store.
 
-On the H200 (run 12) it takes 0.90× the 3-D kernel's time at N = 512, C = 128, and 1.25× at the
-seed size; Nsight Compute shows both kernels latency-bound at 12 % occupancy (results/README.md).
+It is faster than the 3-D kernel at the large size and slower at the seed size; Nsight Compute shows
+both kernels latency-bound at low occupancy (measured in results/README.md).
 """
 
 import triton
@@ -104,7 +104,7 @@ def _triangle_channel_split_kernel(
     store_slab(out_ptr, tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8)), batch, offs_i, offs_j, offs_c, N, C)
 
 
-@implementation("triangle", backend="triton-split", variants=("outgoing", "incoming"), precisions=("tf32",),
+@implementation("triangle", family="triton", strategy="split", variants=("outgoing", "incoming"), precisions=("tf32",),
                 available=triton_tf32_available)
 def triangle(a, b, variant, precision):
     def launch(out, a, b, strides, N, C, B):

@@ -1,0 +1,56 @@
+"""Compile every registered Triton implementation's kernels for sm_90, without a GPU (run as a script,
+without TRITON_INTERPRET: the interpreter accepts code that Triton's compiler refuses).
+
+Each implementation is called on its spec's test cases with CPU tensors; the launches it makes are
+compiled for an sm_90 target and never run (the driver below answers for a device that is not there;
+autotuners take their first surviving config). Prints one line per compiled kernel:
+``compiled IMPL KERNEL products: wgmma|mma.sync|none``.
+"""
+
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import CompiledKernel
+from triton.runtime import driver
+from triton.runtime.autotuner import Autotuner
+
+from mage import registry
+from mage.spec import Case
+
+
+class Hopper:
+    """What launching a kernel asks of the driver, answered for an sm_90 device."""
+
+    def get_current_target(self):
+        return GPUTarget("cuda", 90, 32)
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+
+def products(kernel: CompiledKernel) -> str:
+    ttgir = kernel.asm["ttgir"]
+    return "wgmma" if "warp_group_dot" in ttgir else "mma.sync" if " tt.dot " in ttgir else "none"
+
+
+def main() -> None:
+    launched = []
+    driver.set_active(Hopper())
+    CompiledKernel._init_handles = lambda self: None  # nothing to load a binary into
+    CompiledKernel.run = property(lambda self: lambda *args: launched.append(self))
+    Autotuner._bench = lambda self, *args, config, **kwargs: [float(self.configs.index(config))]
+    for op in sorted(registry.ops()):
+        spec = registry.get_op(op)
+        for impl in registry.implementations(op):
+            if impl.family != "triton":
+                continue
+            for n, params in enumerate(spec.test_params):
+                launched.clear()
+                impl.fn(*spec.make_inputs(Case(op, f"test-{n}", "seed", params, seed=1), 1, "cpu"))
+                for kernel in launched:
+                    print("compiled", impl.name, kernel.name, "products:", products(kernel), flush=True)
+
+
+if __name__ == "__main__":
+    main()
