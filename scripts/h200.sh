@@ -17,7 +17,7 @@ mage() { python3 -m mage "$@"; }
 db=$out/mage.db
 if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ]; then cp results/h200/mage.db "$db"; fi
 if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
-    python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tail -80 | tee "$out/gpu-tests.log" || true
+    python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
 fi
 mage env --ceilings > "$out/env.json"
 timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true

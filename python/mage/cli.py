@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import shlex
-import signal
 import sqlite3
 import sys
 import traceback
@@ -18,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from mage import amdahl as amdahl_law
+from mage import amdahl as amdahl_law, signals
 from mage.errors import DeviceLost, Interrupted, MageError, StoreError
 from mage.measure.method import Method
 
@@ -499,10 +498,6 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
                   markup=False)
 
 
-def _interrupt(signum, frame):
-    raise Interrupted(signum)  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
-
-
 def _error(message: str) -> None:
     """One line on stderr; ``message`` may hold the user's text, so it is never read as markup."""
     errors.print(Text.assemble(("error:", "bold red"), " ", message))
@@ -520,8 +515,7 @@ def main() -> None:
     """The `mage` command. Exit codes (README, "Exit codes"): 0 everything asked for passed; 1 an implementation
     failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
     130 / 143 interrupted by SIGINT / SIGTERM."""
-    signal.signal(signal.SIGINT, _interrupt)
-    signal.signal(signal.SIGTERM, _interrupt)
+    signals.install()  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
     try:
         code = app(standalone_mode=False)  # what a command's typer.Exit gave; None when it returned
     except MageError as error:

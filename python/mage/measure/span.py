@@ -30,6 +30,7 @@ from typing import Callable, ContextManager
 
 import torch
 
+from mage import signals
 from mage.measure.device import Timer
 from mage.measure.method import Method
 
@@ -106,7 +107,7 @@ def graph_replay(call: Callable[[], object], repeats: int) -> tuple[Callable[[],
             call()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with signals.uninterrupted(), torch.cuda.graph(graph):  # a signal waits for the capture to end
         for _ in range(repeats):
             out = call()
     torch.cuda.synchronize()
