@@ -198,6 +198,14 @@ def test_a_gpu_call_that_launches_nothing_is_suspect():
     silent = _timed(cache="warm", kernel=0.0, span=12.0, launches=0)
     _flag([("cheat", silent)])
     assert "it launched nothing on the GPU while profiled" in silent.suspect
+    # H200: the cheat computed once after each input refresh, then answered 19 of 20 profiled calls from memory.
+    mostly_silent = _timed(cache="warm", kernel=2.8, span=60.0, launches=0.05)
+    _flag([("cheat", mostly_silent)])
+    assert "it launched nothing on the GPU in 95% of its calls while profiled (0.05 activities a call)" \
+        in mostly_silent.suspect
+    honest = _timed(cache="warm", kernel=55.4, span=93.0, launches=1)
+    _flag([("eager", honest)])
+    assert honest.suspect is None
     on_the_cpu = _timed(cache="warm", span=12.0)  # the CPU clock has no launches to count
     _flag([("eager", on_the_cpu)], clock="cpu")
     assert on_the_cpu.suspect is None

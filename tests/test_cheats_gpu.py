@@ -77,24 +77,34 @@ def test_a_cached_product_is_flagged_below_the_compute_floor_with_a_warm_l2(tmp_
     assert rows["eager", "single", "warm"]["suspect"] is None
 
 
-def test_honest_only_under_the_profiler_is_flagged_by_its_disagreeing_boundaries(tmp_path, impl_like):
+def _caught(row: dict) -> str:
+    """Why the harness does not take a row as honest: the reason it failed, or why it is suspect ('' if neither)."""
+    return row["reason"] if row["status"] == "fail" else row["suspect"] or ""
+
+
+def test_honest_only_under_the_profiler_never_passes_as_honest(tmp_path, impl_like):
+    """Its spans are a memory's. Input refresh finds the stale answer (a graph replays what was captured
+    unprofiled, whatever the inputs hold next), or else its boundaries disagree (spans below its own kernel time)."""
     spec, eager, case = _matmul()
     _, rows = _run_on_cuda(tmp_path, [impl_like(eager, honest_only_under_profiler.cheat(eager.fn)), eager], case,
                            paths=("single", "batch", "graph"))
-    assert rows["fixture", "single", "warm"]["status"] == "pass"
-    assert "is above the single span" in rows["fixture", "single", "warm"]["suspect"]
-    for path in ("batch", "graph"):
-        assert f"{path} span" in rows["fixture", path, "warm"]["suspect"]
-        assert "below its own kernel time" in rows["fixture", path, "warm"]["suspect"]
-    assert all(rows["eager", path, "warm"]["suspect"] is None for path in ("single", "batch", "graph"))
+    for path in ("single", "batch", "graph"):
+        caught = _caught(rows["fixture", path, "warm"])
+        print(path, "caught:", caught)
+        assert any(why in caught for why in ("returned a stale result during timing", "below its own kernel time",
+                                             "is above the single span")), (path, caught)
+    assert all(rows["eager", path, "warm"]["status"] == "pass" and rows["eager", path, "warm"]["suspect"] is None
+               for path in ("single", "batch", "graph"))
 
 
 def test_a_call_that_launches_nothing_while_profiled_is_flagged(tmp_path, impl_like):
     spec, eager, case = _matmul()
     _, rows = _run_on_cuda(tmp_path, [impl_like(eager, silent_while_profiled.cheat(eager.fn)), eager], case)
     silent = rows["fixture", "single", "warm"]
-    assert silent["status"] == "pass" and silent["launches"] == 0
-    assert "launched nothing on the GPU while profiled" in silent["suspect"]
+    print("launches", silent["launches"], "suspect:", silent["suspect"])
+    assert silent["status"] == "pass" and silent["launches"] < 1
+    assert "launched nothing on the GPU" in silent["suspect"]
+    assert rows["eager", "single", "warm"]["suspect"] is None
 
 
 # Answering from memory (issue 13, item 14), through the real Runner on the GPU.
