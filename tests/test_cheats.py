@@ -12,7 +12,8 @@ from mage.measure import ceilings
 from mage.measure.method import Method
 from mage.report.html import contracts_table
 from mage.report.tables import failures_table, results_table
-from mage.runner import Planned, Request, Runner
+from mage.plan import Planned, Request
+from mage.runner import Runner
 from mage.report.format import us
 from mage.spec import DISTRIBUTIONS, Case
 from mage.store import Result, Store

@@ -10,7 +10,8 @@ from mage import registry
 from mage.check import check
 from mage.measure.method import Method
 from mage.outputs import empty_output
-from mage.runner import Planned, Request, Runner
+from mage.plan import Planned, Request
+from mage.runner import Runner
 from mage.store import Store
 
 pytestmark = [

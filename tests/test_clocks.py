@@ -9,7 +9,8 @@ from mage.measure.clocks import ClockWatch, reason_names
 from mage.measure.method import Method
 from mage.report.findings import as_text, findings
 from mage.report.markdown import tables
-from mage.runner import Planned, Request, Runner
+from mage.plan import Planned, Request
+from mage.runner import Runner
 from mage.store import Store
 
 GPU_IDLE, SW_POWER_CAP = 0x1, 0x4

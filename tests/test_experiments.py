@@ -8,7 +8,7 @@ import pytest
 
 from mage import experiments
 from mage.experiments import PredictionError, evaluate, parse
-from mage.runner import Request
+from mage.plan import Request
 
 OPS = {"layernorm", "matmul"}
 MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]

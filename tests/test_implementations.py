@@ -13,7 +13,6 @@ from mage.backends import compiled
 from mage.check import check
 from mage.errors import InputError
 from mage.outputs import empty_output
-from mage.runner import _baseline
 from mage.spec import Case
 
 registry.load()
@@ -63,7 +62,7 @@ def _runnable(impl):
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)
 def test_every_implementation_passes_its_contract_on_the_cpu(impl):
     spec = _runnable(impl)
-    result = check(impl, _baseline(impl), spec, _seed_case(spec), "cpu", seed=2024)
+    result = check(impl, registry.baseline_of(impl), spec, _seed_case(spec), "cpu", seed=2024)
     assert result.passed, result.reason
 
 
@@ -82,7 +81,7 @@ def test_the_checker_rejects_each_implementation_zeroing_half_its_output(impl, i
         first_half = torch.arange(out.numel(), device=out.device).reshape(out.shape) < out.numel() // 2
         return out.masked_fill_(first_half, 0)  # whatever its strides
 
-    result = check(impl_like(impl, zeroes_half), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    result = check(impl_like(impl, zeroes_half), registry.baseline_of(impl), spec, _test_case(spec), "cpu", 3)
     assert not result.passed and "error" in result.reason
 
 
@@ -97,14 +96,14 @@ def test_the_checker_rejects_each_implementation_skipping_its_last_row(impl, imp
         partial[:-1] = out[:-1]
         return partial
 
-    result = check(impl_like(impl, skips_last_row), _baseline(impl), spec, _test_case(spec), "cpu", 3)
+    result = check(impl_like(impl, skips_last_row), registry.baseline_of(impl), spec, _test_case(spec), "cpu", 3)
     assert not result.passed and "NaN" in result.reason
 
 
 def test_every_op_has_a_baseline_for_each_variant_and_precision():
     for op, spec in registry.ops().items():
         for impl in registry.implementations(op):
-            assert _baseline(impl).baseline
+            assert registry.baseline_of(impl).baseline
         assert {i.variant for i in registry.implementations(op)} == set(spec.variants)
 
 
@@ -144,6 +143,7 @@ def scratch_registry(monkeypatch):
     registry.load()
     monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
     monkeypatch.setattr(registry, "_IMPLS", {op: list(impls) for op, impls in registry._IMPLS.items()})
+    monkeypatch.setattr(registry, "_REGISTERED_FROM", dict(registry._REGISTERED_FROM))
 
 
 def test_an_implementation_without_variants_gets_the_spec_s(scratch_registry):
@@ -170,3 +170,41 @@ def test_strategies_of_one_family_share_it(scratch_registry):
         ("triton.persistent/affine/ieee", "triton", "persistent", "triton.persistent")]
     assert {i.name for i in registry.select("layernorm", ["triton"])} == {
         "triton/affine/ieee", "triton.persistent/affine/ieee"}
+
+
+def test_compiled_variants_of_a_baseline_follow_the_op_s_own_implementations():
+    names = [i.name for i in registry.implementations("layernorm")]
+    assert names.index("compile/affine/ieee") > names.index("triton/affine/ieee")  # eager.py is imported first
+    assert {i.name for i in registry.implementations("matmul") if i.family == compiled.FAMILY} == {
+        "compile/default/ieee", "compile.max-autotune/default/ieee", "compile/default/tf32",
+        "compile.max-autotune/default/tf32"}
+
+
+def test_a_baseline_marked_with_compiled_after_loading_is_compiled_at_once(scratch_registry):
+    from mage.spec import OpSpec
+
+    class ProbeSpec(OpSpec):
+        name = "probe"
+
+    registry.register_op(ProbeSpec())
+
+    @compiled.with_compiled
+    @registry.implementation("probe", family="eager", baseline=True)
+    def probe(x):
+        return x + 1
+
+    assert [i.name for i in registry.implementations("probe")] == [
+        "eager/default/ieee", "compile/default/ieee", "compile.max-autotune/default/ieee"]
+    compile_default = registry.implementations("probe")[1]
+    assert compile_default.unavailable_reason("cpu") is None and not compile_default.baseline
+    assert "max-autotune" in registry.implementations("probe")[2].unavailable_reason("cpu")
+
+
+def test_with_compiled_below_its_implementation_is_refused(scratch_registry):
+    def probe(x, weight, bias):
+        return x
+
+    with pytest.raises(ValueError, match="with_compiled on .*probe compiles a baseline: it goes above"):
+        registry.implementation("layernorm", family="probe")(compiled.with_compiled(probe))
+    with pytest.raises(ValueError, match="compiles a baseline"):
+        compiled.with_compiled(registry.implementation("layernorm", family="probe2")(probe))

@@ -71,7 +71,7 @@ def test_a_lost_device_stops_a_plain_run_which_resumes_isolated(tmp_path):
 def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm, monkeypatch):
     from mage.isolation import DEFAULT_SUITES, IsolatedRunner
     from mage.measure.method import Method
-    from mage.runner import Planned, Request
+    from mage.plan import Planned, Request
 
     spec, eager, case = layernorm
     sweep = type(case)(case.op, "17x9", "sweep", {"rows": 17, "cols": 9}, seed=3)
@@ -100,3 +100,23 @@ def test_a_device_lost_in_the_recheck_stores_the_culprit_and_stops(tmp_path):
     store = Store(tmp_path / "mage.db")
     assert store.run(1)["status"] == "incomplete"
     assert [(r["backend"], r["status"]) for r in store.rows(1)] == [("breaks-context-late", "fail")]
+
+
+def test_a_worker_s_step_reaches_the_parent_whole_and_names_its_implementation():
+    from mage.isolation import _named
+    from mage.progress import Step
+
+    profile = Step("layernorm:33x65", "profile", "crash-segv/affine/ieee")
+    spans = Step("layernorm:33x65", "span", where="single/warm")
+    assert [Step.from_json(step.to_json()) for step in (profile, spans)] == [profile, spans]
+    assert str(profile) == "layernorm:33x65 profile crash-segv/affine/ieee"
+    assert str(spans) == "layernorm:33x65 span single/warm"
+    assert str(Step("matmul:64", "check", "eager/default/ieee", note="stored before")) == (
+        "matmul:64 check eager/default/ieee: stored before")
+
+    class Named:
+        name = "crash-segv/affine/ieee"
+
+    assert _named(profile, [Named]) is Named
+    assert _named(spans, [Named]) is None and _named(None, [Named]) is None  # a shared step, or none yet
+    assert _named(Step("layernorm:33x65", "check", Named.name), [Named]) is None  # a check runs none of its code

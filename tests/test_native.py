@@ -288,9 +288,7 @@ def _emulated(op: str, variant: str, host: EmuHost) -> registry.Implementation:
 
 
 def _eager(op: str, variant: str) -> registry.Implementation:
-    return next(
-        i for i in registry.implementations(op) if i.baseline and i.variant == variant and i.precision == "ieee"
-    )
+    return registry.baseline_for(op, variant, "ieee")
 
 
 # Kernels launched by each emulated run, by run id (filled by the contract test, or on demand).

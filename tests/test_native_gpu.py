@@ -13,7 +13,6 @@ import torch
 from mage import registry
 from mage.backends import native
 from mage.check import check
-from mage.runner import _baseline
 from mage.spec import Case
 
 pytestmark = [
@@ -39,7 +38,7 @@ def _case(impl, suite: str) -> Case:
 
 
 def _check(impl, case: Case, seed: int = 2024):
-    result = check(impl, _baseline(impl), registry.get_op(impl.op), case, "cuda", seed=seed)
+    result = check(impl, registry.baseline_of(impl), registry.get_op(impl.op), case, "cuda", seed=seed)
     assert result.passed, result.reason
     return result
 

@@ -52,3 +52,12 @@ def test_impl_triton_selects_every_strategy_of_the_family(tmp_path):
     implementations = {(op, impl) for op, _, impl, contract in rows if contract == "pass"}
     assert implementations == {("layernorm", "triton/affine/ieee"), ("layernorm", "triton.persistent/affine/ieee"),
                                ("softmax", "triton/rows/ieee")}
+
+
+def test_a_new_op_s_baseline_is_compiled_too(tmp_path):
+    listed = subprocess.run([sys.executable, "-c", "from mage import registry; "
+                             "print(*(i.name for i in registry.implementations('softmax')))"],
+                            cwd=tmp_path, env=_environment(tmp_path), capture_output=True, text=True, timeout=600)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == ["eager/rows/ieee", "triton/rows/ieee", "compile/rows/ieee",
+                                     "compile.max-autotune/rows/ieee"]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from mage import registry
-from mage.backends.precision import BASELINE_PRECISION, precision_mode
+from mage.backends.precision import precision_mode
 from mage.check import check, rel_error, upcast
 from mage.errors import InputError
 from mage.ops.neighbor_agg import graphs
@@ -23,12 +23,7 @@ def small_case(op: str, params: dict, index: int) -> Case:
 
 def eager(op: str, variant: str, precision: str = "ieee") -> registry.Implementation:
     """The op's baseline (PyTorch eager, the reference formulation) for ``variant`` at ``precision``."""
-    (impl,) = [
-        i
-        for i in registry.implementations(op)
-        if i.baseline and i.variant == variant and i.precision == precision
-    ]
-    return impl
+    return registry.baseline_for(op, variant, precision)
 
 
 # Each spec's small test cases (spec.test_params), every variant: a new op is tested by declaring them.
@@ -63,8 +58,10 @@ def test_every_op_declares_small_test_cases_and_bad_inputs(op):
 def test_every_variant_has_a_baseline_per_precision(op):
     spec = registry.get_op(op)
     for variant in spec.variants:
-        for precision in {BASELINE_PRECISION.get(p, p) for p in spec.precisions}:  # tf32x3 meets ieee's
+        for precision in {registry.BASELINE_PRECISION.get(p, p) for p in spec.precisions}:  # tf32x3 meets ieee's
             impl = eager(op, variant, precision)
+            assert [i for i in registry.implementations(op) if i.baseline and (i.variant, i.precision) == (
+                variant, precision)] == [impl], "one baseline per variant and precision"
             reason = impl.unavailable_reason("cpu")
             assert (reason is None) == (precision == "ieee"), reason
             assert impl.unavailable_reason("cuda") is None

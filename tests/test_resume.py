@@ -7,7 +7,8 @@ import pytest
 from mage.errors import MageError
 from mage.measure.method import Method
 from mage.resume import stored_request
-from mage.runner import Planned, Request, Runner
+from mage.plan import Planned, Request
+from mage.runner import Runner
 from mage.store import SCHEMA, SCHEMA_VERSION, Store
 
 from test_cli import mage
@@ -53,7 +54,7 @@ def test_resume_runs_what_is_missing_and_completes_the_run(tmp_path, layernorm, 
     assert {r["result_id"] for r in rows if r["case"] == "33x65"} == before  # the finished case was kept
     assert {(r["impl"].split("/")[0], r["status"]) for r in rows} == {("crash", "fail"), ("fixture", "pass"),
                                                                        ("eager", "pass")}
-    assert sum("stored before" in p for p in progress) == len(impls)
+    assert sum(step.note == "stored before" for step in progress) == len(impls)
 
 
 def test_a_complete_run_is_not_resumed(tmp_path, layernorm):

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from mage.measure.method import Method
-from mage.runner import Planned, Request, Runner
+from mage.plan import Planned, Request
+from mage.runner import Runner
 from mage.store import Result, Store
 from mage.report.tables import EXPORT_FIELDS, export_rows
 
@@ -115,3 +116,19 @@ def test_unknown_run_is_a_clear_error(tmp_path):
 
     with pytest.raises(UnknownNameError, match="no run 42"):
         Store(tmp_path / "mage.db").run(42)
+
+
+def test_rows_read_back_every_column_stored_row_declares_and_keys_name_their_parts(tmp_path, layernorm):
+    from typing import get_type_hints
+
+    from mage.store import RowKey, StoredRow
+
+    spec, eager, case = layernorm
+    store = Store(tmp_path / "mage.db")
+    run = store.begin_run(clock="cpu", suite="seed", command="x", env={}, method={}, ceilings={})
+    store.add_result(run, store.case_id(run, case), store.impl_id(run, eager), Result("single", "warm", "pass"))
+    (row,) = store.rows(run)
+    assert list(row) == list(get_type_hints(StoredRow))
+    (key,) = store.stored_rows(run)
+    assert key == RowKey(op="layernorm", case="33x65", impl="eager/affine/ieee", path="single", cache="warm")
+    assert (key.impl, key.path) == (row["impl"], row["path"])

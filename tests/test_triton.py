@@ -28,7 +28,8 @@ from mage.backends import triton as triton_backend  # noqa: E402
 from mage.check import check  # noqa: E402
 from mage.measure.method import Method  # noqa: E402
 from mage.ops.neighbor_agg.spec import NeighborAggSpec  # noqa: E402
-from mage.runner import Planned, Request, Runner, _baseline  # noqa: E402
+from mage.plan import Planned, Request  # noqa: E402
+from mage.runner import Runner  # noqa: E402
 from mage.spec import Case, draw, generator  # noqa: E402
 from mage.store import Store  # noqa: E402
 
@@ -44,7 +45,7 @@ def _impl(op, variant, precision, backend="triton"):
 
 def _eager(impl):
     """The eager baseline at the precision the contract compares with (tf32x3 meets ieee's)."""
-    return _baseline(impl)
+    return registry.baseline_of(impl)
 
 
 def _passes(impl, params, seed=11, spec=None):

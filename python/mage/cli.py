@@ -58,7 +58,7 @@ def _suites(suites: list[Suite]) -> list[str]:
 def _device(choice: DeviceChoice) -> str:
     import torch
 
-    from mage.runner import default_device
+    from mage.plan import default_device
 
     if choice is DeviceChoice.auto:
         return default_device()
@@ -130,8 +130,10 @@ def run(
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
+    from mage.plan import Request, fresh_method, plan
+    from mage.progress import Step
     from mage.report.tables import failures_table, results_table
-    from mage.runner import Request, Runner, fresh_method, plan
+    from mage.runner import Runner
 
     if resume_run is not None:
         request = _resumed_request(resume_run, db, op=op, impl=impl, path=path, hypothesis=hypothesis,
@@ -157,10 +159,10 @@ def run(
         steps = sum(len(w.impls) for w in work)
         task = progress.add_task("starting", total=steps)
 
-        def on_progress(description: str) -> None:
-            if " check " in description:
+        def on_progress(step: Step) -> None:
+            if step.step == "check":
                 progress.advance(task)
-            progress.update(task, description=description)
+            progress.update(task, description=str(step))
 
         command = shlex.join(["mage", *sys.argv[1:]])
         if isolate is not False:
@@ -251,9 +253,9 @@ def check_contracts(
     from rich.table import Table
     from rich.text import Text
 
-    from mage import check
+    from mage import check, registry
+    from mage.plan import Request, fresh_method, plan, skip_reason
     from mage.report.tables import add_literal_row
-    from mage.runner import Request, _baseline, _skip_reason, fresh_method, plan
 
     where = _device(device)
     request = Request(suites=_suites(suite), ops=op, impls=impl, device=where)
@@ -264,13 +266,14 @@ def check_contracts(
     failed = []
     for planned in plan(request):
         for implementation in planned.impls:
-            reason = _skip_reason(planned.spec, planned.case, implementation, where)
+            reason = skip_reason(planned.spec, planned.case, implementation, where)
             if reason:
                 add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
                                 Text("skip", style="yellow"), "", "", reason)
                 continue
             try:
-                result = check.check(implementation, _baseline(implementation), planned.spec, planned.case, where, seed)
+                result = check.check(implementation, registry.baseline_of(implementation), planned.spec, planned.case,
+                                     where, seed)
             except Exception as error:  # one implementation's crash is its own failure
                 result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
             if not result.passed:

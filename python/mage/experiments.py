@@ -155,7 +155,7 @@ def parse_all(texts, ops) -> list[Prediction]:
 
 
 def validate(predictions: list[Prediction], request) -> None:
-    """Refuse, before a run starts, a prediction the run could never judge (mage.runner.Request)."""
+    """Refuse, before a run starts, a prediction the run could never judge (mage.plan.Request)."""
     from mage import registry
 
     selected_ops = request.ops or sorted(registry.ops())

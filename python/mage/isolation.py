@@ -2,7 +2,7 @@
 
 Why the case is the unit: the spans of one case are measured for all its passing implementations
 together, in rotated rounds, so the worker that times must hold them all. One worker per case
-(mage.worker) runs Runner._run_case as a plain run does and stores its own rows in the same store
+(mage.worker) runs Runner.run_case as a plain run does and stores its own rows in the same store
 (SQLite in WAL mode takes a second writer). It reports every step on stdout; the parent follows:
 
 - the worker dies (SIGSEGV, SIGABRT, an exit code) or exceeds its limit in a step that runs one
@@ -37,8 +37,9 @@ import tempfile
 import threading
 import time
 
-from mage.runner import Planned, Runner, _skip_reason
-from mage.store import Result
+from mage.plan import Planned, skip_reason
+from mage.progress import Step
+from mage.runner import Outcome, Runner
 from mage.worker import PROGRESS
 
 STEPS_OF_ONE = ("contract", "profile", "re-check")  # Runner's steps that run one implementation's code
@@ -53,13 +54,13 @@ class IsolatedRunner(Runner):
         self.case_timeout = case_timeout
         self.suites = suites  # the suites whose cases run in workers; None: all
 
-    def _run_case(self, planned: Planned) -> None:
+    def run_case(self, planned: Planned) -> None:
         in_process = self.suites is not None and planned.case.suite not in self.suites
         # A case whose implementations are all skipped (unavailable here, too large for a CPU run)
         # runs none of their code: its skips are stored without paying for a worker.
-        if in_process or all(_skip_reason(planned.spec, planned.case, impl, self.request.device)
+        if in_process or all(skip_reason(planned.spec, planned.case, impl, self.request.device)
                              for impl in planned.impls):
-            super()._run_case(planned)
+            super().run_case(planned)
             return
         left, reason = list(planned.impls), None
         while left:
@@ -67,8 +68,8 @@ class IsolatedRunner(Runner):
             if reason is None or culprit is None:
                 break
             self._store_failures(planned, [culprit], reason)
-            stored = {row[2] for row in self.store.stored_rows(self.run_id) if row[:2] == (planned.case.op,
-                                                                                        planned.case.name)}
+            stored = {row.impl for row in self.store.stored_rows(self.run_id)
+                      if (row.op, row.case) == (planned.case.op, planned.case.name)}
             left = [impl for impl in left if impl.name not in stored]  # skips and failures are stored at once
         # Rows the last worker did not store (a shared step failed; none if it finished) fail with its reason.
         self._store_failures(planned, planned.impls, reason or "the worker ended without storing this row")
@@ -81,16 +82,16 @@ class IsolatedRunner(Runner):
             # A session of its own: Ctrl-C reaches the parent only, which ends the worker below.
             worker = subprocess.Popen([sys.executable, "-m", "mage.worker", json.dumps(job)], stdout=subprocess.PIPE,
                                       stderr=stderr, text=True, start_new_session=True)
-            step = _Step(worker.stdout, self.on_progress)
+            steps = _Following(worker.stdout, self.on_progress)
             try:
-                timeout = self._wait(worker, step, impls)
+                timeout = self._wait(worker, steps, impls)
             finally:
                 if worker.poll() is None:
                     worker.kill()
                     worker.wait()
-                step.thread.join()
-            culprit = _named(step.description, impls)
-            where = f" during '{step.description}'" if step.description else " while starting"
+                steps.thread.join()
+            culprit = _named(steps.latest, impls)
+            where = f" during '{steps.latest}'" if steps.latest else " while starting"
             if timeout:
                 return culprit, f"timed out after {timeout:g} s{where}"
             if worker.returncode < 0:
@@ -101,14 +102,14 @@ class IsolatedRunner(Runner):
                 return culprit, f"worker exited with code {worker.returncode}{where}: {last}"
             return None, None
 
-    def _wait(self, worker: subprocess.Popen, step: "_Step", impls: list) -> float | None:
+    def _wait(self, worker: subprocess.Popen, steps: "_Following", impls: list) -> float | None:
         """Wait for the worker to end; the limit it exceeded, in seconds, if it had to be stopped."""
         deadline, step_limit = time.monotonic() + self.case_timeout, self.case_timeout / STEP_SHARE
         while worker.poll() is None:
             now = time.monotonic()
             if now > deadline:
                 return self.case_timeout
-            if _named(step.description, impls) and now - step.started > step_limit:
+            if _named(steps.latest, impls) and now - steps.started > step_limit:
                 return step_limit
             time.sleep(POLL_S)
         return None
@@ -118,27 +119,26 @@ class IsolatedRunner(Runner):
         case_id = self.store.case_id(self.run_id, planned.case)
         for impl in impls:
             self._store_all(case_id, self.store.impl_id(self.run_id, impl), planned.spec, planned.case, impl,
-                            Result("", "", "fail", reason), stored)
+                            Outcome("fail", reason), stored)
 
 
-class _Step:
+class _Following:
     """The worker's latest step, read from its stdout by a thread and passed on to ``on_progress``."""
 
     def __init__(self, stdout, on_progress):
-        self.description, self.started = "", time.monotonic()
+        self.latest, self.started = None, time.monotonic()
         self.thread = threading.Thread(target=self._follow, args=(stdout, on_progress), daemon=True)
         self.thread.start()
 
     def _follow(self, stdout, on_progress) -> None:
         for line in stdout:
             if line.startswith(PROGRESS):
-                self.description, self.started = line[len(PROGRESS):].strip(), time.monotonic()
-                on_progress(self.description)
+                self.latest, self.started = Step.from_json(line[len(PROGRESS):]), time.monotonic()
+                on_progress(self.latest)
 
 
-def _named(description: str, impls: list):
-    """The implementation a step of one implementation names ('<case> profile <name>'), else None."""
-    words = description.split()
-    if len(words) != 3 or words[1] not in STEPS_OF_ONE:
+def _named(step: Step | None, impls: list):
+    """The implementation a step of one implementation runs the code of, else None."""
+    if step is None or step.step not in STEPS_OF_ONE:
         return None
-    return next((impl for impl in impls if impl.name == words[2]), None)
+    return next((impl for impl in impls if impl.name == step.impl), None)

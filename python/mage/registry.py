@@ -11,6 +11,9 @@ registered per variant and precision it declares, each checked against the op's 
 first: its spec.py is imported before the op's other modules); one that declares no variants has
 the spec's. If the function takes ``variant`` or ``precision`` keyword arguments, they are bound.
 
+torch.compile of a baseline is registered by marking it ``@with_compiled`` (mage.backends.compiled)
+above its ``@implementation``: the registry knows no backend, backends and ops register into it.
+
 Implementations outside mage.ops (a test's deliberately crashing fixtures, say) are plugins: load()
 also imports every module named in the environment variable MAGE_PLUGINS (comma-separated module
 paths, e.g. ``MAGE_PLUGINS=tests.plugins.crashing``). An environment variable, rather than an
@@ -31,6 +34,8 @@ from mage import identity
 from mage.errors import PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
+# tf32x3 (three TF32 products) claims IEEE accuracy, so it is held to eager IEEE's error.
+BASELINE_PRECISION = {"tf32x3": "ieee"}
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,10 @@ class Implementation:
 
 _OPS: dict[str, object] = {}
 _IMPLS: dict[str, list[Implementation]] = {}
-_LOADED = False
+_REGISTERED_FROM: dict[Callable, list[Implementation]] = {}  # decorated function -> what it registered
+_AFTER_LOAD: list[Callable[[], None]] = []
+_LOADED = False  # load() has begun
+_LOAD_DONE = False  # and has imported everything
 
 
 def register_op(spec) -> None:
@@ -91,18 +99,18 @@ def implementation(
                 if "precision" in params:
                     bound["precision"] = precision
                 call = functools.partial(fn, **bound) if bound else fn
-                add(
-                    Implementation(
-                        op=op,
-                        family=family,
-                        strategy=strategy,
-                        variant=variant,
-                        precision=precision,
-                        fn=call,
-                        baseline=baseline,
-                        available=available or (lambda device: None),
-                    )
+                impl = Implementation(
+                    op=op,
+                    family=family,
+                    strategy=strategy,
+                    variant=variant,
+                    precision=precision,
+                    fn=call,
+                    baseline=baseline,
+                    available=available or (lambda device: None),
                 )
+                add(impl)
+                _REGISTERED_FROM.setdefault(fn, []).append(impl)
         return fn
 
     return register
@@ -114,6 +122,20 @@ def _spec_of(op: str):
     except KeyError:
         raise UnknownNameError(f"an implementation of {op!r} is registered before its spec "
                                f"(register_op in the op's spec.py comes first)") from None
+
+
+def registered_from(fn: Callable) -> list[Implementation]:
+    """What the @implementation decorators on ``fn`` registered: one per variant and precision of each."""
+    return list(_REGISTERED_FROM.get(fn, ()))
+
+
+def after_load(register: Callable[[], None]) -> None:
+    """Call ``register`` once load() has imported every op module and plugin (at once if it has): what is
+    derived from other implementations (torch.compile of a baseline) comes after each op's own."""
+    if _LOAD_DONE:
+        register()
+    else:
+        _AFTER_LOAD.append(register)
 
 
 def add(impl: Implementation) -> None:
@@ -128,8 +150,8 @@ def add(impl: Implementation) -> None:
 
 def load() -> None:
     """Import every op package under mage.ops and every module in it, then the plugins, once; then
-    register torch.compile of every baseline."""
-    global _LOADED
+    register what waits for them all (after_load)."""
+    global _LOADED, _LOAD_DONE
     if _LOADED:
         return
     _LOADED = True
@@ -146,9 +168,10 @@ def load() -> None:
                 importlib.import_module(f"{package}.{module.name}")
     for plugin in filter(None, (name.strip() for name in os.environ.get("MAGE_PLUGINS", "").split(","))):
         _load_plugin(plugin)
-    from mage.backends import compiled
-
-    compiled.register_compiled_variants()  # last: a plugin's op and baseline are compiled too
+    for register in _AFTER_LOAD:  # last: a plugin's baseline is compiled too, after a plugin's kernel of an op
+        register()
+    _AFTER_LOAD.clear()
+    _LOAD_DONE = True
 
 
 def _load_plugin(module: str) -> None:
@@ -178,6 +201,20 @@ def get_op(name: str):
 def implementations(op: str) -> list[Implementation]:
     get_op(op)
     return list(_IMPLS[op])
+
+
+def baseline_for(op: str, variant: str, precision: str) -> Implementation:
+    """The baseline an implementation of ``op`` at ``variant`` and ``precision`` is compared with."""
+    compared_with = BASELINE_PRECISION.get(precision, precision)
+    for candidate in implementations(op):
+        if candidate.baseline and candidate.variant == variant and candidate.precision == compared_with:
+            return candidate
+    raise UnknownNameError(f"{op} has no baseline for {variant}/{precision}")
+
+
+def baseline_of(impl: Implementation) -> Implementation:
+    """The op's baseline for ``impl``'s variant, at the precision its contract compares with."""
+    return baseline_for(impl.op, impl.variant, impl.precision)
 
 
 def select(op: str, patterns: Iterable[str] | None) -> list[Implementation]:

@@ -3,16 +3,17 @@
 A run stores its Request in its method, so it can be planned again exactly. Resumption works a
 whole case at a time: the spans of one case are measured for all its implementations together, in
 rotated rounds, so a case with some rows stored is deleted (in one transaction) and redone whole,
-rather than measuring the missing rows against a different set of contenders.
+rather than measuring the missing rows against a different set of contenders (which rows a case
+stores: mage.plan.case_rows).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from mage.errors import MageError
+from mage.errors import MageError, RunClaimedError
 from mage.measure.method import Method
-from mage.errors import RunClaimedError
+from mage.plan import Request
 from mage.store import describe_claim
 
 REQUEST_KEY = "request"
@@ -21,13 +22,13 @@ REQUEST_KEY = "request"
 _MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit")
 
 
-def request_record(request) -> dict:
+def request_record(request: Request) -> dict:
     """What is stored with a run so that it can be planned again (the method is stored beside it)."""
     return {"suites": request.suites, "ops": request.ops, "impls": request.impls, "paths": request.paths,
             "caches": request.caches, "device": request.device}
 
 
-def stored_request(run: dict):
+def stored_request(run: dict) -> Request:
     """The Request of a stored run, or a MageError saying why it cannot be resumed."""
     if run["status"] == "running":  # its claim is live (mage.store reads a dead owner's run as incomplete)
         raise RunClaimedError(f"run {run['id']} is being run by {describe_claim(run)}; it is not resumed twice")
@@ -36,10 +37,8 @@ def stored_request(run: dict):
     return request_of(run)
 
 
-def request_of(run: dict):
+def request_of(run: dict) -> Request:
     """The Request a run was started with, as stored in its method."""
-    from mage.runner import Request
-
     record = run["method"].get(REQUEST_KEY)
     if record is None:
         raise MageError(f"run {run['id']} was stored before runs recorded their request; it cannot be resumed")
@@ -55,8 +54,3 @@ def check_comparable(run: dict, current_env: dict) -> None:
             raise MageError(f"run {run['id']} was measured with {key} {run['env'].get(key)!r}, this is "
                             f"{current_env.get(key)!r}; its numbers would not be comparable, so it is not resumed")
 
-
-def case_rows(planned, paths: list[str], caches: list[str]) -> set[tuple]:
-    """(op, case, implementation, path, cache) of every row the case stores when it runs."""
-    return {(planned.case.op, planned.case.name, impl.name, path, cache)
-            for impl in planned.impls for path in paths for cache in caches}

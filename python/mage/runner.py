@@ -19,96 +19,44 @@ from typing import Callable
 import torch
 
 from mage import check, registry, resume, suspect
-from mage.backends.precision import BASELINE_PRECISION, precision_mode
+from mage.backends.precision import precision_mode
 from mage.backends.triton import INTERPRETED, recorded_tunings
+from mage.errors import DeviceLost
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
-from mage.measure.method import CACHES, PATHS, Method
+from mage.plan import Planned, Request, case_rows, path_skip_reason, skip_reason
+from mage.progress import Step
 from mage.registry import Implementation
-from mage.spec import SUITES, Case
-from mage.errors import DeviceLost, MageError, UnknownNameError
-from mage.store import Result, Store
-
-
-@dataclass
-class Request:
-    suites: list[str]
-    ops: list[str] | None = None
-    impls: list[str] | None = None
-    paths: list[str] = dataclasses.field(default_factory=lambda: ["single"])
-    caches: list[str] = dataclasses.field(default_factory=lambda: ["warm"])
-    device: str = "cuda"
-    method: Method = dataclasses.field(default_factory=Method)
-
-
-@dataclass
-class Planned:
-    spec: object
-    case: Case
-    impls: list[Implementation]
-
+from mage.store import Result, RowKey, Store
 
 RECHECK_FAILURE = "failed a re-check during timing"  # how a re-check's failure reason begins
-
-
-def default_device() -> str:
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def plan(request: Request) -> list[Planned]:
-    """Validate every name in ``request`` and list the work, before anything runs."""
-    for suite in request.suites:
-        if suite not in SUITES:
-            raise UnknownNameError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}, all")
-    for path in request.paths:
-        if path not in PATHS:
-            raise UnknownNameError(f"unknown path {path!r}; known: {', '.join(PATHS)}")
-    if "cold" in request.caches and request.device != "cuda":
-        raise MageError("--cold flushes a GPU's L2 before every sample; a CPU run has no L2 flush, so its rows "
-                        "would be warm under a cold label: drop --cold")
-    op_names = request.ops or sorted(registry.ops())
-    specs = [registry.get_op(name) for name in op_names]
-    if request.impls:
-        registry.check_patterns(request.impls, op_names)
-    work = []
-    for spec in specs:
-        impls = registry.select(spec.name, request.impls)
-        for case in spec.cases():
-            if case.suite in request.suites and impls:
-                work.append(Planned(spec, case, impls))
-    return work
-
-
 STALE = "returned a stale result during timing"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A row that is not timed, a skip or a failure: stored once per requested path and cache (_store_all)."""
+
+    status: str
+    reason: str
+    contract: str | None = None
+    rel_error: float | None = None
+    eager_error: float | None = None
+
+
+@dataclass
+class Profile:
+    """One implementation that passed its contract, with its per-implementation boundaries."""
+
+    contract: check.ContractResult
+    host: host.HostTime
+    tuning: str | None  # the configurations its autotuned kernels launched with
+    captures: dict[str, kernel.KernelCapture] = dataclasses.field(default_factory=dict)  # per cache; GPU only
 
 
 def _seed(base: int, *names: str) -> int:
     return (base + zlib.crc32("/".join(names).encode())) % (2**31)
-
-
-def _baseline(impl: Implementation) -> Implementation:
-    precision = BASELINE_PRECISION.get(impl.precision, impl.precision)
-    for candidate in registry.implementations(impl.op):
-        if candidate.baseline and candidate.variant == impl.variant and candidate.precision == precision:
-            return candidate
-    raise UnknownNameError(f"{impl.op} has no baseline for {impl.variant}/{impl.precision}")
-
-
-def _skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:
-    reason = impl.unavailable_reason(device)
-    if reason is None and device == "cpu":
-        work = spec.flops(case, impl.variant) + spec.bytes(case, impl.variant)
-        if work > spec.cpu_work_limit:
-            reason = f"too large for a CPU run ({work:.3g} flops+bytes > {spec.cpu_work_limit:.3g})"
-    return reason
-
-
-def _path_skip_reason(path: str, device: str) -> str | None:
-    """Why this device cannot run a launch path at all: its rows are skips with this reason, not failures."""
-    if path == "graph" and device != "cuda":
-        return "the graph path replays a CUDA graph, which needs a CUDA device"
-    return None
 
 
 def _is_oom(error: BaseException) -> bool:
@@ -122,7 +70,7 @@ def _error_text(error: BaseException) -> str:
 
 class Runner:
     def __init__(self, store: Store, request: Request, command: str,
-                 on_progress: Callable[[str], None] = lambda description: None):
+                 on_progress: Callable[[Step], None] = lambda step: None):
         self.store = store
         self.request = request
         self.command = command
@@ -165,19 +113,19 @@ class Runner:
         self.ceilings = run["ceilings"]  # floors stay those of the run's own ceilings
         self.run_id = run["id"]
 
-    def _run_cases(self, work: list[Planned], stored: set, end_notes: dict) -> int:
+    def _run_cases(self, work: list[Planned], stored: set[RowKey], end_notes: dict) -> int:
         status = "incomplete"
         try:
             with self.store.heartbeat(self.run_id):  # the claim stays fresh through long cases
                 for planned in work:
-                    rows = resume.case_rows(planned, self.request.paths, self.request.caches)
+                    rows = case_rows(planned, self.request.paths, self.request.caches)
                     if rows <= stored:
                         for impl in planned.impls:
-                            self.on_progress(f"{planned.case.key} check {impl.name}: stored before")
+                            self.on_progress(Step(planned.case.key, "check", impl.name, note="stored before"))
                         continue
                     if rows & stored:
                         self.store.delete_case_results(self.run_id, self.store.case_id(self.run_id, planned.case))
-                    self._run_case(planned)
+                    self.run_case(planned)
             status = "complete"
         finally:
             self.store.end_run(self.run_id, status, end_notes | {"gpu_state_end": env.gpu_state()})
@@ -185,17 +133,18 @@ class Runner:
 
     # One case
 
-    def _run_case(self, planned: Planned) -> None:
+    def run_case(self, planned: Planned) -> None:
+        """Check, time and store one case (an isolated run's worker runs one case so)."""
         spec, case, device = planned.spec, planned.case, self.request.device
         case_id = self.store.case_id(self.run_id, case)
         self.watch.clear()
         impl_ids = {impl.name: self.store.impl_id(self.run_id, impl) for impl in planned.impls}
         runnable = []
         for impl in planned.impls:
-            self.on_progress(f"{case.key} check {impl.name}")
-            reason = _skip_reason(spec, case, impl, device)
+            self.on_progress(Step(case.key, "check", impl.name))
+            reason = skip_reason(spec, case, impl, device)
             if reason:
-                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Result("", "", "skip", reason))
+                self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Outcome("skip", reason))
                 continue
             runnable.append(impl)
         refresh = None
@@ -210,14 +159,14 @@ class Runner:
             status = "skip" if _is_oom(error) else "fail"
             for impl in runnable:
                 self._store_all(case_id, impl_ids[impl.name], spec, case, impl,
-                                Result("", "", status, f"inputs: {_error_text(error)}"))
+                                Outcome(status, f"inputs: {_error_text(error)}"))
             self._release()
             return
         passing = {}
         try:
             for impl in runnable:
                 measured = self._check_and_profile(spec, case, impl, inputs, refresh)
-                if isinstance(measured, Result):
+                if isinstance(measured, Outcome):
                     self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
                 else:
                     passing[impl.name] = (impl, measured)
@@ -225,8 +174,8 @@ class Runner:
                 self._measure_spans(case_id, impl_ids, spec, case, passing, inputs, refresh)
         except DeviceLost as lost:  # the culprit's rows are stored; the others' cannot be measured here
             culprit = next(impl for impl in runnable if impl.name == lost.culprit)
-            self._store_all(case_id, impl_ids[culprit.name], spec, case, culprit, Result(
-                "", "", "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
+            self._store_all(case_id, impl_ids[culprit.name], spec, case, culprit, Outcome(
+                "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
             raise
         del inputs, refresh
         self._release()
@@ -241,37 +190,39 @@ class Runner:
             self.device_lost = True
             raise DeviceLost(impl.name, _error_text(error)) from error
 
-    def _store_all(self, case_id, impl_id, spec, case, impl, template: Result, stored: set = frozenset()) -> None:
-        """A skip or failure is stored once per requested path and cache (but those ``stored`` already, as
-        (op, case, implementation, path, cache)), so every row is accounted for exactly once."""
+    def _store_all(self, case_id, impl_id, spec, case, impl, outcome: Outcome,
+                   stored: set[RowKey] = frozenset()) -> None:
+        """A skip or failure is stored once per requested path and cache (but those ``stored`` already), so
+        every row is accounted for exactly once."""
         for path in self.request.paths:
             for cache in self.request.caches:
-                if (case.op, case.name, impl.name, path, cache) in stored:
+                if RowKey(case.op, case.name, impl.name, path, cache) in stored:
                     continue
-                row = dataclasses.replace(template, path=path, cache=cache, flops=spec.flops(case, impl.variant),
-                                          bytes=spec.bytes(case, impl.variant))
+                row = Result(path, cache, outcome.status, outcome.reason, contract=outcome.contract,
+                             rel_error=outcome.rel_error, eager_error=outcome.eager_error,
+                             flops=spec.flops(case, impl.variant), bytes=spec.bytes(case, impl.variant))
                 self.store.add_result(self.run_id, case_id, impl_id, row)
 
-    def _check_and_profile(self, spec, case, impl, inputs, refresh: check.InputRefresh) -> Result | dict:
-        """The contract, then the per-implementation boundaries; a Result when it fails or is skipped."""
+    def _check_and_profile(self, spec, case, impl, inputs, refresh: check.InputRefresh) -> Profile | Outcome:
+        """The contract, then the per-implementation boundaries; an Outcome when it fails or is skipped."""
         device = self.request.device
         try:
-            self.on_progress(f"{case.key} contract {impl.name}")
+            self.on_progress(Step(case.key, "contract", impl.name))
             seed = _seed(self.method.check_seed, case.key, impl.name)
-            contract = check.check(impl, _baseline(impl), spec, case, device, seed)
+            contract = check.check(impl, registry.baseline_of(impl), spec, case, device, seed)
             if not contract.passed:
-                return Result("", "", "fail", contract.reason, "fail", contract.rel_error, contract.eager_error)
+                return Outcome("fail", contract.reason, "fail", contract.rel_error, contract.eager_error)
             call = _bound(impl, inputs)
-            self.on_progress(f"{case.key} profile {impl.name}")
+            self.on_progress(Step(case.key, "profile", impl.name))
             with precision_mode(impl.precision):
                 with recorded_tunings() as tunings:  # autotuned during the contract: these run its choice
                     for _ in range(self.method.warmup_calls):
                         call()
                 per_call_s = self.timer.span_us(call) * 1e-6
                 host_calls = self.method.samples_within_budget(self.method.host_calls, per_call_s)
-                measured = {"contract": contract, "host": host.host_time_us(
-                    call, self.timer.synchronize, host_calls, self.method.host_chunk),
-                    "tuning": "; ".join(dict.fromkeys(tunings)) or None}
+                measured = Profile(contract, host.host_time_us(call, self.timer.synchronize, host_calls,
+                                                               self.method.host_chunk),
+                                   "; ".join(dict.fromkeys(tunings)) or None)
                 if self.timer.is_cuda:
                     calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                     for cache in self.request.caches:
@@ -280,15 +231,16 @@ class Runner:
                         refresh()
                         remembered = _KeepingLast(call)
                         with self.watch.window((impl.name, "kernel", cache)):
-                            measured[cache] = kernel.capture(remembered, calls, self.flush if cache == "cold" else None)
+                            measured.captures[cache] = kernel.capture(remembered, calls,
+                                                                      self.flush if cache == "cold" else None)
                         if stale := refresh.stale(remembered.last, impl.variant, impl.precision):
-                            return Result("", "", "fail", f"{STALE} (kernel capture, {cache} L2): {stale}", "fail")
+                            return Outcome("fail", f"{STALE} (kernel capture, {cache} L2): {stale}", "fail")
             return measured
         except Exception as error:
             if _is_oom(error):
-                return Result("", "", "skip", f"out of memory: {_error_text(error)}")
+                return Outcome("skip", f"out of memory: {_error_text(error)}")
             self._raise_if_device_lost(impl, error)
-            return Result("", "", "fail", _error_text(error), "fail")
+            return Outcome("fail", _error_text(error), "fail")
         finally:
             self._release()
 
@@ -302,7 +254,7 @@ class Runner:
         rng = random.Random(_seed(self.method.check_seed, "verified samples", case.key))
         timed, stale = [], {}  # (name, result, samples); the first stale answer of each implementation
         for path in self.request.paths:
-            reason = _path_skip_reason(path, self.request.device)
+            reason = path_skip_reason(path, self.request.device)
             if reason:
                 for name, (impl, measured) in passing.items():
                     for cache in self.request.caches:
@@ -311,7 +263,7 @@ class Runner:
                         timed.append((name, skipped, ()))
                 continue
             for cache in self.request.caches:
-                self.on_progress(f"{case.key} span {path}/{cache}")
+                self.on_progress(Step(case.key, "span", where=f"{path}/{cache}"))
                 flush = self.flush if cache == "cold" else None
                 stats, failures = span.measure(contenders, path, self.timer, self.method, flush, refresh,
                                                window=lambda name: self.watch.window((name, path, cache)), rng=rng)
@@ -332,7 +284,7 @@ class Runner:
     def _recheck(self, spec, case, passing: dict, timed: list) -> None:
         """Call each timed implementation once more on fresh inputs; one that now fails fails every row."""
         for name, (impl, _) in passing.items():
-            self.on_progress(f"{case.key} re-check {name}")
+            self.on_progress(Step(case.key, "re-check", name))
             try:
                 seed = _seed(self.method.check_seed, "recheck", case.key, name)
                 reason = check.recheck(impl, spec, case, self.request.device, seed)
@@ -343,19 +295,19 @@ class Runner:
             if reason:
                 _fail_rows(timed, name, f"{RECHECK_FAILURE}: {reason}")
 
-    def _result(self, spec, case, impl, measured, path, cache, stats, failure) -> Result:
-        contract = measured["contract"]
+    def _result(self, spec, case, impl, measured: Profile, path, cache, stats, failure) -> Result:
+        contract = measured.contract
         flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes(case, impl.variant)
         memory_floor, compute_floor = ceilings.hardware_floors_us(self.ceilings, flops, bytes_moved, impl.precision)
         result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
                         floor_us=ceilings.floor_of(memory_floor, compute_floor), memory_floor_us=memory_floor,
-                        compute_floor_us=compute_floor, tuning=measured["tuning"])
+                        compute_floor_us=compute_floor, tuning=measured.tuning)
         if path == "single":
             # Kernel time, launches and host time are measured once per implementation, on single calls.
-            captured = measured.get(cache)
-            result.host_us = measured["host"].median_us
-            result.host_min_us, result.host_max_us = measured["host"].min_us, measured["host"].max_us
+            captured = measured.captures.get(cache)
+            result.host_us = measured.host.median_us
+            result.host_min_us, result.host_max_us = measured.host.min_us, measured.host.max_us
             if captured is not None:
                 result.kernel_us, result.launches = captured.kernel_us, captured.launches
                 result.kernel_names = " | ".join(captured.names)
@@ -407,7 +359,3 @@ def _interpreted(impl: Implementation) -> bool:
 def _mode(impl: Implementation):
     return lambda: precision_mode(impl.precision)
 
-
-def fresh_method(method: Method) -> Method:
-    """The run's contracts draw from a seed of their own, stored with the method."""
-    return dataclasses.replace(method, check_seed=random.SystemRandom().randrange(2**31))

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple, TypedDict
 
 from mage import identity
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
@@ -204,6 +204,65 @@ class Result:
     noisy: bool | None = None
 
 
+class RowKey(NamedTuple):
+    """What identifies one stored row of a run: one implementation on one case, path and cache state."""
+
+    op: str
+    case: str
+    impl: str
+    path: str
+    cache: str
+
+
+class StoredRow(TypedDict):
+    """One row as Store.rows() reads it back: the result's columns (as in Result; ``noisy`` as 0/1) with
+    its op, case and implementation. Columns added since a store's schema read as None."""
+
+    result_id: int
+    op: str
+    case: str
+    suite: str
+    impl: str
+    backend: str
+    variant: str
+    precision: str
+    family: str
+    strategy: str
+    baseline: int
+    clock: str
+    path: str
+    cache: str
+    status: str
+    reason: str | None
+    contract: str | None
+    rel_error: float | None
+    eager_error: float | None
+    flops: float | None
+    bytes: float | None
+    kernel_us: float | None
+    launches: float | None
+    kernel_names: str | None
+    host_us: float | None
+    host_min_us: float | None
+    host_max_us: float | None
+    span_mean_us: float | None
+    span_median_us: float | None
+    span_round_min_us: float | None
+    span_round_max_us: float | None
+    span_samples: int | None
+    calls_per_sample: int | None
+    floor_us: float | None
+    memory_floor_us: float | None
+    compute_floor_us: float | None
+    suspect: str | None
+    sm_clock_min_mhz: float | None
+    sm_clock_max_mhz: float | None
+    clock_events: str | None
+    tuning: str | None
+    span_rse: float | None
+    noisy: int | None
+
+
 class Store:
     def __init__(self, path: str | os.PathLike, *, read_only: bool = False):
         self.path = Path(path)
@@ -348,9 +407,9 @@ class Store:
                 (status, _now(), json.dumps(env_end or {}), run_id, self.owner.pid, self.owner.host),
             )
 
-    def stored_rows(self, run_id: int) -> set[tuple[str, str, str, str, str]]:
-        """(op, case, implementation, path, cache) of every result stored for ``run_id``."""
-        return {tuple(row) for row in self.db.execute(
+    def stored_rows(self, run_id: int) -> set[RowKey]:
+        """The key of every result stored for ``run_id``."""
+        return {RowKey(*row) for row in self.db.execute(
             """SELECT c.op, c.name, i.name, res.path, res.cache FROM results res
                JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
                WHERE res.run_id = ?""", (run_id,))}
@@ -435,7 +494,7 @@ class Store:
             run["status"] = "incomplete"  # its process died without marking it
         return run
 
-    def rows(self, run_id: int) -> list[dict]:
+    def rows(self, run_id: int) -> list[StoredRow]:
         """Results of a run, flattened with their op, case and implementation: the export format."""
         self.run(run_id)
         rows = self.db.execute(

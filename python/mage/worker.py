@@ -1,9 +1,9 @@
 """One case of an isolated run, in a process of its own: ``python -m mage.worker JOB`` (mage.isolation).
 
 JOB is JSON: the store's path, the run id, the case key and the names of the implementations to run.
-The worker plans the case again from the request stored with the run, runs it as Runner._run_case
-does in a plain run (storing its own rows, on behalf of the parent that owns the run's claim), and
-reports each step on stdout for the parent to follow.
+The worker plans the case again from the request stored with the run, runs it with Runner.run_case
+as a plain run does (storing its own rows, on behalf of the parent that owns the run's claim), and
+reports each step on stdout, one JSON line after PROGRESS (mage.progress.Step), for the parent to follow.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sys
 
 from mage import resume
 from mage.errors import DeviceLost
-from mage.runner import Runner, plan
+from mage.plan import plan
+from mage.runner import Runner
 from mage.store import Store
 
 PROGRESS = "mage-progress: "  # marks the worker's step lines among anything a kernel prints
@@ -27,10 +28,10 @@ def main(job: dict) -> None:
     request = resume.request_of(run)
     planned = next(p for p in plan(request) if p.case.key == job["case"])
     planned.impls = [impl for impl in planned.impls if impl.name in job["impls"]]
-    runner = Runner(store, request, run["command"], lambda step: print(PROGRESS + step, flush=True))
+    runner = Runner(store, request, run["command"], lambda step: print(PROGRESS + step.to_json(), flush=True))
     runner.attach(run)
     try:
-        runner._run_case(planned)
+        runner.run_case(planned)
     except DeviceLost as lost:  # the culprit's rows are stored; the parent goes on in a fresh worker
         sys.exit(f"{lost}")
 

@@ -12,12 +12,12 @@ from mage.registry import implementation
 STARTED = "MAGE_TEST_SLEEP_STARTED"  # a file the sleeper creates when it is first called
 
 
-@implementation("layernorm", backend="wrong", variants=("affine",))
+@implementation("layernorm", family="wrong", variants=("affine",))
 def wrong(x, weight, bias):
     return torch.zeros_like(x)
 
 
-@implementation("layernorm", backend="sleeps", variants=("affine",))
+@implementation("layernorm", family="sleeps", variants=("affine",))
 def sleeps(x, weight, bias):
     Path(os.environ[STARTED]).touch()
     time.sleep(600)

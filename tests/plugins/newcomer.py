@@ -1,6 +1,6 @@
 """What a new contributor adds, loaded as a plugin (MAGE_PLUGINS=newcomer, for test_new_contributor):
 a second Triton LayerNorm kernel (strategy ``persistent``) and a new op, softmax, with its spec, its
-eager baseline and a Triton kernel. Nothing outside this file names them.
+eager baseline (compiled by torch.compile too) and a Triton kernel. Nothing outside this file names them.
 """
 
 import torch
@@ -8,6 +8,7 @@ import triton
 import triton.language as tl
 
 from mage import registry
+from mage.backends.compiled import with_compiled
 from mage.backends.triton import triton_available
 from mage.ops.layernorm.spec import EPS
 from mage.ops.layernorm.spec import SPEC as LAYERNORM
@@ -95,6 +96,7 @@ SOFTMAX = SoftmaxSpec()
 registry.register_op(SOFTMAX)
 
 
+@with_compiled
 @registry.implementation("softmax", family="eager", baseline=True)
 def softmax_eager(x):
     return torch.softmax(x, dim=-1)

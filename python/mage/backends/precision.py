@@ -8,8 +8,6 @@ import torch
 
 # Ceilings on ‖out − ref‖ / ‖ref‖ per declared precision (GUIDE §2).
 TOLERANCE = {"ieee": 1e-5, "tf32x3": 1e-5, "tf32": 2e-3, "bf16": 2e-2, "fp16": 2e-2}
-# tf32x3 (three TF32 products) claims IEEE accuracy, so it is held to eager IEEE's error.
-BASELINE_PRECISION = {"tf32x3": "ieee"}
 
 
 @contextlib.contextmanager

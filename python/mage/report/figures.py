@@ -12,6 +12,7 @@ from pathlib import Path
 from mage import atomic
 from mage.report.findings import caches_of, short_labels
 from mage.report.format import us
+from mage.store import StoredRow
 
 FAMILY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # strategy/variant/precision within a family's colour
@@ -73,7 +74,7 @@ def _bars(axis, column: list[dict], field: str, style: dict, whiskers: bool) -> 
     axis.spines[["top", "right"]].set_visible(False)
 
 
-def draw(run: dict, rows: list[dict], out_dir: Path) -> list[Path]:
+def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
     """Write figure.png and figure.svg into ``out_dir``; returns their paths."""
     import matplotlib
 

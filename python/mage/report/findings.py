@@ -25,6 +25,7 @@ from mage import amdahl
 from mage.measure import ceilings as ceilings_module
 from mage.measure.method import CACHES
 from mage.report.format import floor_kind, us, with_range
+from mage.store import StoredRow
 
 KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
 HOST_NOISE = 0.10
@@ -415,7 +416,7 @@ def _pairs(keys: list[tuple]) -> str:
     return ", ".join(" ".join(key) for key in keys)
 
 
-def run_section(run: dict, rows: list[dict]) -> Section:
+def run_section(run: dict, rows: list[StoredRow]) -> Section:
     env, ops = run["env"], list(dict.fromkeys(r["op"] for r in rows))
     impls = {(r["op"], r["case"], r["impl"]) for r in rows}
     sentences = [f"Run {run['id']} ({run['status']}): {run['suite']} suite on {env.get('gpu') or env.get('host_cpu')}, "
@@ -476,7 +477,7 @@ def _run_clock_sentence(rows: list[dict]) -> list[str]:
             f"implementation·case pair{'s' * (len(slowed) != 1)}: {_pairs(slowed)}."]
 
 
-def findings(run: dict, rows: list[dict], fraction: float = 0.2) -> list[Section]:
+def findings(run: dict, rows: list[StoredRow], fraction: float = 0.2) -> list[Section]:
     """The run's summary, then one section per formulation (op, case, variant)."""
     return [run_section(run, rows)] + [
         formulation_section(rows, op, case, variant, run["ceilings"], fraction)

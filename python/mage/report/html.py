@@ -24,6 +24,7 @@ from mage.report.findings import Section, caches_of, findings, short_labels
 from mage.report.format import commit_label, us
 from mage.report.history_html import history_section
 from mage.report.tables import export_rows
+from mage.store import StoredRow
 
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the strategy/variant/precision within one family's colour
 # Button label → (row field, axis title); kernel time, launches and host time exist on the single path only.
@@ -406,7 +407,7 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
             + runs_table + note + charts)
 
 
-def build(run: dict, rows: list[dict], fraction: float = 0.2, store=None) -> str:
+def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -> str:
     """The whole report as one HTML string. ``store``: where the run is stored; without one, the
     experiment and history sections are left out."""
     experiment = experiment_html(store, run) if store is not None else ""

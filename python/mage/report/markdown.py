@@ -14,6 +14,7 @@ from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
 from mage.report.format import clock_range, commit_label, us, with_range
 from mage.report.figures import figure_cache
 from mage.report.tables import ceilings_line
+from mage.store import StoredRow
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
 
@@ -67,7 +68,7 @@ def _failures(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def tables(run: dict, rows: list[dict]) -> str:
+def tables(run: dict, rows: list[StoredRow]) -> str:
     cache = figure_cache(rows)
     caches = caches_of(rows)
     floor_cache = "cold" if "cold" in caches else cache

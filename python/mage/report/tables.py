@@ -7,6 +7,7 @@ from rich.text import Text
 
 from mage.measure.ceilings import in_practice_us
 from mage.report.format import clock_range, commit_label, floor_kind, us, with_range
+from mage.store import StoredRow
 
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
@@ -18,7 +19,7 @@ EXPORT_FIELDS = (
 )
 
 
-def export_rows(rows: list[dict]) -> list[dict]:
+def export_rows(rows: list[StoredRow]) -> list[dict]:
     """The stored results with every export field; floor_fraction = floor / kernel time."""
     out = []
     for row in rows:
@@ -35,7 +36,7 @@ def add_literal_row(table: Table, *cells) -> None:
     table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells))
 
 
-def results_table(run: dict, rows: list[dict]) -> Table:
+def results_table(run: dict, rows: list[StoredRow]) -> Table:
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False)
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
@@ -106,7 +107,7 @@ def _clock_cell(row: dict) -> Text:
     return Text(clock_range(row), style="bold magenta" if row.get("clock_events") else "")
 
 
-def failures_table(rows: list[dict]) -> Table | None:
+def failures_table(rows: list[StoredRow]) -> Table | None:
     """Failed and skipped rows with their reasons, and passing rows whose time is suspect (mage.suspect)."""
     listed = [(r, r["status"], r["reason"]) for r in rows if r["status"] in ("fail", "skip")]
     listed += [(r, "suspect", f"{r['path']}/{r['cache']}: {r['suspect']}") for r in rows

@@ -1,10 +1,12 @@
 import torch
 
+from mage.backends.compiled import with_compiled
 from mage.registry import implementation
 
 
 # index_add_, advanced indexing and repeat_interleave all accept int32 indices in torch 2.11
 # (CPU and CUDA), so the graph's own index dtype is used as given, without conversion.
+@with_compiled
 @implementation("neighbor_agg", family="eager", variants=("sum", "mean"), baseline=True)
 def neighbor_agg(rowptr, col, x, variant):
     n = rowptr.numel() - 1

@@ -1,11 +1,13 @@
 import torch
 
+from mage.backends.compiled import with_compiled
 from mage.backends.precision import cuda_only
 from mage.registry import implementation
 
 EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
 
 
+@with_compiled
 @implementation(
     "triangle", family="eager", variants=("outgoing", "incoming"), precisions=("tf32",), baseline=True,
     available=cuda_only("tf32"),

@@ -1,0 +1,95 @@
+"""What a run will do, decided before anything runs: the request, the planned cases, the skips.
+
+A Request names suites, ops, implementations, paths, caches, the device and the method; plan()
+validates every name in it and lists the (case, implementations) to run. What a case stores is
+known here too (case_rows), so a resumed run (mage.resume) can tell which cases are whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass
+
+import torch
+
+from mage import registry
+from mage.errors import MageError, UnknownNameError
+from mage.measure.method import PATHS, Method
+from mage.registry import Implementation
+from mage.spec import SUITES, Case
+from mage.store import RowKey
+
+
+@dataclass
+class Request:
+    suites: list[str]
+    ops: list[str] | None = None
+    impls: list[str] | None = None
+    paths: list[str] = dataclasses.field(default_factory=lambda: ["single"])
+    caches: list[str] = dataclasses.field(default_factory=lambda: ["warm"])
+    device: str = "cuda"
+    method: Method = dataclasses.field(default_factory=Method)
+
+
+@dataclass
+class Planned:
+    spec: object
+    case: Case
+    impls: list[Implementation]
+
+
+def default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def fresh_method(method: Method) -> Method:
+    """The run's contracts draw from a seed of their own, stored with the method."""
+    return dataclasses.replace(method, check_seed=random.SystemRandom().randrange(2**31))
+
+
+def plan(request: Request) -> list[Planned]:
+    """Validate every name in ``request`` and list the work, before anything runs."""
+    for suite in request.suites:
+        if suite not in SUITES:
+            raise UnknownNameError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}, all")
+    for path in request.paths:
+        if path not in PATHS:
+            raise UnknownNameError(f"unknown path {path!r}; known: {', '.join(PATHS)}")
+    if "cold" in request.caches and request.device != "cuda":
+        raise MageError("--cold flushes a GPU's L2 before every sample; a CPU run has no L2 flush, so its rows "
+                        "would be warm under a cold label: drop --cold")
+    op_names = request.ops or sorted(registry.ops())
+    specs = [registry.get_op(name) for name in op_names]
+    if request.impls:
+        registry.check_patterns(request.impls, op_names)
+    work = []
+    for spec in specs:
+        impls = registry.select(spec.name, request.impls)
+        for case in spec.cases():
+            if case.suite in request.suites and impls:
+                work.append(Planned(spec, case, impls))
+    return work
+
+
+def skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:
+    """Why ``impl`` cannot run ``case`` on ``device`` (its rows are skips with this reason), else None."""
+    reason = impl.unavailable_reason(device)
+    if reason is None and device == "cpu":
+        work = spec.flops(case, impl.variant) + spec.bytes(case, impl.variant)
+        if work > spec.cpu_work_limit:
+            reason = f"too large for a CPU run ({work:.3g} flops+bytes > {spec.cpu_work_limit:.3g})"
+    return reason
+
+
+def path_skip_reason(path: str, device: str) -> str | None:
+    """Why this device cannot run a launch path at all: its rows are skips with this reason, not failures."""
+    if path == "graph" and device != "cuda":
+        return "the graph path replays a CUDA graph, which needs a CUDA device"
+    return None
+
+
+def case_rows(planned: Planned, paths: list[str], caches: list[str]) -> set[RowKey]:
+    """Every row the case stores when it runs."""
+    return {RowKey(planned.case.op, planned.case.name, impl.name, path, cache)
+            for impl in planned.impls for path in paths for cache in caches}
