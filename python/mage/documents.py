@@ -7,7 +7,7 @@ params), a bounded nesting depth and size. References must resolve: each result 
 implementation of its own run. A field this Mage does not know is refused rather than dropped.
 The result fields and their types come from mage.store.Result, so a column added there is checked too.
 A problem is one DocumentError naming the run, the field path and what is wrong, e.g.
-``run 5 (runs[0]): runs[0].results[12].samples.value_us[3] is NaN, not a finite number``.
+``run N (runs[0]): runs[0].results[12].samples.value_us[3] is NaN, not a finite number``, N the run's id in its source.
 """
 
 from __future__ import annotations
