@@ -24,7 +24,6 @@ import os
 import re
 import socket
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, TypedDict
 
 from mage import identity
+from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
 SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
@@ -350,9 +350,7 @@ class Store:
     def heartbeat(self, run_id: int):
         """Refresh the claim of ``run_id`` every HEARTBEAT_S seconds while the block runs (own thread, own
         connection), so a long case never looks abandoned."""
-        stop = threading.Event()
-
-        def beat() -> None:
+        def beat(stop) -> None:
             db = sqlite3.connect(self.path, timeout=30)
             try:
                 while not stop.wait(HEARTBEAT_S):
@@ -362,13 +360,8 @@ class Store:
             finally:
                 db.close()
 
-        thread = threading.Thread(target=beat, name=f"mage-heartbeat-{run_id}", daemon=True)
-        thread.start()
-        try:
+        with while_running(beat, f"mage-heartbeat-{run_id}"):
             yield
-        finally:
-            stop.set()
-            thread.join()
 
     # Writing a run
 

@@ -12,10 +12,11 @@ a host-side measurement.
 
 from __future__ import annotations
 
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator
+
+from mage.background import while_running
 
 Reading = tuple[int, int]  # (SM clock in MHz, NVML clock-event reasons bitmask)
 
@@ -51,7 +52,6 @@ class ClockWatch:
             yield
             return
         readings = self._readings.setdefault(key, [])
-        stop = threading.Event()
 
         def record() -> bool:
             try:
@@ -60,18 +60,15 @@ class ClockWatch:
             except Exception:  # NVML gone (a lost device, a driver reset): the measurement must go on
                 return False
 
-        def sample():
+        def sample(stop):
             while not stop.wait(self.period_s) and record():
                 pass
 
         record()
-        thread = threading.Thread(target=sample, daemon=True)
-        thread.start()
         try:
-            yield
+            with while_running(sample, "mage-clock-watch"):
+                yield
         finally:
-            stop.set()
-            thread.join()
             record()
 
     def clear(self) -> None:
