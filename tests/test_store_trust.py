@@ -73,14 +73,41 @@ def test_a_writable_store_in_a_missing_folder_is_refused(tmp_path):
         Store(tmp_path / "nowhere" / "mage.db")
 
 
+# What schema 6 stores lacked: the columns added by schemas 7 to 10.
+SINCE_SCHEMA_6 = {"runs": ("owner_host", "claimed_at", "heartbeat_at"),
+                  "results": ("span_rse", "noisy", "memory_floor_us", "compute_floor_us"),
+                  "implementations": ("family", "strategy", "baseline")}
+
+
+def schema_6_copy(path: Path) -> None:
+    """The committed H200 store as a schema 6 store held it: the later columns dropped, its old names back."""
+    shutil.copy(COMMITTED, path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE implementations SET name = replace(replace(name, 'triton.split/', 'triton-split/'),"
+               " 'cubecl/', 'rust-cubecl/'), backend = replace(replace(backend, 'triton.split', 'triton-split'),"
+               " 'cubecl', 'rust-cubecl')")
+    for table, columns in SINCE_SCHEMA_6.items():
+        for column in columns:
+            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    db.execute("PRAGMA user_version = 6")
+    db.commit()
+    db.close()
+
+
 def test_reading_an_older_store_neither_migrates_nor_writes_it(tmp_path):
     path = tmp_path / "mage.db"
-    shutil.copy(COMMITTED, path)  # schema 6: no claim columns
+    schema_6_copy(path)
     before = digest(path)
     store = Store(path, read_only=True)
     runs = store.runs()
     assert len(runs) > 1 and {run["status"] for run in runs} == {"complete", "incomplete"}
     assert runs[0]["owner_host"] is None  # a column added since reads as NULL
+    # The identity schema 9 gives old rows is read, not stored: family, strategy, baseline and the new name.
+    implementations = {(row["name"], row["family"], row["strategy"], row["baseline"])
+                       for row in store.db.execute("SELECT * FROM implementations")}
+    assert ("triton.split/outgoing/tf32", "triton", "split", 0) in implementations
+    assert ("cubecl/affine/ieee", "cubecl", "default", 0) in implementations
+    assert ("eager/affine/ieee", "eager", "default", 1) in implementations
     assert store.rows(runs[-1]["id"]) and store.samples(store.rows(runs[-1]["id"])[0]["result_id"])
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         store.db.execute("UPDATE main.runs SET suite = 'x'")
