@@ -346,3 +346,28 @@ def test_a_tensor_subclass_output_fails_before_it_is_timed(tmp_path, layernorm, 
     _, stored = _run(tmp_path, layernorm, [impl_like(eager, deferred_output.as_subclass(eager.fn))])
     assert stored[0]["status"] == "fail" and stored[0]["span_mean_us"] is None
     assert "a subclass of torch.Tensor" in stored[0]["reason"]
+
+
+def test_a_failed_recheck_leaves_a_path_the_device_cannot_run_a_skip(tmp_path, layernorm, impl_like):
+    eager, calls = layernorm[1], {"n": 0}
+
+    def wrong_once_timed(x, w, b):  # right while checked and timed, wrong at the re-check
+        calls["n"] += 1
+        out = eager.fn(x, w, b)
+        return out * 2 if calls.get("recheck") else out
+
+    impl = impl_like(eager, wrong_once_timed)
+    real_recheck = check.recheck
+
+    def recheck(*args, **kwargs):
+        calls["recheck"] = True
+        return real_recheck(*args, **kwargs)
+
+    check.recheck, restore = recheck, check.recheck
+    try:
+        _, stored = _run(tmp_path, layernorm, [impl], paths=("single", "graph"))
+    finally:
+        check.recheck = restore
+    rows = {r["path"]: r for r in stored}
+    assert rows["single"]["status"] == "fail" and rows["single"]["reason"].startswith("failed a re-check")
+    assert rows["graph"]["status"] == "skip" and "needs a CUDA device" in rows["graph"]["reason"]

@@ -150,3 +150,15 @@ def test_a_bad_prediction_stops_the_run_before_it_starts(tmp_path):
                             env=os.environ | {"COLUMNS": "250"})
     assert result.returncode == 2 and "no implementation of layernorm in this run matches 'triton'" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "mage.db").exists()
+
+
+def test_a_prediction_on_an_op_the_interrupted_run_never_reached_is_no_data(tmp_path):
+    from mage.store import Store
+
+    store = Store(tmp_path / "mage.db")
+    run = store.begin_run(clock="gpu", suite="seed", command="mage run", env={}, ceilings={},
+                          method={"request": {"ops": ["layernorm", "matmul"]}})
+    store.set_experiment(run, "matmul is fast", ["matmul/eager:kernel<60"])
+    store.end_run(run, "incomplete")  # stopped before its first case was stored
+    _, (evaluation,) = experiments.evaluate_run(store, run)
+    assert evaluation.outcome == "no data"

@@ -168,3 +168,16 @@ def test_the_history_command(tmp_path):
     assert (tmp_path / "history.html").stat().st_size > 1_000_000
     nothing = subprocess.run(command[:3] + ["history", "--op", "matmul"], cwd=tmp_path, capture_output=True, text=True)
     assert nothing.returncode == 2 and "no stored result matches" in nothing.stderr
+
+
+def test_a_family_selects_every_strategy_of_it_as_run_does(store):
+    run = store.begin_run(clock="gpu", suite="seed", command="mage run", env={"gpu": "NVIDIA H200"}, method={},
+                          ceilings={})
+    case_id = store.case_id(run, Case("layernorm", "1024x1024", "seed", {}, 1))
+    for strategy in ("default", "persistent"):
+        impl_id = store.impl_id(run, Implementation("layernorm", "triton", "affine", "ieee", fn=None,
+                                                    strategy=strategy))
+        store.add_result(run, case_id, impl_id, Result("single", "warm", "pass", contract="pass", kernel_us=3.0))
+    store.end_run(run, "complete")
+    found = {s.impl for s in history.load(store, None, "triton", None, None, None, ["kernel"])}
+    assert found == {"triton/affine/ieee", "triton.persistent/affine/ieee"}

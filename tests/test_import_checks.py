@@ -110,6 +110,7 @@ def test_a_document_is_stored_whole_or_not_at_all(document, tmp_path, monkeypatc
     ("list.json", b"[1, 2, 3]"),
     ("deep.json", b"[" * 100_000 + b"]" * 100_000),
     ("runs-not-a-list.json", json.dumps({"format": "mage-runs", "version": 1, "runs": {"a": 1}}).encode()),
+    ("run-not-an-object.json", json.dumps({"format": "mage-runs", "version": 1, "runs": [{"run": "x"}]}).encode()),
 ], ids=lambda value: value if isinstance(value, str) else "")
 def test_a_garbage_file_is_one_line_and_nothing_is_stored(name, content, tmp_path, monkeypatch, capsys):
     (tmp_path / name).write_bytes(content)

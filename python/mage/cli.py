@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
-from mage.errors import DeviceLost, Interrupted, MageError, StoreError
+from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError
 from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -185,6 +185,8 @@ def run(
             errors.print(f"interrupted by {interrupted.signal.name}: run {runner.run_id} is stored as incomplete with "
                          f"every finished case; continue it with: {_resume_command(runner.run_id, db)}", markup=False)
             raise typer.Exit(interrupted.exit_code) from interrupted
+        except RunClaimedError:
+            raise  # another process runs it: its own message says who, and there is nothing to make room for
         except (sqlite3.Error, StoreError) as error:  # a full disk: what was stored before stays
             stored = "" if getattr(runner, "run_id", None) is None else (
                 f"; run {runner.run_id} keeps every result stored before it: make room, then "
@@ -209,10 +211,12 @@ def _resume_command(run_id: int, db: Path, *options: str) -> str:
 
 def _failure_kind(row: dict) -> str:
     """What a failed row failed: its contract, its re-check after timing, one launch path, or an error before."""
-    from mage.runner import RECHECK_FAILURE
+    from mage.runner import RECHECK_FAILURE, STALE
 
     if (row["reason"] or "").startswith(RECHECK_FAILURE):
         return "re-check"
+    if (row["reason"] or "").startswith(STALE):
+        return "stale answer"
     if row["contract"] == "pass":
         return f"{row['path']} path"
     return "contract" if row["contract"] == "fail" else "error"  # never checked: its inputs or its worker failed
@@ -251,7 +255,6 @@ def check_contracts(
 ):
     """Check implementations against the float64 reference without timing them; exit 1 if any fails."""
     from rich.table import Table
-    from rich.text import Text
 
     from mage import check, registry
     from mage.plan import Request, fresh_method, plan, skip_reason

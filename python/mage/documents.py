@@ -44,7 +44,8 @@ def validate(document) -> None:
         try:
             _run_entry(entry, where)
         except DocumentError as error:
-            source = entry.get("run", {}).get("source_id") if isinstance(entry, dict) else None
+            run = entry.get("run") if isinstance(entry, dict) else None
+            source = run.get("source_id") if isinstance(run, dict) else None
             name = f"run {source} ({where})" if isinstance(source, int) else where
             raise DocumentError(f"{name}: {error}") from None
 

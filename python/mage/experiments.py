@@ -220,7 +220,10 @@ def evaluate_run(store, run_id: int, ops=None) -> tuple[str | None, list[Evaluat
     if not texts:
         return hypothesis, []
     rows = store.rows(run_id)
-    known = set(ops or ()) | set(store.ops(run_id))
+    # The run's ops: those it stored cases of, and those it was asked for (an interrupted run may not
+    # have reached them all).
+    requested = (store.run(run_id)["method"].get("request") or {}).get("ops") or ()
+    known = set(ops or ()) | set(store.ops(run_id)) | set(requested)
     return hypothesis, [evaluate(parse(text, known), rows) for text in texts]
 
 

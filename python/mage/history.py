@@ -26,6 +26,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from mage import identity
 from mage.errors import MageError
 from mage.report.format import at_boundary, commit_label
 
@@ -155,7 +156,7 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
         for row in store.rows(run["id"]):
             if op and row["op"] != op or case and row["case"] != case:
                 continue
-            if impl and not (row["impl"] == impl or row["impl"].startswith(impl.rstrip("/") + "/")):
+            if impl and not identity.matches(row["impl"], impl):
                 continue
             if path and row["path"] != path or cache and row["cache"] != cache or not row["path"]:
                 continue

@@ -329,8 +329,9 @@ class Runner:
 
 
 def _fail_rows(timed: list, name: str, reason: str) -> None:
-    """Fail every timed row of implementation ``name`` (its numbers are kept), unless one failed before."""
-    for result in (result for row_name, result, _ in timed if row_name == name and result.status != "fail"):
+    """Fail every passing timed row of implementation ``name`` (its numbers are kept); a row that failed
+    before keeps its own reason, and a path this device cannot run stays a skip."""
+    for result in (result for row_name, result, _ in timed if row_name == name and result.status == "pass"):
         result.status, result.contract, result.reason = "fail", "fail", reason
 
 

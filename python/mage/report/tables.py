@@ -10,7 +10,8 @@ from mage.report.format import clock_range, commit_label, floor_kind, us, with_r
 from mage.store import StoredRow
 
 EXPORT_FIELDS = (
-    "op", "case", "suite", "impl", "backend", "variant", "precision", "path", "cache", "clock", "status",
+    "op", "case", "suite", "impl", "backend", "family", "strategy", "baseline", "variant", "precision", "path",
+    "cache", "clock", "status",
     "contract", "reason", "rel_error", "eager_error", "kernel_us", "launches", "host_us", "host_min_us",
     "host_max_us", "span_mean_us", "span_median_us", "span_round_min_us", "span_round_max_us", "span_samples",
     "calls_per_sample", "span_rse", "noisy",
