@@ -193,6 +193,11 @@ def test_a_kernel_time_above_the_single_span_that_contains_it_is_suspect():
     _flag([("cheat", answered_from_memory), ("eager", honest)])
     assert "kernel time 55.4 µs is above the single span 19 µs that contains it" in answered_from_memory.suspect
     assert honest.suspect is None
+    # H200: the profiled calls of a tf32 matmul 8192³ held the power cap (3,121 µs), a synchronized call did not.
+    capped = _timed(cache="warm", kernel=3121.0, span=2763.0, launches=1)
+    capped.clock_events = "SwPowerCap"
+    _flag([("eager", capped)])
+    assert capped.suspect is None
 
 
 def test_a_gpu_call_that_launches_nothing_is_suspect():

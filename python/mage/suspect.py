@@ -52,7 +52,10 @@ def _boundary_reasons(result: Result, warm_kernel_us: float | None, clock: str) 
             and slowest < (1 - BOUNDARY_MARGIN) * warm_kernel_us:
         reasons.append(f"{result.path} span {slowest:.3g} µs per call is below its own kernel time "
                        f"{warm_kernel_us:.3g} µs: the calls timed did less work than the calls profiled")
-    if result.path == "single" and result.kernel_us and fastest is not None \
+    # Back-to-back profiled calls can hold a power cap that synchronized single calls escape (H200, tf32
+    # matmul 8192³: 2,763 µs at full clock, 3,121 µs capped; results/README.md): where NVML saw a slowdown
+    # while this row was measured, a kernel time above the span is the clock's, not a sign of cheating.
+    if result.path == "single" and result.kernel_us and fastest is not None and not result.clock_events \
             and result.kernel_us > (1 + BOUNDARY_MARGIN) * fastest:
         reasons.append(f"kernel time {result.kernel_us:.3g} µs is above the single span {fastest:.3g} µs that "
                        "contains it: the calls profiled did more work than the calls timed")
