@@ -99,8 +99,9 @@ def run(
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
-    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds one measurement may take "
-                                 "before its sample count is reduced (never below --min-samples)."),
+    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one "
+                                 "implementation may spend per path and cache: the cap on noise-driven sampling "
+                                 "(never below --min-samples); it also bounds the kernel and host-time calls."),
     noise_target: float = typer.Option(Method.noise_target, "--noise-target", callback=_fraction,
                                        help="Span sampling stops once the relative standard error of the mean is "
                                        "below this (0.005 = 0.5 %); --min-samples is the floor, --budget the cap."),
