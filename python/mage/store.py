@@ -204,6 +204,48 @@ class Result:
     noisy: bool | None = None
 
 
+@dataclass
+class BlockResult:
+    """One model block (mage.context) under one assignment of implementations, on one launch path."""
+
+    block: str                  # e.g. "mlp/gpt2-small", "trimul/outgoing-768", "gnn/powerlaw"
+    precision: str              # ieee | tf32: the mode torch's Linear and every Mage op of the block run in
+    assignment: str             # canonical: "eager", "layernorm=native,bias_gelu=triton" (ops in block order),
+                                # or a whole-block compile: "compile.default(torch)", "compile.max-autotune(mage)"
+    kind: str                   # why it is measured: eager | swap | best | compile
+    path: str                   # single | graph
+    status: str                 # pass | fail | skip
+    reason: str | None = None
+    rel_error: float | None = None          # the block's contract against its float64 reference
+    span_median_us: float | None = None     # one block call at the span boundary (mage.measure.span)
+    span_mean_us: float | None = None
+    span_rse: float | None = None
+    span_samples: int | None = None
+    kernel_us: float | None = None          # summed kernel time per block call (profiler)
+    launches: float | None = None           # kernel launches per block call (a graph replay counts its kernels)
+    predicted_speedup: float | None = None  # Amdahl, 1 / (1 − Σf + Σf/s), from the eager capture's f and isolated s
+    measured_speedup: float | None = None   # the eager assignment's span over this one (same block, precision, path)
+
+
+@dataclass
+class BlockOpShare:
+    """One op call site of a block under one assignment: its share of the block's kernel time, and the
+    isolated speedup of the implementation it ran, measured at the site's own shapes in the same run."""
+
+    block: str
+    precision: str
+    assignment: str
+    site: str                   # the call site within the block, e.g. "layernorm#0", "triangle#0"
+    op: str
+    variant: str
+    impl: str                   # full implementation name (mage.identity)
+    kernel_us: float | None = None          # kernel time the site took inside the block capture
+    fraction: float | None = None           # kernel_us over the block's kernel time, same capture
+    isolated_us: float | None = None        # impl alone at the site's shapes (kernel time)
+    baseline_isolated_us: float | None = None   # the op's baseline alone at the same shapes
+    isolated_speedup: float | None = None   # baseline_isolated_us / isolated_us
+
+
 class RowKey(NamedTuple):
     """What identifies one stored row of a run: one implementation on one case, path and cache state."""
 
