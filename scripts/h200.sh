@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run through the device tool from the repo root,
 # after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine):
-#   [MAGE_GPU_TESTS=1] [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
+#   [MAGE_GPU_TESTS=1] [MAGE_FRAGMENTS="a b"] [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
+# MAGE_FRAGMENTS names studies in scripts/gpu/<name>.sh, sourced in that order before the run (each
+# writes under $out/<name>/ and bounds its own time); with fragments and no run options, no run.
 # A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run marked incomplete.
 # Results land in $OUT (or results/h200): the run is appended to a copy of the committed
 # results/h200/mage.db, so every run stays beside the earlier ones. The working tree's Python runs
@@ -16,13 +18,26 @@ mage() { python3 -m mage "$@"; }
 
 db=$out/mage.db
 if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ]; then cp results/h200/mage.db "$db"; fi
+latest_run() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()[0])' "$db" 2>/dev/null || echo 0; }
+first_new_run=$(( $(latest_run) + 1 ))
 if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
     python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
 fi
 mage env --ceilings > "$out/env.json"
-timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
+for fragment in ${MAGE_FRAGMENTS:-}; do
+    mkdir -p "$out/$fragment"
+    echo "== $fragment $(date -u +%T)"
+    SECONDS=0
+    source "scripts/gpu/$fragment.sh" || echo "fragment $fragment exited $?"
+    echo "== $fragment took ${SECONDS} s"
+done
+if [ -n "${MAGE_FRAGMENTS:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
+[ $skip_run = 1 ] || timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
 # A killed run leaves its last results in the write-ahead log: fold them into the file that travels.
 python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
-mage export --json --db "$db" > "$out/rows.json"
-# The run alone, for mage import: the store that travels back may outgrow what the device tool returns.
-mage export --run-json -o "$out/run.json.gz" --db "$db"
+# Each run of this call alone, for mage import: the store that travels back may outgrow what the
+# device tool returns.
+latest=$(latest_run)
+for run in $(seq "$first_new_run" "$latest"); do
+    mage export "$run" --run-json -o "$out/run-$run.json.gz" --db "$db" || echo "export of run $run failed"
+done
