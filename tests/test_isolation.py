@@ -1,9 +1,12 @@
 """mage run --isolate: a crash, a hang or an out-of-memory error costs its own rows, never the run."""
 
+import json
 import os
 import sqlite3
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from mage.store import Store
 
@@ -120,3 +123,26 @@ def test_a_worker_s_step_reaches_the_parent_whole_and_names_its_implementation()
     assert _named(profile, [Named]) is Named
     assert _named(spans, [Named]) is None and _named(None, [Named]) is None  # a shared step, or none yet
     assert _named(Step("layernorm:33x65", "check", Named.name), [Named]) is None  # a check runs none of its code
+
+
+
+def test_a_worker_is_told_which_process_owns_the_claim(tmp_path, layernorm, monkeypatch):
+    """Not its parent's pid: a worker started through a wrapper (a shell, a launcher) would act for that."""
+    from mage import isolation
+    from mage.plan import Planned, Request
+
+    spec, eager, case = layernorm
+    store = Store(tmp_path / "mage.db")
+    store.act_for(4242)  # a process acting for the claim's owner, as a worker's store does
+    jobs = []
+
+    def no_worker(args, **kwargs):
+        jobs.append(json.loads(args[-1]))
+        raise OSError("no worker in this test")
+
+    monkeypatch.setattr(isolation.subprocess, "Popen", no_worker)
+    runner = isolation.IsolatedRunner(store, Request(suites=["seed"], device="cpu"), "pytest")
+    runner.run_id = 1
+    with pytest.raises(OSError):
+        runner._run_worker(Planned(spec, case, [eager]), [eager])
+    assert jobs[0]["owner_pid"] == 4242

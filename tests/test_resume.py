@@ -101,3 +101,15 @@ def test_a_version_2_store_gains_every_later_result_column(tmp_path):
     assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
             "tuning", "memory_floor_us", "compute_floor_us"} <= {
         row[1] for row in store.db.execute("PRAGMA table_info(results)")}
+
+
+def test_a_run_stored_before_noise_stopping_resumes_sampling_as_it_was_sampled(tmp_path):
+    from mage.resume import request_of
+
+    stored = Method().as_dict()
+    del stored["noise_target"]  # as a run stored before the parameter existed
+    stored["request"] = {"suites": ["seed"], "ops": None, "impls": None, "paths": ["single"], "caches": ["warm"],
+                         "device": "cpu"}
+    resumed = request_of({"id": 1, "method": stored}).method
+    assert resumed.noise_target == 0.0  # every affordable sample, not a stop at today's default target
+    assert request_of({"id": 1, "method": {**stored, "noise_target": 0.01}}).method.noise_target == 0.01

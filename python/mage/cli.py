@@ -244,7 +244,11 @@ def _resumed_request(run_id: int, db: Path, **selections):
         raise MageError(f"--resume takes the run's own selection; drop --{', --'.join(given)}")
     if not db.exists():
         raise MageError(f"no store at {db}; give the one the run is in with --db")
-    return resume.stored_request(_open_store(db).run(run_id))
+    store = _read_store(db)
+    try:
+        return resume.stored_request(store.run(run_id))
+    finally:
+        store.close()
 
 
 @app.command("check")

@@ -76,8 +76,8 @@ class IsolatedRunner(Runner):
 
     def _run_worker(self, planned: Planned, impls: list):
         """Run the case for ``impls`` in a worker: (culprit implementation or None, failure reason or None)."""
-        job = {"db": str(self.store.path.resolve()), "run_id": self.run_id, "case": planned.case.key,
-               "impls": [impl.name for impl in impls]}
+        job = {"db": str(self.store.path.resolve()), "run_id": self.run_id, "owner_pid": self.store.owner.pid,
+               "case": planned.case.key, "impls": [impl.name for impl in impls]}
         with tempfile.TemporaryFile(mode="w+") as stderr:
             # A session of its own: Ctrl-C reaches the parent only, which ends the worker below.
             worker = subprocess.Popen([sys.executable, "-m", "mage.worker", json.dumps(job)], stdout=subprocess.PIPE,

@@ -28,6 +28,11 @@ def request_record(request: Request) -> dict:
             "caches": request.caches, "device": request.device}
 
 
+# Method parameters whose default changed how a run samples, at the value runs stored before them were
+# sampled with: a target of zero noise takes every affordable sample, as runs did before noise stopping.
+_BEFORE_IT_EXISTED = {"noise_target": 0.0}
+
+
 def stored_request(run: dict) -> Request:
     """The Request of a stored run, or a MageError saying why it cannot be resumed."""
     if run["status"] == "running":  # its claim is live (mage.store reads a dead owner's run as incomplete)
@@ -42,8 +47,10 @@ def request_of(run: dict) -> Request:
     record = run["method"].get(REQUEST_KEY)
     if record is None:
         raise MageError(f"run {run['id']} was stored before runs recorded their request; it cannot be resumed")
-    # A parameter added after the run was stored takes its default.
-    method = Method(**{f.name: run["method"][f.name] for f in dataclasses.fields(Method) if f.name in run["method"]})
+    # A parameter added after the run was stored takes the value that measures as the run was measured,
+    # else its default.
+    stored = {**_BEFORE_IT_EXISTED, **run["method"]}
+    method = Method(**{f.name: stored[f.name] for f in dataclasses.fields(Method) if f.name in stored})
     return Request(**record, method=method)
 
 

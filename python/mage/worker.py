@@ -1,6 +1,6 @@
 """One case of an isolated run, in a process of its own: ``python -m mage.worker JOB`` (mage.isolation).
 
-JOB is JSON: the store's path, the run id, the case key and the names of the implementations to run.
+JOB is JSON: the store's path, the run id, the pid of the process owning the run's claim, the case key and the names of the implementations to run.
 The worker plans the case again from the request stored with the run, runs it with Runner.run_case
 as a plain run does (storing its own rows, on behalf of the parent that owns the run's claim), and
 reports each step on stdout, one JSON line after PROGRESS (mage.progress.Step), for the parent to follow.
@@ -9,7 +9,6 @@ reports each step on stdout, one JSON line after PROGRESS (mage.progress.Step), 
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 from mage import resume
@@ -23,7 +22,7 @@ PROGRESS = "mage-progress: "  # marks the worker's step lines among anything a k
 
 def main(job: dict) -> None:
     store = Store(job["db"])
-    store.act_for(os.getppid())  # the parent owns the run's claim; this worker stores its rows for it
+    store.act_for(job["owner_pid"])  # the parent owns the run's claim; this worker stores its rows for it
     run = store.run(job["run_id"])
     request = resume.request_of(run)
     planned = next(p for p in plan(request) if p.case.key == job["case"])
