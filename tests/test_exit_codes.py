@@ -109,3 +109,15 @@ def test_the_last_resort_names_environment_faults_and_keeps_bugs_visible(monkeyp
     stderr = capsys.readouterr().err
     assert _last_line(stderr) == line
     assert ("Traceback" in stderr) == (code == 3)  # a bug shows where it is; the environment's fault does not
+
+
+@pytest.mark.parametrize("args, line", [
+    (["run", "--bogus"], "error: No such option: --bogus (see python -m mage run --help)"),
+    (["run", "--suite", "nope"], "error: Invalid value for '--suite': "),
+    (["show", "x"], "error: Invalid value for 'run_id': "),
+    (["nosuch"], "error: No such command 'nosuch'. (see python -m mage --help)"),
+])
+def test_a_usage_error_is_one_line_naming_where_help_is(tmp_path, args, line):
+    result = mage(*args, cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr

@@ -522,6 +522,20 @@ def _environment_fault(error: BaseException) -> str:
     return str(error)
 
 
+def _is_click_error(error: Exception) -> bool:
+    """A usage or parameter error of click's, whichever click typer brings (its own copy since typer 0.2x)."""
+    return callable(getattr(error, "format_message", None)) and isinstance(getattr(error, "exit_code", None), int)
+
+
+def _click_error(error: Exception) -> None:
+    """One line, like every other error, naming where help is; `mage` alone shows its help."""
+    context = getattr(error, "ctx", None)
+    if type(error).__name__ == "NoArgsIsHelpError":  # by name: its class lives in whichever click typer brings
+        error.show()
+    else:
+        _error(error.format_message() + (f" (see {context.command_path} --help)" if context is not None else ""))
+
+
 def main() -> None:
     """The `mage` command. Exit codes (README, "Exit codes"): 0 everything asked for passed; 1 an implementation
     failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
@@ -535,17 +549,15 @@ def main() -> None:
     except Interrupted as interrupted:
         errors.print(f"interrupted by {interrupted.signal.name}")
         code = interrupted.exit_code
-    except typer.TyperException as error:  # usage errors: typer prints them and names their exit code
-        if hasattr(error, "show"):
-            error.show()
-        else:
-            _error(str(error))
-        code = getattr(error, "exit_code", 2)
     except (OSError, sqlite3.Error) as error:  # the environment's fault (a file, a disk), not Mage's
         _error(_environment_fault(error))
         code = 2
-    except Exception as error:  # a bug: shown whole, with an exit code of its own
-        traceback.print_exc()
-        _error(f"this is a bug in Mage ({type(error).__name__}: {error}); the traceback above says where")
-        code = 3
+    except Exception as error:
+        if _is_click_error(error):
+            _click_error(error)
+            code = error.exit_code
+        else:  # a bug: shown whole, with an exit code of its own
+            traceback.print_exc()
+            _error(f"this is a bug in Mage ({type(error).__name__}: {error}); the traceback above says where")
+            code = 3
     sys.exit(code or 0)
