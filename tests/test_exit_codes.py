@@ -112,7 +112,7 @@ def test_the_last_resort_names_environment_faults_and_keeps_bugs_visible(monkeyp
 
 
 @pytest.mark.parametrize("args, line", [
-    (["run", "--bogus"], "error: No such option: --bogus (see python -m mage run --help)"),
+    (["run", "--qqqq"], "error: No such option: --qqqq (see python -m mage run --help)"),
     (["run", "--suite", "nope"], "error: Invalid value for '--suite': "),
     (["show", "x"], "error: Invalid value for 'run_id': "),
     (["nosuch"], "error: No such command 'nosuch'. (see python -m mage --help)"),

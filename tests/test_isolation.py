@@ -4,15 +4,21 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from mage.store import Store
+from mage import isolation, resume
+from mage.measure.method import Method
+from mage.plan import Planned, Request, plan
+from mage.store import Result, Store
+from mage.worker import ROW, read_row
 
 from test_cli import MAGE
 
 REPO = Path(__file__).resolve().parent.parent
+MAGE_WORKER = [sys.executable, "-m", "mage.worker"]
 
 
 def test_an_isolated_run_survives_crashes_hangs_and_oom(tmp_path):
@@ -80,7 +86,7 @@ def test_by_default_only_large_and_sweep_cases_go_to_workers(tmp_path, layernorm
     sweep = type(case)(case.op, "17x9", "sweep", {"rows": 17, "cols": 9}, seed=3)
     in_workers = []
     monkeypatch.setattr(IsolatedRunner, "_run_worker",
-                        lambda self, planned, impls: in_workers.append(planned.case.name) or (None, None))
+                        lambda self, planned, impls, gpu: in_workers.append(planned.case.name) or (None, None))
     quick = Method(span_samples=3, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
     request = Request(suites=["seed", "sweep"], device="cpu", method=quick)
     runner = IsolatedRunner(Store(tmp_path / "mage.db"), request, "pytest", suites=DEFAULT_SUITES)
@@ -126,23 +132,66 @@ def test_a_worker_s_step_reaches_the_parent_whole_and_names_its_implementation()
 
 
 
-def test_a_worker_is_told_which_process_owns_the_claim(tmp_path, layernorm, monkeypatch):
-    """Not its parent's pid: a worker started through a wrapper (a shell, a launcher) would act for that."""
-    from mage import isolation
-    from mage.plan import Planned, Request
 
+
+QUICK = Method(span_samples=3, min_samples=3, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
+
+
+def _request(ops):
+    return Request(suites=["seed"], ops=ops, impls=["eager"], device="cpu", method=QUICK)
+
+
+def test_a_worker_opens_no_store_and_sends_its_rows(tmp_path):
+    """The parent is the store's one writer: a worker needs the run's record only, so it can run anywhere."""
+    request = _request(["layernorm"])
+    run = {"id": 1, "command": "pytest", "ceilings": {},
+           "method": QUICK.as_dict() | {"request": resume.request_record(request)}}
+    job = {"run": run, "case": "layernorm:1024x1024", "impls": ["eager/affine/ieee"]}
+    worker = subprocess.run([*MAGE_WORKER, json.dumps(job)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "python"),
+                                                                                        os.environ.get("PYTHONPATH")]))})
+    assert worker.returncode == 0, worker.stderr
+    rows = [read_row(line) for line in worker.stdout.splitlines() if line.startswith(ROW)]
+    assert [(case, impl, result.path, result.status) for case, impl, result, _ in rows] == [
+        ("layernorm:1024x1024", "eager/affine/ieee", "single", "pass")]
+    assert rows[0][2].span_median_us > 0 and len(rows[0][3]) == rows[0][2].span_samples
+    assert list(tmp_path.iterdir()) == []  # no store, nothing else written where it ran
+    assert read_row(ROW + json.dumps({"case": "x", "impl": "y"})[:-3]) is None  # a line cut short is no row
+
+
+def test_the_parent_stores_only_rows_of_the_case_and_implementations_it_asked_for(tmp_path, layernorm):
     spec, eager, case = layernorm
     store = Store(tmp_path / "mage.db")
-    store.act_for(4242)  # a process acting for the claim's owner, as a worker's store does
-    jobs = []
+    runner = isolation.IsolatedRunner(store, _request(["layernorm"]), "pytest")
+    runner.run_id = store.begin_run(clock="cpu", suite="seed", command="pytest", env={}, method={}, ceilings={})
+    sent = isolation._Following(iter([]), lambda step: None)
+    for case_key, name, path in ((case.key, eager.name, "single"), ("other:1x1", eager.name, "batch"),
+                                 (case.key, "triton/affine/ieee", "graph"), (case.key, eager.name, "single")):
+        sent.rows.put((case_key, name, Result(path, "warm", "pass"), [(0, 1.0)]))
+    runner._store_sent(Planned(spec, case, [eager]), [eager], sent)
+    assert [(r["case"], r["impl"], r["path"]) for r in store.rows(runner.run_id)] == [(case.name, eager.name, "single")]
 
-    def no_worker(args, **kwargs):
-        jobs.append(json.loads(args[-1]))
-        raise OSError("no worker in this test")
 
-    monkeypatch.setattr(isolation.subprocess, "Popen", no_worker)
-    runner = isolation.IsolatedRunner(store, Request(suites=["seed"], device="cpu"), "pytest")
-    runner.run_id = 1
-    with pytest.raises(OSError):
-        runner._run_worker(Planned(spec, case, [eager]), [eager])
-    assert jobs[0]["owner_pid"] == 4242
+def test_cases_are_shared_across_gpu_slots_and_each_row_stored_once(tmp_path, monkeypatch):
+    """--gpus on fake devices: two slots, each worker pinned by CUDA_VISIBLE_DEVICES, one writer."""
+    started = []
+    real_popen = subprocess.Popen
+
+    def recording(args, **kwargs):  # subprocess is one module: git's calls come here too
+        if args[1:3] == ["-m", "mage.worker"]:
+            started.append((kwargs["env"]["CUDA_VISIBLE_DEVICES"], json.loads(args[-1])["case"]))
+        return real_popen(args, **kwargs)
+
+    monkeypatch.setattr(isolation.subprocess, "Popen", recording)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
+    store = Store(tmp_path / "mage.db")
+    request = _request(["layernorm", "bias_gelu", "neighbor_agg"])
+    work = plan(request)
+    runner = isolation.IsolatedRunner(store, request, "pytest", gpus=["0", "1"])
+    run_id = runner.run(work)
+    assert store.run(run_id)["status"] == "complete"
+    rows = store.rows(run_id)
+    expected = sorted((p.case.op, p.case.name, impl.name) for p in work for impl in p.impls)
+    assert sorted((r["op"], r["case"], r["impl"]) for r in rows) == expected  # each row once, none lost
+    assert all(r["status"] == "pass" for r in rows), [r["reason"] for r in rows]
+    assert {gpu for gpu, _ in started} == {"0", "1"} and len(started) == len(work)  # both slots, a worker a case

@@ -12,7 +12,7 @@ import pytest
 from mage import store as store_module
 from mage.resume import stored_request
 from mage.errors import RunClaimedError
-from mage.store import HOST, Result, Store
+from mage.store import HOST, Owner, Result, Store
 
 from test_cli import MAGE
 from test_transfer import store_run
@@ -130,7 +130,7 @@ def test_a_run_taken_over_stores_nothing_more_from_its_former_owner(tmp_path):
     store.claim_run(run)
     results = store.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     other = Store(tmp_path / "mage.db")
-    other.act_for(os.getpid() + 1)  # as if another process had taken the run over
+    other.owner = Owner(os.getpid() + 1)  # as if another process had taken the run over
     other.db.execute("UPDATE runs SET pid = ?", (os.getpid() + 1,))
     other.db.commit()
     with pytest.raises(RunClaimedError, match="not owned by this process"):

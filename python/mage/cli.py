@@ -128,6 +128,9 @@ def run(
     case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds "
                                        "one case may take; one implementation's check, profile or re-check may take "
                                        "a quarter."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help="Share the cases across this many of the host's GPUs "
+                                       "(a number, or all): every case in a worker pinned to one GPU, a case never "
+                                       "split; the parent alone writes the store."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
@@ -166,7 +169,12 @@ def run(
             progress.update(task, description=str(step))
 
         command = shlex.join(["mage", *sys.argv[1:]])
-        if isolate is not False:
+        if gpus is not None:
+            from mage.isolation import IsolatedRunner
+
+            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
+                                    gpus=_gpu_slots(gpus, where))
+        elif isolate is not False:
             from mage.isolation import DEFAULT_SUITES, IsolatedRunner
 
             runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
@@ -204,6 +212,25 @@ def run(
     _print_experiment(store, run_id)
     console.print(f"stored as run {run_id} in {db}", markup=False)
     _exit_if_failed(sorted({(row["op"], row["impl"], _failure_kind(row)) for row in rows if row["status"] == "fail"}))
+
+
+def _gpu_slots(gpus: str, where: str) -> list[str]:
+    """The CUDA_VISIBLE_DEVICES of each worker slot for ``--gpus N|all``: the first N GPUs this process
+    sees (itself perhaps restricted by CUDA_VISIBLE_DEVICES)."""
+    import os
+
+    import torch
+
+    if where != "cuda":
+        raise MageError("--gpus shares cases across CUDA devices; this run is on the CPU")
+    count = torch.cuda.device_count()
+    if gpus != "all" and not (gpus.isdigit() and int(gpus) > 0):
+        raise MageError(f"--gpus takes a positive number or 'all', not {gpus!r}")
+    wanted = count if gpus == "all" else int(gpus)
+    if wanted > count:
+        raise MageError(f"--gpus {wanted}: this machine shows {count} CUDA device{'s' * (count != 1)}")
+    visible = [part.strip() for part in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if part.strip()]
+    return (visible or [str(index) for index in range(count)])[:wanted]
 
 
 def _resume_command(run_id: int, db: Path, *options: str) -> str:

@@ -2,8 +2,8 @@
 
 Why the case is the unit: the spans of one case are measured for all its passing implementations
 together, in rotated rounds, so the worker that times must hold them all. One worker per case
-(mage.worker) runs Runner.run_case as a plain run does and stores its own rows in the same store
-(SQLite in WAL mode takes a second writer). It reports every step on stdout; the parent follows:
+(mage.worker) runs Runner.run_case as a plain run does and sends its rows and steps on stdout; the
+parent is the store's one writer, storing each row as it arrives. It follows the worker:
 
 - the worker dies (SIGSEGV, SIGABRT, an exit code) or exceeds its limit in a step that runs one
   implementation's code (its contract, profile or re-check): that implementation's rows are stored
@@ -14,9 +14,13 @@ together, in rotated rounds, so the worker that times must hold them all. One wo
 
 A worker may take the case's limit (--case-timeout), and a step of one implementation a quarter of
 it; each restart gets the whole limit again, so a crash does not eat into the time of the others.
-The parent stores only rows the worker has not stored (it reads them back once the worker ended),
-so every row is stored exactly once. An out-of-memory error is an exception, not a crash: the
-worker stores it as a skip, as a plain run does.
+The parent stores what the worker sent, then only the rows still missing, so every row is stored
+exactly once. An out-of-memory error is an exception, not a crash: the worker sends it as a skip,
+as a plain run stores it.
+
+Several GPUs (mage run --gpus): one slot per GPU, each running one worker at a time pinned to its GPU
+with CUDA_VISIBLE_DEVICES, takes the next case from a shared queue; a case never spans two GPUs, so
+its rotated rounds stay on one device. Only the parent writes the store, under one lock.
 
 The cost is a worker start-up per case (Python, torch, CUDA, the registry; torch.compile's and
 Triton's autotuning work is done again in every worker, from their on-disk caches where they have
@@ -30,6 +34,8 @@ with its failure stored (mage.errors.DeviceLost), and the run resumes isolated.
 from __future__ import annotations
 
 import json
+import os
+import queue
 import signal
 import subprocess
 import sys
@@ -40,7 +46,7 @@ import time
 from mage.plan import Planned, skip_reason
 from mage.progress import Step
 from mage.runner import Outcome, Runner
-from mage.worker import PROGRESS
+from mage.worker import PROGRESS, ROW, read_row
 
 STEPS_OF_ONE = ("contract", "profile", "re-check")  # Runner's steps that run one implementation's code
 STEP_SHARE = 4  # a step naming one implementation may take this fraction (1/STEP_SHARE) of the case's limit
@@ -49,47 +55,99 @@ DEFAULT_SUITES = frozenset({"large", "sweep"})  # cases isolated unless --isolat
 
 
 class IsolatedRunner(Runner):
-    def __init__(self, *args, case_timeout: float = 900.0, suites: frozenset | None = None, **kwargs):
+    def __init__(self, *args, case_timeout: float = 900.0, suites: frozenset | None = None,
+                 gpus: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.case_timeout = case_timeout
         self.suites = suites  # the suites whose cases run in workers; None: all
+        self.gpus = gpus or [None]  # a worker slot per entry: its CUDA_VISIBLE_DEVICES, None to inherit
+        self._store_lock = threading.RLock()  # the slots' threads share the parent's one store connection
+        self._stopping = threading.Event()  # set when the run stops: the slots end their workers
 
-    def run_case(self, planned: Planned) -> None:
+    def _run_all(self, todo: list[Planned]) -> None:
+        if len(self.gpus) == 1:
+            for planned in todo:
+                self.run_case(planned, self.gpus[0])
+            return
+        cases: queue.SimpleQueue = queue.SimpleQueue()
+        for planned in todo:
+            cases.put(planned)
+        failed: list[BaseException] = []
+
+        def slot(gpu: str) -> None:
+            while not self._stopping.is_set():
+                try:
+                    planned = cases.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    self.run_case(planned, gpu)
+                except BaseException as error:  # the store failed: the run stops, as a plain run would
+                    failed.append(error)
+                    self._stopping.set()
+
+        slots = [threading.Thread(target=slot, args=(gpu,), name=f"mage-gpu-{gpu}", daemon=True) for gpu in self.gpus]
+        for thread in slots:
+            thread.start()
+        try:
+            for thread in slots:
+                while thread.is_alive():
+                    thread.join(POLL_S)  # in steps, so a signal reaches this (the main) thread
+        finally:
+            self._stopping.set()
+            for thread in slots:
+                thread.join()
+        if failed:
+            raise failed[0]
+
+    def run_case(self, planned: Planned, gpu: str | None = None) -> None:
         in_process = self.suites is not None and planned.case.suite not in self.suites
         # A case whose implementations are all skipped (unavailable here, too large for a CPU run)
         # runs none of their code: its skips are stored without paying for a worker.
         if in_process or all(skip_reason(planned.spec, planned.case, impl, self.request.device)
                              for impl in planned.impls):
-            super().run_case(planned)
+            with self._store_lock:
+                super().run_case(planned)
             return
         left, reason = list(planned.impls), None
         while left:
-            culprit, reason = self._run_worker(planned, left)
+            culprit, reason = self._run_worker(planned, left, gpu)
+            if self._stopping.is_set():
+                return  # interrupted: the case stays partly stored, for resume to redo whole
             if reason is None or culprit is None:
                 break
             self._store_failures(planned, [culprit], reason)
-            stored = {row.impl for row in self.store.stored_rows(self.run_id)
-                      if (row.op, row.case) == (planned.case.op, planned.case.name)}
+            with self._store_lock:
+                stored = {row.impl for row in self.store.stored_rows(self.run_id)
+                          if (row.op, row.case) == (planned.case.op, planned.case.name)}
             left = [impl for impl in left if impl.name not in stored]  # skips and failures are stored at once
-        # Rows the last worker did not store (a shared step failed; none if it finished) fail with its reason.
-        self._store_failures(planned, planned.impls, reason or "the worker ended without storing this row")
+        # Rows the last worker did not send (a shared step failed; none if it finished) fail with its reason.
+        self._store_failures(planned, planned.impls, reason or "the worker ended without sending this row")
 
-    def _run_worker(self, planned: Planned, impls: list):
-        """Run the case for ``impls`` in a worker: (culprit implementation or None, failure reason or None)."""
-        job = {"db": str(self.store.path.resolve()), "run_id": self.run_id, "owner_pid": self.store.owner.pid,
-               "case": planned.case.key, "impls": [impl.name for impl in impls]}
+    def _job_run(self) -> dict:
+        """What a worker needs of the run: its id, command, method (with the request) and ceilings."""
+        with self._store_lock:
+            run = self.store.run(self.run_id)
+        return {key: run[key] for key in ("id", "command", "method", "ceilings")}
+
+    def _run_worker(self, planned: Planned, impls: list, gpu: str | None = None):
+        """Run the case for ``impls`` in a worker, storing the rows it sends: (culprit implementation or
+        None, failure reason or None)."""
+        job = {"run": self._job_run(), "case": planned.case.key, "impls": [impl.name for impl in impls]}
+        environment = None if gpu is None else os.environ | {"CUDA_VISIBLE_DEVICES": gpu}
         with tempfile.TemporaryFile(mode="w+") as stderr:
             # A session of its own: Ctrl-C reaches the parent only, which ends the worker below.
             worker = subprocess.Popen([sys.executable, "-m", "mage.worker", json.dumps(job)], stdout=subprocess.PIPE,
-                                      stderr=stderr, text=True, start_new_session=True)
+                                      stderr=stderr, text=True, start_new_session=True, env=environment)
             steps = _Following(worker.stdout, self.on_progress)
             try:
-                timeout = self._wait(worker, steps, impls)
+                timeout = self._wait(worker, steps, planned, impls)
             finally:
                 if worker.poll() is None:
                     worker.kill()
                     worker.wait()
                 steps.thread.join()
+                self._store_sent(planned, impls, steps)
             culprit = _named(steps.latest, impls)
             where = f" during '{steps.latest}'" if steps.latest else " while starting"
             if timeout:
@@ -102,11 +160,33 @@ class IsolatedRunner(Runner):
                 return culprit, f"worker exited with code {worker.returncode}{where}: {last}"
             return None, None
 
-    def _wait(self, worker: subprocess.Popen, steps: "_Following", impls: list) -> float | None:
-        """Wait for the worker to end; the limit it exceeded, in seconds, if it had to be stopped."""
+    def _store_sent(self, planned: Planned, impls: list, steps: "_Following") -> None:
+        """Store the rows the worker has sent so far; one naming another case or implementation, or a row
+        already stored, is a worker's fault and is not stored."""
+        by_name = {impl.name: impl for impl in impls}
+        while True:
+            try:
+                case_key, name, result, samples = steps.rows.get_nowait()
+            except queue.Empty:
+                return
+            if case_key != planned.case.key or name not in by_name:
+                continue
+            with self._store_lock:
+                if (planned.case.op, planned.case.name, name, result.path, result.cache) in self.store.stored_rows(
+                        self.run_id):
+                    continue
+                self.store.add_result(self.run_id, self.store.case_id(self.run_id, planned.case),
+                                      self.store.impl_id(self.run_id, by_name[name]), result, samples)
+
+    def _wait(self, worker: subprocess.Popen, steps: "_Following", planned: Planned, impls: list) -> float | None:
+        """Wait for the worker to end, storing its rows as they come; the limit it exceeded, in seconds, if
+        it had to be stopped (or 0 when the run is stopping)."""
         deadline, step_limit = time.monotonic() + self.case_timeout, self.case_timeout / STEP_SHARE
         while worker.poll() is None:
+            self._store_sent(planned, impls, steps)
             now = time.monotonic()
+            if self._stopping.is_set():
+                return 0
             if now > deadline:
                 return self.case_timeout
             if _named(steps.latest, impls) and now - steps.started > step_limit:
@@ -115,18 +195,21 @@ class IsolatedRunner(Runner):
         return None
 
     def _store_failures(self, planned: Planned, impls: list, reason: str) -> None:
-        stored = self.store.stored_rows(self.run_id)
-        case_id = self.store.case_id(self.run_id, planned.case)
-        for impl in impls:
-            self._store_all(case_id, self.store.impl_id(self.run_id, impl), planned.spec, planned.case, impl,
-                            Outcome("fail", reason), stored)
+        with self._store_lock:
+            stored = self.store.stored_rows(self.run_id)
+            case_id = self.store.case_id(self.run_id, planned.case)
+            for impl in impls:
+                self._store_all(case_id, self.store.impl_id(self.run_id, impl), planned.spec, planned.case, impl,
+                                Outcome("fail", reason), stored)
 
 
 class _Following:
-    """The worker's latest step, read from its stdout by a thread and passed on to ``on_progress``."""
+    """The worker's stdout, read by a thread: its latest step (passed on to ``on_progress``) and the rows it
+    sent, queued for the thread that stores them."""
 
     def __init__(self, stdout, on_progress):
         self.latest, self.started = None, time.monotonic()
+        self.rows: queue.SimpleQueue = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._follow, args=(stdout, on_progress), daemon=True)
         self.thread.start()
 
@@ -135,6 +218,8 @@ class _Following:
             if line.startswith(PROGRESS):
                 self.latest, self.started = Step.from_json(line[len(PROGRESS):]), time.monotonic()
                 on_progress(self.latest)
+            elif line.startswith(ROW) and (row := read_row(line)) is not None:
+                self.rows.put(row)
 
 
 def _named(step: Step | None, impls: list):

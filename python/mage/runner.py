@@ -79,6 +79,7 @@ class Runner:
         self.method = request.method
         self.device_lost = False
         self.watch = clocks.nvml_watch(torch.cuda.current_device()) if self.timer.is_cuda else clocks.ClockWatch(None)
+        self.gpu = env.gpu_of(request.device)  # (host index, UUID) stored with each result
 
     def run(self, work: list[Planned]) -> int:
         device = self.request.device
@@ -117,6 +118,7 @@ class Runner:
         status = "incomplete"
         try:
             with self.store.heartbeat(self.run_id):  # the claim stays fresh through long cases
+                todo = []
                 for planned in work:
                     rows = case_rows(planned, self.request.paths, self.request.caches)
                     if rows <= stored:
@@ -125,13 +127,18 @@ class Runner:
                         continue
                     if rows & stored:
                         self.store.delete_case_results(self.run_id, self.store.case_id(self.run_id, planned.case))
-                    self.run_case(planned)
+                    todo.append(planned)
+                self._run_all(todo)
             status = "complete"
         finally:
             self.store.end_run(self.run_id, status, end_notes | {"gpu_state_end": env.gpu_state()})
         return self.run_id
 
     # One case
+
+    def _run_all(self, todo: list[Planned]) -> None:
+        for planned in todo:
+            self.run_case(planned)
 
     def run_case(self, planned: Planned) -> None:
         """Check, time and store one case (an isolated run's worker runs one case so)."""
@@ -200,7 +207,8 @@ class Runner:
                     continue
                 row = Result(path, cache, outcome.status, outcome.reason, contract=outcome.contract,
                              rel_error=outcome.rel_error, eager_error=outcome.eager_error,
-                             flops=spec.flops(case, impl.variant), bytes=spec.bytes(case, impl.variant))
+                             flops=spec.flops(case, impl.variant), bytes=spec.bytes(case, impl.variant),
+                             gpu_index=self.gpu[0], gpu_uuid=self.gpu[1])
                 self.store.add_result(self.run_id, case_id, impl_id, row)
 
     def _check_and_profile(self, spec, case, impl, inputs, refresh: check.InputRefresh) -> Profile | Outcome:
@@ -302,7 +310,8 @@ class Runner:
         result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
                         floor_us=ceilings.floor_of(memory_floor, compute_floor), memory_floor_us=memory_floor,
-                        compute_floor_us=compute_floor, tuning=measured.tuning)
+                        compute_floor_us=compute_floor, tuning=measured.tuning, gpu_index=self.gpu[0],
+                        gpu_uuid=self.gpu[1])
         if path == "single":
             # Kernel time, launches and host time are measured once per implementation, on single calls.
             captured = measured.captures.get(cache)

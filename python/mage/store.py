@@ -34,9 +34,10 @@ from mage import identity
 from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 14  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
-# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors (_migrate)
+# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors; 14: the GPU of each
+# result (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -120,6 +121,8 @@ CREATE TABLE IF NOT EXISTS results (
     tuning TEXT,                          -- the configuration each autotuned Triton kernel of a call launched with
     span_rse REAL,                        -- relative standard error of the span mean reached (mage.measure.span)
     noisy INTEGER,                        -- 1: sampling hit its cap with span_rse above the run's noise target
+    gpu_index INTEGER,                    -- the host's GPU that measured it, as nvidia-smi numbers them, and
+    gpu_uuid TEXT,                        -- its UUID; NULL on the CPU and for results stored before schema 14
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -142,6 +145,7 @@ RESULT_FIELDS = (
     "kernel_us", "launches", "kernel_names", "host_us", "host_min_us", "host_max_us", "span_mean_us", "span_median_us",
     "span_round_min_us", "span_round_max_us", "span_samples", "calls_per_sample", "floor_us", "memory_floor_us",
     "compute_floor_us", "suspect", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning", "span_rse", "noisy",
+    "gpu_index", "gpu_uuid",
 )
 
 
@@ -151,7 +155,8 @@ ADDED_COLUMNS = {
              ("heartbeat_at", "TEXT")),
     "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
                 ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT"), ("span_rse", "REAL"),
-                ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL")),
+                ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL"),
+                ("gpu_index", "INTEGER"), ("gpu_uuid", "TEXT")),
 }
 
 
@@ -202,6 +207,8 @@ class Result:
     tuning: str | None = None
     span_rse: float | None = None
     noisy: bool | None = None
+    gpu_index: int | None = None
+    gpu_uuid: str | None = None
 
 
 @dataclass
@@ -303,13 +310,15 @@ class StoredRow(TypedDict):
     tuning: str | None
     span_rse: float | None
     noisy: int | None
+    gpu_index: int | None
+    gpu_uuid: str | None
 
 
 class Store:
     def __init__(self, path: str | os.PathLike, *, read_only: bool = False):
         self.path = Path(path)
         self.read_only = read_only
-        self.owner = Owner(os.getpid())  # a worker of an isolated run acts for its parent (act_for)
+        self.owner = Owner(os.getpid())
         self.db = _connect(self.path, read_only)
         self.db.row_factory = sqlite3.Row
         try:
@@ -357,10 +366,6 @@ class Store:
             yield
 
     # Claims
-
-    def act_for(self, pid: int) -> None:
-        """Write as the owner ``pid`` on this host: a worker of an isolated run stores rows for its parent."""
-        self.owner = Owner(pid)
 
     def claim_run(self, run_id: int) -> None:
         """Make this process the owner of an interrupted run (mage run --resume); refuse a live claim."""
@@ -605,7 +610,8 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
                              "store, the commands that only read can read it where it is")
         target = path.resolve().as_uri()
     try:
-        return sqlite3.connect(target, uri=True, timeout=30)
+        # Threads may share it (an isolated run's GPU slots): each use is under its owner's lock.
+        return sqlite3.connect(target, uri=True, timeout=30, check_same_thread=False)
     except sqlite3.Error as error:
         raise StoreError(f"cannot open {path}: {_explain(error)}") from None
 
@@ -669,6 +675,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
     old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
+    (10) → 14: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

@@ -1,13 +1,16 @@
 """One case of an isolated run, in a process of its own: ``python -m mage.worker JOB`` (mage.isolation).
 
-JOB is JSON: the store's path, the run id, the pid of the process owning the run's claim, the case key and the names of the implementations to run.
-The worker plans the case again from the request stored with the run, runs it with Runner.run_case
-as a plain run does (storing its own rows, on behalf of the parent that owns the run's claim), and
-reports each step on stdout, one JSON line after PROGRESS (mage.progress.Step), for the parent to follow.
+JOB is JSON: the run as the parent read it from its store (id, command, method with the request,
+ceilings), the case key and the names of the implementations to run. The worker plans the case again
+from the run's request and runs it with Runner.run_case as a plain run does; what it would store it
+writes on stdout instead, one JSON line per message, for the parent, the store's one writer:
+each step (PROGRESS, mage.progress.Step) and each row (ROW). Needing no store, a worker can run
+wherever the parent can start it: pinned to one GPU of this host, or on another machine.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
@@ -15,23 +18,48 @@ from mage import resume
 from mage.errors import DeviceLost
 from mage.plan import plan
 from mage.runner import Runner
-from mage.store import Store
+from mage.store import Result
 
 PROGRESS = "mage-progress: "  # marks the worker's step lines among anything a kernel prints
+ROW = "mage-row: "  # marks a row the parent is to store
+
+
+class RowStream:
+    """The part of a Store that Runner.run_case writes with, sent to the parent as ROW lines: a row names
+    its case by key and its implementation by name, which the parent maps to its store's ids."""
+
+    def case_id(self, run_id: int, case) -> str:
+        return case.key
+
+    def impl_id(self, run_id: int, impl) -> str:
+        return impl.name
+
+    def add_result(self, run_id: int, case_id: str, impl_id: str, result: Result, samples=()) -> None:
+        message = {"case": case_id, "impl": impl_id, "result": dataclasses.asdict(result),
+                   "samples": [list(sample) for sample in samples]}
+        print(ROW + json.dumps(message), flush=True)  # one write: a worker killed mid-line sends no row
+
+
+def read_row(line: str) -> tuple[str, str, Result, list[tuple[int, float]]] | None:
+    """(case key, implementation name, result, samples) of a ROW line; None for a line cut short."""
+    try:
+        message = json.loads(line[len(ROW):])
+        return (message["case"], message["impl"], Result(**message["result"]),
+                [(int(r), float(v)) for r, v in message["samples"]])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def main(job: dict) -> None:
-    store = Store(job["db"])
-    store.act_for(job["owner_pid"])  # the parent owns the run's claim; this worker stores its rows for it
-    run = store.run(job["run_id"])
+    run = job["run"]
     request = resume.request_of(run)
     planned = next(p for p in plan(request) if p.case.key == job["case"])
     planned.impls = [impl for impl in planned.impls if impl.name in job["impls"]]
-    runner = Runner(store, request, run["command"], lambda step: print(PROGRESS + step.to_json(), flush=True))
+    runner = Runner(RowStream(), request, run["command"], lambda step: print(PROGRESS + step.to_json(), flush=True))
     runner.attach(run)
     try:
         runner.run_case(planned)
-    except DeviceLost as lost:  # the culprit's rows are stored; the parent goes on in a fresh worker
+    except DeviceLost as lost:  # the culprit's row is sent; the parent goes on in a fresh worker
         sys.exit(f"{lost}")
 
 

@@ -86,13 +86,21 @@ class ClockWatch:
         return ClockRange(min(mhz for mhz, _ in readings), max(mhz for mhz, _ in readings), events)
 
 
+def nvml_handle(pynvml, device_index: int):
+    """NVML's handle of torch's CUDA device ``device_index``. By UUID: NVML numbers every GPU of the host,
+    while CUDA numbers only those CUDA_VISIBLE_DEVICES shows (a worker pinned to GPU 3 sees it as 0)."""
+    import torch
+
+    return pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{torch.cuda.get_device_properties(device_index).uuid}")
+
+
 def nvml_watch(device_index: int, period_s: float = 0.01) -> ClockWatch:
     """A watch on one GPU through NVML; one that records nothing where NVML is missing."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        handle = nvml_handle(pynvml, device_index)
     except Exception:  # no driver or no NVML library: results then carry no clock range
         return ClockWatch(None)
 

@@ -13,7 +13,7 @@ from typing import Iterator
 import torch
 
 import mage
-from mage.measure.clocks import reason_names
+from mage.measure.clocks import nvml_handle, reason_names
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -64,7 +64,12 @@ def _nvml() -> Iterator[tuple | None]:
         yield None
         return
     try:
-        yield pynvml, pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device() if torch.cuda.is_available() else 0)
+        try:
+            handle = (nvml_handle(pynvml, torch.cuda.current_device()) if torch.cuda.is_available()
+                      else pynvml.nvmlDeviceGetHandleByIndex(0))
+        except Exception:  # NVML does not know the device torch runs on: record none rather than another's
+            handle = None
+        yield (pynvml, handle) if handle is not None else None
     finally:
         pynvml.nvmlShutdown()
 
@@ -115,9 +120,19 @@ def _gpu_identity() -> dict:
             if found is None:
                 return {}
             pynvml, handle = found
-            return {"uuid": pynvml.nvmlDeviceGetUUID(handle), "driver": pynvml.nvmlSystemGetDriverVersion()}
+            return {"uuid": pynvml.nvmlDeviceGetUUID(handle), "gpu_index": pynvml.nvmlDeviceGetIndex(handle),
+                    "driver": pynvml.nvmlSystemGetDriverVersion()}
     except Exception:
         return {}
+
+
+def gpu_of(device: str) -> tuple[int | None, str | None]:
+    """Which GPU of the host measures: its index as NVML and nvidia-smi number the host's GPUs (not
+    CUDA's, which CUDA_VISIBLE_DEVICES renumbers) and its UUID; (None, None) on the CPU or without NVML."""
+    if device != "cuda":
+        return None, None
+    identity = _gpu_identity()
+    return identity.get("gpu_index"), identity.get("uuid")
 
 
 def capture(device: str) -> dict:
