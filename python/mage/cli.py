@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shlex
@@ -18,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
-from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError
+from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError, WorkersLost
 from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -131,6 +132,9 @@ def run(
     gpus: Optional[str] = typer.Option(None, "--gpus", help="Share the cases across this many of the host's GPUs "
                                        "(a number, or all): every case in a worker pinned to one GPU, a case never "
                                        "split; the parent alone writes the store."),
+    ray_address: Optional[str] = typer.Option(None, "--ray", help="Run the cases as tasks on this Ray cluster "
+                                              "(an address, or local to start one here), a GPU a case; the parent "
+                                              "alone writes the store (mage.ray_workers)."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
@@ -158,8 +162,9 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+    with contextlib.ExitStack() as stack, Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                                                   MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                                                   transient=True) as progress:
         steps = sum(len(w.impls) for w in work)
         task = progress.add_task("starting", total=steps)
 
@@ -169,7 +174,17 @@ def run(
             progress.update(task, description=str(step))
 
         command = shlex.join(["mage", *sys.argv[1:]])
-        if gpus is not None:
+        if gpus is not None and ray_address is not None:
+            raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
+        if ray_address is not None:
+            from mage.isolation import IsolatedRunner
+            from mage.ray_workers import RayCluster
+
+            cluster = RayCluster(ray_address, where)
+            stack.callback(cluster.close)
+            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
+                                    gpus=[None] * cluster.slots, launch=cluster.launch)
+        elif gpus is not None:
             from mage.isolation import IsolatedRunner
 
             runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
@@ -183,6 +198,10 @@ def run(
             runner = Runner(store, request, command, on_progress)
         try:
             run_id = runner.run(work) if resume_run is None else runner.resume(resume_run, work)
+        except WorkersLost as lost:
+            _error(f"{lost}. Run {runner.run_id} is stored as incomplete with every other case; continue it with: "
+                   f"{_resume_command(runner.run_id, db, '--ray', ray_address)}")
+            raise typer.Exit(2) from lost
         except DeviceLost as lost:
             _error(f"{lost}. Run {runner.run_id} stops here, stored as incomplete with that failure; a CUDA context "
                    f"cannot be repaired in-process, so continue it in worker processes: "

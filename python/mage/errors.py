@@ -35,6 +35,16 @@ class DeviceLost(MageError):
         self.culprit, self.reason = culprit, reason
 
 
+class WorkersLost(MageError):
+    """Workers' machines were lost (a Ray node died) while running these cases: the cases are left
+    unstored and the run incomplete, for --resume, while every other case went on."""
+
+    def __init__(self, cases: list[str]):
+        super().__init__(f"{len(cases)} case{'s' * (len(cases) != 1)} lost with the machine running "
+                         f"{'them' if len(cases) != 1 else 'it'}: {'; '.join(cases)}")
+        self.cases = cases
+
+
 class Interrupted(BaseException):
     """SIGINT (Ctrl-C) or SIGTERM (a timeout), raised wherever the process is. A BaseException, like
     KeyboardInterrupt, so that no ``except Exception`` stores it as an implementation's failure; not a

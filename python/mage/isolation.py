@@ -43,6 +43,7 @@ import tempfile
 import threading
 import time
 
+from mage.errors import WorkersLost
 from mage.plan import Planned, skip_reason
 from mage.progress import Step
 from mage.runner import Outcome, Runner
@@ -54,17 +55,59 @@ POLL_S = 0.1
 DEFAULT_SUITES = frozenset({"large", "sweep"})  # cases isolated unless --isolate or --no-isolate says otherwise
 
 
+class LocalWorker:
+    """``python -m mage.worker JOB`` as a process of this host, pinned to ``gpu`` (its CUDA_VISIBLE_DEVICES)
+    unless None. What IsolatedRunner needs of any worker: its stdout ``lines``, ``poll`` and ``returncode``
+    (negative: killed by that signal), ``kill``, ``last_error`` (its last line on stderr), ``lost`` (why its
+    machine was lost, or '': a local process is never lost, only killed) and ``close``."""
+
+    lost = ""
+
+    def __init__(self, job: dict, gpu: str | None):
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        environment = None if gpu is None else os.environ | {"CUDA_VISIBLE_DEVICES": gpu}
+        # A session of its own: Ctrl-C reaches the parent only, which ends the worker.
+        self.process = subprocess.Popen([sys.executable, "-m", "mage.worker", json.dumps(job)], stdout=subprocess.PIPE,
+                                        stderr=self._stderr, text=True, start_new_session=True, env=environment)
+        self.lines = self.process.stdout
+
+    def poll(self) -> int | None:
+        return self.process.poll()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def last_error(self) -> str:
+        self._stderr.seek(0)
+        return ([line for line in self._stderr.read().splitlines() if line.strip()] or [""])[-1]
+
+    def close(self) -> None:
+        self._stderr.close()
+
+
 class IsolatedRunner(Runner):
     def __init__(self, *args, case_timeout: float = 900.0, suites: frozenset | None = None,
-                 gpus: list[str] | None = None, **kwargs):
+                 gpus: list[str | None] | None = None, launch=LocalWorker, **kwargs):
         super().__init__(*args, **kwargs)
         self.case_timeout = case_timeout
         self.suites = suites  # the suites whose cases run in workers; None: all
         self.gpus = gpus or [None]  # a worker slot per entry: its CUDA_VISIBLE_DEVICES, None to inherit
+        self.launch = launch  # (job, gpu) -> a worker (LocalWorker, or mage.ray_workers' on a Ray cluster)
+        self.lost: list[str] = []  # cases whose worker's machine was lost: left for --resume
         self._store_lock = threading.RLock()  # the slots' threads share the parent's one store connection
         self._stopping = threading.Event()  # set when the run stops: the slots end their workers
 
     def _run_all(self, todo: list[Planned]) -> None:
+        self._run_slots(todo)
+        if self.lost:
+            raise WorkersLost(self.lost)
+
+    def _run_slots(self, todo: list[Planned]) -> None:
         if len(self.gpus) == 1:
             for planned in todo:
                 self.run_case(planned, self.gpus[0])
@@ -111,7 +154,11 @@ class IsolatedRunner(Runner):
             return
         left, reason = list(planned.impls), None
         while left:
-            culprit, reason = self._run_worker(planned, left, gpu)
+            try:
+                culprit, reason = self._run_worker(planned, left, gpu)
+            except _Lost as lost:  # not the case's fault: it stays unstored for --resume, as an interrupted one
+                self.lost.append(f"{planned.case.key} ({lost})")
+                return
             if self._stopping.is_set():
                 return  # interrupted: the case stays partly stored, for resume to redo whole
             if reason is None or culprit is None:
@@ -132,33 +179,31 @@ class IsolatedRunner(Runner):
 
     def _run_worker(self, planned: Planned, impls: list, gpu: str | None = None):
         """Run the case for ``impls`` in a worker, storing the rows it sends: (culprit implementation or
-        None, failure reason or None)."""
+        None, failure reason or None). A worker whose machine was lost raises WorkerLost."""
         job = {"run": self._job_run(), "case": planned.case.key, "impls": [impl.name for impl in impls]}
-        environment = None if gpu is None else os.environ | {"CUDA_VISIBLE_DEVICES": gpu}
-        with tempfile.TemporaryFile(mode="w+") as stderr:
-            # A session of its own: Ctrl-C reaches the parent only, which ends the worker below.
-            worker = subprocess.Popen([sys.executable, "-m", "mage.worker", json.dumps(job)], stdout=subprocess.PIPE,
-                                      stderr=stderr, text=True, start_new_session=True, env=environment)
-            steps = _Following(worker.stdout, self.on_progress)
+        worker = self.launch(job, gpu)
+        try:
+            steps = _Following(worker.lines, self.on_progress)
             try:
                 timeout = self._wait(worker, steps, planned, impls)
             finally:
                 if worker.poll() is None:
                     worker.kill()
-                    worker.wait()
                 steps.thread.join()
                 self._store_sent(planned, impls, steps)
             culprit = _named(steps.latest, impls)
             where = f" during '{steps.latest}'" if steps.latest else " while starting"
+            if worker.lost and not self._stopping.is_set():
+                raise _Lost(worker.lost)
             if timeout:
                 return culprit, f"timed out after {timeout:g} s{where}"
             if worker.returncode < 0:
                 return culprit, f"worker killed by {signal.Signals(-worker.returncode).name}{where}"
             if worker.returncode > 0:
-                stderr.seek(0)
-                last = ([line for line in stderr.read().splitlines() if line.strip()] or [""])[-1]
-                return culprit, f"worker exited with code {worker.returncode}{where}: {last}"
+                return culprit, f"worker exited with code {worker.returncode}{where}: {worker.last_error()}"
             return None, None
+        finally:
+            worker.close()
 
     def _store_sent(self, planned: Planned, impls: list, steps: "_Following") -> None:
         """Store the rows the worker has sent so far; one naming another case or implementation, or a row
@@ -220,6 +265,10 @@ class _Following:
                 on_progress(self.latest)
             elif line.startswith(ROW) and (row := read_row(line)) is not None:
                 self.rows.put(row)
+
+
+class _Lost(Exception):
+    """A worker's machine was lost (a Ray node died): nothing the case did."""
 
 
 def _named(step: Step | None, impls: list):
