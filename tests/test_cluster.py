@@ -67,3 +67,40 @@ def test_a_lost_machine_leaves_its_case_for_resume_and_costs_nothing_else(tmp_pa
         runner.run(plan(request))
     assert store.run(runner.run_id)["status"] == "incomplete"
     assert [(r["op"], r["status"]) for r in store.rows(runner.run_id)] == [("bias_gelu", "pass")]  # no failure stored
+
+
+def test_each_gpu_slot_measures_with_its_own_gpu_s_ceilings(tmp_path, monkeypatch, layernorm):
+    """Its floors are its own GPU's: the parent measures each slot's GPU, and the run's end records them."""
+    import contextlib
+    import dataclasses
+
+    import torch
+
+    from mage.plan import Planned
+
+    spec, eager, case = layernorm
+    measured = iter([{"copy_gbs": 4000.0}, {"copy_gbs": 3000.0}])
+    monkeypatch.setattr(torch.cuda, "device", lambda index: contextlib.nullcontext())
+    monkeypatch.setattr(isolation.ceilings, "measure", lambda device: next(measured))
+    monkeypatch.setattr(isolation.env, "gpu_identity_of", lambda index: {"gpu_index": 4 + index})
+    store = Store(tmp_path / "mage.db")
+    runner = isolation.IsolatedRunner(store, Request(suites=["seed"], device="cpu"), "pytest", gpus=["4", "5"])
+    runner.request = dataclasses.replace(runner.request, device="cuda")  # no GPU here: only the request says so
+    runner.run_id = store.begin_run(clock="gpu", suite="seed", command="pytest", env={}, method={},
+                                    ceilings={"copy_gbs": 1.0})
+    runner.end_notes = {}
+    runner._measure_slot_ceilings()
+    assert runner.end_notes["gpus"] == [{"slot": "4", "gpu_index": 4, "ceilings": {"copy_gbs": 4000.0}},
+                                        {"slot": "5", "gpu_index": 5, "ceilings": {"copy_gbs": 3000.0}}]
+    jobs = []
+
+    class Refused:
+        def __init__(self, job, gpu):
+            jobs.append((gpu, job["run"]["ceilings"]))
+            raise OSError("no worker in this test")
+
+    runner.launch = Refused
+    for gpu in ("5", "4"):
+        with pytest.raises(OSError):
+            runner._run_worker(Planned(spec, case, [eager]), [eager], gpu)
+    assert jobs == [("5", {"copy_gbs": 3000.0}), ("4", {"copy_gbs": 4000.0})]

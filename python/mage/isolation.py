@@ -44,6 +44,7 @@ import threading
 import time
 
 from mage.errors import WorkersLost
+from mage.measure import ceilings, env
 from mage.plan import Planned, skip_reason
 from mage.progress import Step
 from mage.runner import Outcome, Runner
@@ -99,6 +100,7 @@ class IsolatedRunner(Runner):
         self.gpus = gpus or [None]  # a worker slot per entry: its CUDA_VISIBLE_DEVICES, None to inherit
         self.launch = launch  # (job, gpu) -> a worker (LocalWorker, or mage.ray_workers' on a Ray cluster)
         self.lost: list[str] = []  # cases whose worker's machine was lost: left for --resume
+        self.slot_ceilings: dict[str, dict] = {}  # a --gpus run's ceilings of each GPU slot
         self._store_lock = threading.RLock()  # the slots' threads share the parent's one store connection
         self._stopping = threading.Event()  # set when the run stops: the slots end their workers
 
@@ -107,7 +109,21 @@ class IsolatedRunner(Runner):
         if self.lost:
             raise WorkersLost(self.lost)
 
+    def _measure_slot_ceilings(self) -> None:
+        """The ceilings of each GPU of a --gpus run, measured here (slot i is this process's CUDA device i):
+        each case's floors are its own GPU's, and the run's end records them all."""
+        if self.request.device != "cuda" or self.launch is not LocalWorker or len(self.gpus) < 2:
+            return
+        import torch
+
+        for index, gpu in enumerate(self.gpus):
+            with torch.cuda.device(index):
+                self.slot_ceilings[gpu] = ceilings.measure("cuda")
+        self.end_notes["gpus"] = [{"slot": gpu, **env.gpu_identity_of(index), "ceilings": self.slot_ceilings[gpu]}
+                                  for index, gpu in enumerate(self.gpus)]
+
     def _run_slots(self, todo: list[Planned]) -> None:
+        self._measure_slot_ceilings()
         if len(self.gpus) == 1:
             for planned in todo:
                 self.run_case(planned, self.gpus[0])
@@ -180,7 +196,9 @@ class IsolatedRunner(Runner):
     def _run_worker(self, planned: Planned, impls: list, gpu: str | None = None):
         """Run the case for ``impls`` in a worker, storing the rows it sends: (culprit implementation or
         None, failure reason or None). A worker whose machine was lost raises WorkerLost."""
-        job = {"run": self._job_run(), "case": planned.case.key, "impls": [impl.name for impl in impls]}
+        run = self._job_run()
+        run["ceilings"] = self.slot_ceilings.get(gpu, run["ceilings"])
+        job = {"run": run, "case": planned.case.key, "impls": [impl.name for impl in impls]}
         worker = self.launch(job, gpu)
         try:
             steps = _Following(worker.lines, self.on_progress)

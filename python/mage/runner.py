@@ -115,6 +115,7 @@ class Runner:
         self.run_id = run["id"]
 
     def _run_cases(self, work: list[Planned], stored: set[RowKey], end_notes: dict) -> int:
+        self.end_notes = end_notes  # what the run's end records besides its final GPU state
         status = "incomplete"
         try:
             with self.store.heartbeat(self.run_id):  # the claim stays fresh through long cases

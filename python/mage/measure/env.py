@@ -126,6 +126,24 @@ def _gpu_identity() -> dict:
         return {}
 
 
+def gpu_identity_of(index: int) -> dict:
+    """Name, UUID and host index (NVML's) of this process's CUDA device ``index``; the name alone without NVML."""
+    identity = {"name": torch.cuda.get_device_name(index)}
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:
+        return identity
+    try:
+        handle = nvml_handle(pynvml, index)
+        return identity | {"uuid": pynvml.nvmlDeviceGetUUID(handle), "gpu_index": pynvml.nvmlDeviceGetIndex(handle)}
+    except Exception:
+        return identity
+    finally:
+        pynvml.nvmlShutdown()
+
+
 def gpu_of(device: str) -> tuple[int | None, str | None]:
     """Which GPU of the host measures: its index as NVML and nvidia-smi number the host's GPUs (not
     CUDA's, which CUDA_VISIBLE_DEVICES renumbers) and its UUID; (None, None) on the CPU or without NVML."""
