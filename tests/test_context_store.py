@@ -3,14 +3,19 @@ typed, created by the migration of an older store and read from one opened read-
 
 import dataclasses
 import hashlib
+import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from context_records import GNN, MLP, context_records, store_context_run
-from mage.errors import RunClaimedError
+from mage import transfer
+from mage.errors import MageError, RunClaimedError
 from mage.store import (BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, SCHEMA_VERSION, BlockOpShare, BlockResult, Owner,
                         Store)
 
@@ -91,3 +96,92 @@ def test_an_older_store_opened_read_only_reads_no_context_and_is_left_untouched(
     assert hashlib.sha256(db.read_bytes()).hexdigest() == digest
     tables = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "block_results" not in tables
+
+
+# Export and import
+
+MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
+
+
+def mage(cwd, *args):
+    return subprocess.run([*MAGE, *args], cwd=cwd, capture_output=True, text=True, env=os.environ | {"COLUMNS": "200"})
+
+
+def test_context_runs_round_trip_through_a_document_and_a_known_one_is_skipped(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    run = store_context_run(source)
+    transfer.write(transfer.export_runs(source, [run]), tmp_path / "run.json.gz")
+    local = Store(tmp_path / "local.db")
+    local.begin_run(clock="gpu", suite="seed", command="mage run", env={}, method={}, ceilings={})  # ids differ
+    [(_, local_id, new)] = transfer.import_runs(local, transfer.read(tmp_path / "run.json.gz"))
+    assert new and local_id != run
+    assert local.context_results(local_id) == source.context_results(run)
+    assert local.context_shares(local_id) == source.context_shares(run)
+    [(_, again, new)] = transfer.import_runs(local, transfer.read(tmp_path / "run.json.gz"))
+    assert (again, new) == (local_id, False)
+    assert len(local.db.execute("SELECT * FROM block_results").fetchall()) == len(context_records()[0])
+
+
+def test_a_document_without_context_lists_imports_as_before(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    run = store_context_run(source)
+    document = transfer.export_runs(source, [run])
+    for key in ("context_results", "context_shares"):
+        del document["runs"][0][key]
+    local = Store(tmp_path / "local.db")
+    [(_, local_id, _)] = transfer.import_runs(local, document)
+    assert local.context_results(local_id) == [] and local.run(local_id)["suite"] == "context"
+
+
+BAD_CONTEXT = [
+    (("context_results", 0, "kind"), "fused", 'runs[0].context_results[0].kind is "fused", not one of eager, swap'),
+    (("context_results", 1, "path"), "batch", 'runs[0].context_results[1].path is "batch", not one of single, graph'),
+    (("context_results", 0, "span_median_us"), float("nan"), "context_results[0].span_median_us is nan, not a finite"),
+    (("context_results", 0, "block"), None, "runs[0].context_results[0].block is null, not a string"),
+    (("context_results", 0, "fused"), 1, "runs[0].context_results[0].fused is not a field this Mage knows"),
+    (("context_results", 2, "assignment"), "eager", "runs[0].context_results[2] repeats mlp/gpt2-small ieee eager single"),
+    (("context_shares", 0, "fraction"), -0.1, "runs[0].context_shares[0].fraction is -0.1, below 0"),
+    (("context_shares", 0, "assignment"), "layernorm=cubecl",
+     "context_shares[0] names mlp/gpt2-small ieee layernorm=cubecl, which is not among the run's context results"),
+    (("context_shares", 1, "site"), "layernorm#0", "context_shares[1] repeats mlp/gpt2-small ieee eager layernorm#0"),
+    (("context_shares",), {}, "runs[0].context_shares is dict, not a list"),
+]
+
+
+@pytest.mark.parametrize("path, value, problem", BAD_CONTEXT, ids=[".".join(map(str, p[0])) for p in BAD_CONTEXT])
+def test_a_malformed_context_record_is_refused_naming_the_field(path, value, problem, tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    document = transfer.export_runs(source, [store_context_run(source)])
+    target = document["runs"][0]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    local = Store(tmp_path / "local.db")
+    with pytest.raises(MageError) as refused:
+        transfer.import_runs(local, document)
+    assert str(refused.value).startswith("run 1 (runs[0]): ") and problem in str(refused.value), str(refused.value)
+    assert local.runs() == [] and local.db.execute("SELECT COUNT(*) FROM block_results").fetchone()[0] == 0
+
+
+def test_the_export_and_import_commands_carry_context_results(tmp_path):
+    source = Store(tmp_path / "gpu.db")
+    run = store_context_run(source)
+    source.close()
+    rows = mage(tmp_path, "export", str(run), "--json", "--db", "gpu.db")
+    assert rows.returncode == 0, rows.stderr
+    exported = json.loads(rows.stdout)
+    assert [(r["block"], r["assignment"], r["path"]) for r in exported] == [
+        (r.block, r.assignment, r.path) for r in context_records()[0]]
+    best = next(r for r in exported if r["assignment"] == "layernorm=native,bias_gelu=triton")
+    assert [(s["site"], s["impl"]) for s in best["shares"]] == [("layernorm#0", "native/default/ieee"),
+                                                               ("bias_gelu#0", "triton/default/ieee")]
+    assert mage(tmp_path, "export", str(run), "--run-json", "--db", "gpu.db", "-o", "run.json").returncode == 0
+    first = mage(tmp_path, "import", "run.json", "--db", "local.db")
+    assert first.returncode == 0 and f"run {run} imported as run 1" in first.stdout, first.stderr
+    assert "already stored as run 1; skipped" in mage(tmp_path, "import", "run.json", "--db", "local.db").stdout
+    document = json.loads((tmp_path / "run.json").read_text())
+    document["runs"][0]["context_results"][0]["measured_speedup"] = "fast"
+    (tmp_path / "bad.json").write_text(json.dumps(document))
+    bad = mage(tmp_path, "import", "bad.json", "--db", "other.db")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "context_results[0].measured_speedup is \"fast\", not a number; nothing of it was stored" in bad.stderr

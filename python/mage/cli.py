@@ -342,22 +342,26 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
 
 @app.command()
 def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
-           as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list."),
+           as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list (then a "
+                                        "context run's block results, each with its op shares)."),
            run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
                                          "samples, predictions) as one JSON document, for mage import."),
            all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
            output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --run-json: write to this "
                                                  "file (gzip-compressed if it ends in .gz)."),
            db: Path = DB_OPTION):
-    """Print a run's results as rows (JSON with --json), or whole runs for mage import (--run-json)."""
-    from mage.report.tables import export_rows
+    """Print a run's results as rows (JSON with --json; a context run's block results follow, each with its op
+    shares), or whole runs for mage import (--run-json)."""
+    from mage.report.tables import export_context, export_rows
 
     if run_json:
         return _export_runs(run_id, all_runs, output, db)
     if not as_json:
         raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
     store = _read_store(db)
-    print(json.dumps(export_rows(store.rows(_run_id(store, run_id))), indent=1))
+    run_id = _run_id(store, run_id)
+    print(json.dumps(export_rows(store.rows(run_id))
+                     + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1))
 
 
 @app.command()
