@@ -300,6 +300,25 @@ class RowKey(NamedTuple):
     cache: str
 
 
+def block_row_key(result: BlockResult) -> RowKey:
+    """A block result in the terms of a stored row, so that compare and history line blocks up as they line
+    up results: the block as the op, its precision as the case, its assignment as the implementation, and no
+    cache state (a block runs on whatever its ops leave in L2)."""
+    return RowKey(result.block, result.precision, result.assignment, result.path, "—")
+
+
+@dataclass
+class RowBoundary:
+    """One boundary of one row key: what a verdict (mage.compare) or a series (mage.history) is about."""
+
+    op: str
+    case: str
+    impl: str
+    path: str
+    cache: str
+    boundary: str
+
+
 class StoredRow(TypedDict):
     """One row as Store.rows() reads it back: the result's columns (as in Result; ``noisy`` as 0/1) with
     its op, case and implementation. Columns added since a store's schema read as None."""

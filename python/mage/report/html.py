@@ -380,6 +380,9 @@ class _SameClock:
     def rows(self, run_id: int) -> list[dict]:
         return self.store.rows(run_id)
 
+    def context_results(self, run_id: int) -> list:
+        return self.store.context_results(run_id)
+
 
 def history_html(store, run: dict, rows: list[dict]) -> str:
     """Each implementation of the run across every run of the same clock in the store, with its steps."""
