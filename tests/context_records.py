@@ -99,12 +99,24 @@ def context_records(scale: float = 1.0):
     return mlp + gnn, mlp_shares + gnn_shares
 
 
+METHOD = {"kernel_calls": 100, "span_samples": 300, "rounds": 3, "min_samples": 30, "batch": 10, "host_calls": 200,
+          "host_chunk": 20, "warmup_calls": 10, "budget_s": 0.5, "noise_target": 0.005, "check_seed": 1624951234,
+          "l2_flush_bytes": 125829120}
+
+
+def gpu_state(temperature_c: int) -> dict:
+    """What NVML records of the H200 at a run's start or end (mage.measure.env.gpu_state)."""
+    return {"sm_clock_mhz": 1980, "mem_clock_mhz": 3201, "max_sm_clock_mhz": 1980, "temperature_c": temperature_c,
+            "power_limit_w": 700.0, "throttle_reasons": []}
+
+
 def store_context_run(store, scale: float = 1.0, command="mage context") -> int:
     """A complete context run in ``store``; its id."""
     run = store.begin_run(clock="gpu", suite="context", command=command,
-                          env={"gpu": "NVIDIA H200", "uuid": "GPU-1234", "git_commit": "abc1234def",
-                               "gpu_state_start": {"sm_clock_mhz": 1980}},
-                          method={"rounds": 3, "noise_target": 0.005}, ceilings={})
+                          env={"device": "cuda", "torch": "2.11.0+cu130", "gpu": "NVIDIA H200", "uuid": "GPU-1234",
+                               "hostname": "vm", "git_commit": "abc1234def", "git_dirty": False,
+                               "gpu_state_start": gpu_state(44)},
+                          method=METHOD, ceilings={})
     store.add_context(run, *context_records(scale))
-    store.end_run(run, "complete", {"gpu_state_end": {"sm_clock_mhz": 1980}})
+    store.end_run(run, "complete", {"gpu_state_end": gpu_state(47)})
     return run

@@ -338,6 +338,19 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
         console.print(failures)
     _print_experiment(store, run_id)
     _print_findings(stored, rows)
+    _print_context(store, run_id)
+
+
+def _print_context(store, run_id: int) -> None:
+    """The model blocks of a context run: predicted against measured speedup, then the findings in words."""
+    from mage.report import context
+    from mage.report.tables import context_table
+
+    results = store.context_results(run_id)
+    if results:
+        console.print(context_table(results))
+        console.print(Text("\nModel blocks (mage.report.context)\n", style="bold"))
+        console.print(Text(context.as_text(context.findings(results, store.context_shares(run_id)))))
 
 
 @app.command()
@@ -491,7 +504,8 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
-    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md."""
+    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a context run's
+    model blocks also context.png/.svg."""
     from mage import atomic
     from mage.report import figures, html, markdown
 
@@ -499,14 +513,18 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     store = _read_store(db)
     run_id = _run_id(store, run_id)
     stored, rows = store.run(run_id), store.rows(run_id)
-    if not rows:
+    blocks, shares = store.context_results(run_id), store.context_shares(run_id)
+    if not rows and not blocks:
         raise MageError(f"run {run_id} has no results to report")
     out = atomic.output_folder(out or Path("reports") / f"run-{run_id}")
     atomic.write_text(out / "report.html", html.build(stored, rows, fraction, store=store))
-    atomic.write_text(out / "tables.md", markdown.tables(stored, rows))
-    figures.draw(stored, rows, out)
-    console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md",
-                  markup=False)
+    atomic.write_text(out / "tables.md", markdown.tables(stored, rows, blocks, shares))
+    written = ["report.html"]
+    if rows:
+        written += [path.name for path in figures.draw(stored, rows, out)]
+    if blocks:
+        written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
+    console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)
 
 
 def _error(message: str) -> None:

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mage.measure.ceilings import in_practice_us
+from mage.report import context
 from mage.report.format import clock_range, commit_label, floor_kind, us, with_range
 from mage.store import BlockOpShare, BlockResult, StoredRow
 
@@ -42,6 +43,17 @@ def export_context(results: list[BlockResult], shares: list[BlockOpShare]) -> li
             {k: v for k, v in dataclasses.asdict(share).items() if k not in ("block", "precision", "assignment")})
     return [dataclasses.asdict(r) | {"shares": by_assignment.get((r.block, r.precision, r.assignment), [])}
             for r in results]
+
+
+def context_table(results: list[BlockResult]) -> Table:
+    """Predicted against measured speedup of every block, precision, path and assignment (mage.report.context)."""
+    table = Table(title="model blocks: Amdahl predicted against measured speedup (µs per block call)")
+    for column in context.PREDICTION_COLUMNS:
+        table.add_column(column, overflow="fold")
+    styles = {"FAIL": "bold red", "SKIP": "yellow"}
+    for cells in context.prediction_rows(results):
+        add_literal_row(table, *cells[:5], Text(cells[5], style=styles.get(cells[5], "green")), *cells[6:])
+    return table
 
 
 def add_literal_row(table: Table, *cells) -> None:
