@@ -6,7 +6,9 @@ native, bias+GELU swapped to Triton, the best of both, whole-block compile) and 
 each on the single and graph paths.
 """
 
-from mage.store import BlockOpShare, BlockResult
+from mage.registry import Implementation
+from mage.spec import Case
+from mage.store import BlockOpShare, BlockResult, Result
 
 MLP, GNN = "mlp/gpt2-small", "gnn/powerlaw"
 MLP_SITES = {"layernorm#0": "layernorm", "bias_gelu#0": "bias_gelu"}
@@ -110,13 +112,27 @@ def gpu_state(temperature_c: int) -> dict:
             "power_limit_w": 700.0, "throttle_reasons": []}
 
 
+ENV = {"device": "cuda", "torch": "2.11.0+cu130", "gpu": "NVIDIA H200", "uuid": "GPU-1234", "hostname": "vm",
+       "git_commit": "abc1234def", "git_dirty": False, "gpu_state_start": gpu_state(44)}
+
+
 def store_context_run(store, scale: float = 1.0, command="mage context") -> int:
     """A complete context run in ``store``; its id."""
-    run = store.begin_run(clock="gpu", suite="context", command=command,
-                          env={"device": "cuda", "torch": "2.11.0+cu130", "gpu": "NVIDIA H200", "uuid": "GPU-1234",
-                               "hostname": "vm", "git_commit": "abc1234def", "git_dirty": False,
-                               "gpu_state_start": gpu_state(44)},
-                          method=METHOD, ceilings={})
+    run = store.begin_run(clock="gpu", suite="context", command=command, env=ENV, method=METHOD, ceilings={})
     store.add_context(run, *context_records(scale))
+    store.end_run(run, "complete", {"gpu_state_end": gpu_state(47)})
+    return run
+
+
+def store_op_run(store) -> int:
+    """A complete run of op results only (layernorm, eager and Triton, single path): no context results."""
+    run = store.begin_run(clock="gpu", suite="seed", command="mage run", env=ENV, method=METHOD, ceilings={})
+    case_id = store.case_id(run, Case("layernorm", "1024x1024", "seed", {"rows": 1024, "cols": 1024}, 7))
+    for family, kernel_us in (("eager", 5.2), ("triton", 2.9)):
+        impl_id = store.impl_id(run, Implementation("layernorm", family, "affine", "ieee", fn=None))
+        store.add_result(run, case_id, impl_id, Result(
+            "single", "warm", "pass", contract="pass", rel_error=1e-7, kernel_us=kernel_us, launches=1.0,
+            span_mean_us=33.0, span_median_us=33.0, span_round_min_us=32.5, span_round_max_us=33.5, span_samples=6),
+            [(r, 32.5 + r / 2 + i / 10) for r in range(3) for i in range(2)])
     store.end_run(run, "complete", {"gpu_state_end": gpu_state(47)})
     return run
