@@ -32,6 +32,7 @@ def test_a_context_run_reads_back_every_record_as_stored(tmp_path):
     assert {r.kind for r in results} == {"eager", "swap", "best", "compile"}
     assert {r.status for r in results} == {"pass", "fail", "skip"}
     assert store.run(run)["suite"] == "context"
+    assert (store.run(run)["result_count"], store.run(run)["block_count"]) == (0, len(results))
 
 
 def test_the_tables_hold_every_field_of_the_records(tmp_path):
@@ -167,6 +168,8 @@ def test_the_export_and_import_commands_carry_context_results(tmp_path):
     source = Store(tmp_path / "gpu.db")
     run = store_context_run(source)
     source.close()
+    listed = mage(tmp_path, "runs", "--db", "gpu.db")
+    assert listed.returncode == 0 and f"0 + {len(context_records()[0])} block" in listed.stdout
     rows = mage(tmp_path, "export", str(run), "--json", "--db", "gpu.db")
     assert rows.returncode == 0, rows.stderr
     exported = json.loads(rows.stdout)

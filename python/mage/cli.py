@@ -445,7 +445,8 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
                  show_all: bool = typer.Option(False, "--all", help="Also list the rows judged the same."),
                  as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
                  db: Path = DB_OPTION):
-    """Per op, case, implementation and boundary: faster, slower, same or ambiguous (rules: mage.compare)."""
+    """Per op, case, implementation and boundary, and per model block of context runs: faster, slower, same or
+    ambiguous (rules: mage.compare)."""
     from mage import compare
 
     comparison = compare.compare(_read_store(db), run_a, run_b, op)

@@ -383,7 +383,8 @@ def _scaled(judge, scale: float | None) -> tuple[str, str]:
 # Rendering
 
 STYLE = {"faster": "bold green", "slower": "bold red", "same": "dim", "ambiguous": "yellow",
-         "fewer": "green", "more": "red", "higher": "bold green", "lower": "bold red", "not comparable": "magenta", "only in A": "cyan", "only in B": "cyan"}
+         "fewer": "green", "more": "red", "higher": "bold green", "lower": "bold red",
+         "not comparable": "magenta", "only in A": "cyan", "only in B": "cyan"}
 
 
 def _value(value) -> str:

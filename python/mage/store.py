@@ -285,6 +285,9 @@ class BlockOpShare:
     isolated_speedup: float | None = None   # baseline_isolated_us / isolated_us
 
 
+# What a run dict counts: its results, and its block results when it is a context run.
+RUN_COUNTS = ("(SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count,"
+              " (SELECT COUNT(*) FROM block_results WHERE run_id = r.id) AS block_count")
 # The columns of block_results and block_shares, in the order of the records' fields.
 BLOCK_RESULT_FIELDS = tuple(f.name for f in fields(BlockResult))
 BLOCK_SHARE_FIELDS = tuple(f.name for f in fields(BlockOpShare))
@@ -570,16 +573,11 @@ class Store:
     # Reading
 
     def runs(self) -> list[dict]:
-        rows = self.db.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r ORDER BY id"
-        ).fetchall()
+        rows = self.db.execute(f"SELECT r.*, {RUN_COUNTS} FROM runs r ORDER BY id").fetchall()
         return [self._run_dict(row) for row in rows]
 
     def run(self, run_id: int) -> dict:
-        row = self.db.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r WHERE id = ?",
-            (run_id,),
-        ).fetchone()
+        row = self.db.execute(f"SELECT r.*, {RUN_COUNTS} FROM runs r WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise UnknownNameError(f"no run {run_id} in {self.path}")
         return self._run_dict(row)
@@ -649,8 +647,8 @@ def insert_context(db: sqlite3.Connection, run_id: int, results: list[tuple], sh
     caller's transaction: Store.add_context and an import (mage.transfer) write them the same way."""
     for table, columns, values in (("block_results", BLOCK_RESULT_FIELDS, results),
                                    ("block_shares", BLOCK_SHARE_FIELDS, shares)):
-        db.executemany(f"INSERT INTO {table} (run_id, {', '.join(columns)}) VALUES (?, {', '.join('?' * len(columns))})",
-                       [(run_id, *row) for row in values])
+        db.executemany(f"INSERT INTO {table} (run_id, {', '.join(columns)})"
+                       f" VALUES (?, {', '.join('?' * len(columns))})", [(run_id, *row) for row in values])
 
 
 def claim_is_live(run) -> bool:
@@ -758,7 +756,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
     old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
-    10 → 11: the ``block_results`` and ``block_shares`` tables of context runs, created by SCHEMA itself (empty before).
+    10 → 11: the ``block_results`` and ``block_shares`` tables of context runs, created by SCHEMA (empty before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

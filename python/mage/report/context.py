@@ -189,8 +189,10 @@ def why(reading: Reading, shares: list[BlockOpShare]) -> list[str]:
     out = []
     if r.launches is not None and eager.launches is not None and abs(r.launches - eager.launches) >= 0.5:
         out.append(f"launches per block call went from {eager.launches:g} to {r.launches:g} on the {r.path} path")
-    mine = {s.site: s for s in shares if (s.block, s.precision, s.assignment) == (r.block, r.precision, r.assignment)}
-    base = {s.site: s for s in shares if (s.block, s.precision, s.assignment) == (r.block, r.precision, eager.assignment)}
+    def sites(assignment: str) -> dict[str, BlockOpShare]:
+        return {s.site: s for s in shares if (s.block, s.precision, s.assignment) == (r.block, r.precision, assignment)}
+
+    mine, base = sites(r.assignment), sites(eager.assignment)
     swapped = [site for site, s in mine.items() if site in base and s.impl != base[site].impl]
     if r.kernel_us and eager.kernel_us and swapped and all(
             mine[site].kernel_us is not None and base[site].kernel_us is not None for site in swapped):

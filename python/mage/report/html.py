@@ -2,7 +2,8 @@
 
 Sections, top to bottom: failures (if any), findings, the experiment (the run's hypothesis and
 predictions beside their outcomes, when it states any), the model blocks of a context run (predicted
-against measured speedup, kernel time by op call site, findings in words: mage.report.context), per-op boundaries, launch paths, fractions of
+against measured speedup, kernel time by op call site, findings in words: mage.report.context),
+per-op boundaries, launch paths, fractions of
 the roofline floor, the roofline, the history (each implementation of the run across every run of the
 same clock in its store, steps marked: mage.history), contracts, environment and method.
 
@@ -268,7 +269,8 @@ def prediction_figure(results: list) -> go.Figure:
                                    hovertemplate="%{text}<br>predicted %{x:.3g}×, measured %{y:.3g}×<extra></extra>")
     drawn = [v for r in points for v in (r.predicted_speedup, r.measured_speedup)] or [1.0]
     line = [min(drawn) * 0.9, max(drawn) * 1.1]
-    figure.add_scatter(name="y = x (Amdahl exact)", mode="lines", x=line, y=line, line={"dash": "dash", "color": "#555"})
+    figure.add_scatter(name="y = x (Amdahl exact)", mode="lines", x=line, y=line,
+                       line={"dash": "dash", "color": "#555"})
     figure.update_layout(title="Model blocks: Amdahl predicted against measured speedup", height=480,
                          xaxis={"type": "log", "title": "Amdahl predicted speedup"},
                          yaxis={"type": "log", "title": "measured block speedup (span)"})

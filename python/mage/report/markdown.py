@@ -78,9 +78,10 @@ def _failures(rows: list[dict]) -> str:
 def context_section(results: list[BlockResult], shares: list[BlockOpShare]) -> str:
     """The model blocks of a context run: predictions against measurements, kernel time by call site, findings."""
     parts = ["## Model blocks in context",
-             "Measured speedup = the eager assignment's span ÷ this one (median of one block call, same run and path); "
-             "Amdahl predicted = 1 / (1 − Σf + Σf/s) from the eager capture's fractions f and the isolated speedups "
-             f"s. The difference is beyond the noise past {context.NOISE_SIGMAS:g} standard errors of the two spans.",
+             "Measured speedup = the eager assignment's span ÷ this one (median of one block call, same run and "
+             "path); Amdahl predicted = 1 / (1 − Σf + Σf/s) from the eager capture's fractions f and the isolated "
+             f"speedups s. The difference is beyond the noise past {context.NOISE_SIGMAS:g} standard errors of the "
+             "two spans.",
              _plain_table(context.PREDICTION_COLUMNS, context.prediction_rows(results))]
     for block, precision in context.blocks(results):
         sites, bars = context.site_times(results, shares, block, precision)

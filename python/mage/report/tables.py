@@ -161,5 +161,6 @@ def runs_table(runs: list[dict]) -> Table:
         env = run["env"]
         commit = commit_label(env, missing="")
         add_literal_row(table, str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
-                        env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
+                        env.get("gpu") or env.get("host_cpu") or "", commit,
+                        str(run["result_count"]) + (f" + {run['block_count']} block" if run.get("block_count") else ""))
     return table
