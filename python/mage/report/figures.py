@@ -126,6 +126,7 @@ def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShar
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     keys = context.blocks(results)
     stacks = [context.site_times(results, shares, block, precision) for block, precision in keys]
@@ -147,6 +148,10 @@ def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShar
     scatter.plot(line, line, color="#555", linestyle="--", linewidth=1, label="y = x (Amdahl exact)")
     scatter.set_xscale("log")  # speedups from a few percent to several times
     scatter.set_yscale("log")
+    for axis in (scatter.xaxis, scatter.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
+        axis.set_minor_formatter(NullFormatter())
     scatter.set_xlabel("Amdahl predicted speedup", fontsize=9)
     scatter.set_ylabel("measured block speedup (span)", fontsize=9)
     scatter.legend(fontsize=6, loc="upper left")
