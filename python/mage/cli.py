@@ -388,26 +388,43 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
         console.print(failures)
     _print_experiment(store, run_id)
     _print_findings(stored, rows)
+    _print_context(store, run_id)
+
+
+def _print_context(store, run_id: int) -> None:
+    """The model blocks of a context run: predicted against measured speedup, then the findings in words."""
+    from mage.report import context
+    from mage.report.tables import context_table
+
+    results = store.context_results(run_id)
+    if results:
+        console.print(context_table(results))
+        console.print(Text("\nModel blocks (mage.report.context)\n", style="bold"))
+        console.print(Text(context.as_text(context.findings(results, store.context_shares(run_id)))))
 
 
 @app.command()
 def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
-           as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list."),
+           as_json: bool = typer.Option(False, "--json", help="Print the result rows as a JSON list (then a "
+                                        "context run's block results, each with its op shares)."),
            run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
                                          "samples, predictions) as one JSON document, for mage import."),
            all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
            output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --run-json: write to this "
                                                  "file (gzip-compressed if it ends in .gz)."),
            db: Path = DB_OPTION):
-    """Print a run's results as rows (JSON with --json), or whole runs for mage import (--run-json)."""
-    from mage.report.tables import export_rows
+    """Print a run's results as rows (JSON with --json; a context run's block results follow, each with its op
+    shares), or whole runs for mage import (--run-json)."""
+    from mage.report.tables import export_context, export_rows
 
     if run_json:
         return _export_runs(run_id, all_runs, output, db)
     if not as_json:
         raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
     store = _read_store(db)
-    print(json.dumps(export_rows(store.rows(_run_id(store, run_id))), indent=1))
+    run_id = _run_id(store, run_id)
+    print(json.dumps(export_rows(store.rows(run_id))
+                     + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1))
 
 
 @app.command()
@@ -478,7 +495,8 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
                  show_all: bool = typer.Option(False, "--all", help="Also list the rows judged the same."),
                  as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
                  db: Path = DB_OPTION):
-    """Per op, case, implementation and boundary: faster, slower, same or ambiguous (rules: mage.compare)."""
+    """Per op, case, implementation and boundary, and per model block of context runs: faster, slower, same or
+    ambiguous (rules: mage.compare)."""
     from mage import compare
 
     comparison = compare.compare(_read_store(db), run_a, run_b, op)
@@ -537,7 +555,8 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
-    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md."""
+    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a context run's
+    model blocks also context.png/.svg."""
     from mage import atomic
     from mage.report import figures, html, markdown
 
@@ -545,14 +564,18 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     store = _read_store(db)
     run_id = _run_id(store, run_id)
     stored, rows = store.run(run_id), store.rows(run_id)
-    if not rows:
+    blocks, shares = store.context_results(run_id), store.context_shares(run_id)
+    if not rows and not blocks:
         raise MageError(f"run {run_id} has no results to report")
     out = atomic.output_folder(out or Path("reports") / f"run-{run_id}")
     atomic.write_text(out / "report.html", html.build(stored, rows, fraction, store=store))
-    atomic.write_text(out / "tables.md", markdown.tables(stored, rows))
-    figures.draw(stored, rows, out)
-    console.print(f"report of run {run_id} written to {out}: report.html, figure.png, figure.svg, tables.md",
-                  markup=False)
+    atomic.write_text(out / "tables.md", markdown.tables(stored, rows, blocks, shares))
+    written = ["report.html"]
+    if rows:
+        written += [path.name for path in figures.draw(stored, rows, out)]
+    if blocks:
+        written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
+    console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)
 
 
 def _error(message: str) -> None:

@@ -27,6 +27,12 @@ Autotuning: when both results carry the configuration their Triton kernels were 
 (schema 6) and it differs, their kernel and span verdicts say so: the change may be the
 autotuner's pick rather than the code.
 
+Model blocks (context runs, mage.store.BlockResult): each (block, precision, assignment, path) is judged
+like a result at the span, kernel and launch boundaries (a block keeps no samples: its span mean is a
+point value, the same 2 %/5 % resolution), then its measured speedup over its eager assignment gets
+``higher``, ``lower``, ``same`` or ``ambiguous`` at that resolution. ``--op`` keeps the blocks that call
+one of the ops.
+
 Different machines: when the two runs were made on different GPUs (``env.uuid`` differs) or different
 hosts (``env.hostname`` differs), the within-run spread says nothing about the spread between two
 machines of the same model (silicon, clocks under load, PCIe and host CPU differ). A span or host-time
@@ -45,6 +51,7 @@ import numpy
 
 from mage.errors import MageError
 from mage.report.format import at_boundary
+from mage.store import BlockResult, RowBoundary, block_row_key
 
 MIN_EFFECT = 0.02
 ALPHA = 0.01
@@ -53,16 +60,13 @@ RESOLUTION = {"kernel": (0.03, 0.06), "host": (0.10, 0.20)}
 CLOCK_TOLERANCE = 0.05
 BETWEEN_MACHINES = 0.10  # span and host changes under this are not attributed across machines
 IGNORED_ENV = {"method.check_seed"}  # differs by design in every run
+SPEEDUP_WORDS = {"slower": "higher", "faster": "lower"}  # point_verdict's words, for a speedup rather than a time
 
 
 @dataclass
-class Verdict:
-    op: str
-    case: str
-    impl: str
-    path: str
-    cache: str
-    boundary: str
+class Verdict(RowBoundary):
+    """B against A at one boundary of one row key; for a block (context runs) the key is block_row_key's."""
+
     a: float | None
     b: float | None
     change: float | None
@@ -109,6 +113,7 @@ class Comparison:
     clocks: Clocks
     verdicts: list[Verdict] = field(default_factory=list)
     machines: str | None = None  # "GPU" or "host" when the runs were made on different machines
+    blocks: list[Verdict] = field(default_factory=list)  # of the model blocks of context runs (block_row_key)
 
     def machines_statement(self) -> str | None:
         if self.machines is None:
@@ -119,7 +124,7 @@ class Comparison:
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for v in self.verdicts:
+        for v in self.verdicts + self.blocks:
             counts[v.verdict] = counts.get(v.verdict, 0) + 1
         return counts
 
@@ -263,7 +268,40 @@ def compare(store, run_a: int, run_b: int, ops: list[str] | None = None) -> Comp
         a_row, b_row = rows_a.get(key), rows_b.get(key)
         comparison.verdicts.extend(_compare_rows(store, key, a_row, b_row, result_scale(a_row, b_row, run_scale),
                                                  comparison.machines))
+    comparison.blocks = _compare_blocks(store, run_a, run_b, ops, run_scale, comparison.machines)
     return comparison
+
+
+def _blocks(store, run_id: int, ops: list[str] | None) -> dict[tuple, BlockResult]:
+    """The block results of a run by block_row_key; with ``ops``, of the blocks that call one of them."""
+    calling = {s.block for s in store.context_shares(run_id) if s.op in ops} if ops else None
+    return {block_row_key(r): r for r in store.context_results(run_id) if calling is None or r.block in calling}
+
+
+def _block_row(result: BlockResult | None) -> dict | None:
+    """A block result as _compare_rows reads a stored row: a block keeps no samples and has no host time."""
+    if result is None:
+        return None
+    return {"status": result.status, "span_mean_us": result.span_mean_us, "kernel_us": result.kernel_us,
+            "host_us": None, "launches": result.launches}
+
+
+def _compare_blocks(store, run_a: int, run_b: int, ops: list[str] | None, scale: float | None,
+                    machines: str | None) -> list[Verdict]:
+    """Verdicts of every (block, precision, assignment, path) of two context runs: span, kernel time and launches
+    as for a result, the span judged as a point value; then the block's measured speedup over its eager
+    assignment, higher or lower by the span's resolution (a ratio of two spans of the same run)."""
+    blocks_a, blocks_b = _blocks(store, run_a, ops), _blocks(store, run_b, ops)
+    out = []
+    for key in sorted(set(blocks_a) | set(blocks_b)):
+        a, b = blocks_a.get(key), blocks_b.get(key)
+        out += _compare_rows(store, key, _block_row(a), _block_row(b), scale, machines)
+        if a and b and a.status == b.status == "pass" and a.measured_speedup and b.measured_speedup:
+            word, note = point_verdict(a.measured_speedup, b.measured_speedup, (MIN_EFFECT, MIN_EFFECT * 2.5))
+            out.append(Verdict(*key, "speedup", a.measured_speedup, b.measured_speedup,
+                               (b.measured_speedup - a.measured_speedup) / a.measured_speedup,
+                               SPEEDUP_WORDS.get(word, word), note))
+    return out
 
 
 def _sampled_mhz(row: dict | None) -> float | None:
@@ -312,7 +350,7 @@ def _compare_rows(store, key, a: dict | None, b: dict | None, scale: float | Non
         return [verdict("—", None, None, "not comparable", f"A {a['status']}, B {b['status']}")]
     out = []
     if a["span_mean_us"] is not None and b["span_mean_us"] is not None:
-        samples_a, samples_b = store.samples(a["result_id"]), store.samples(b["result_id"])
+        samples_a, samples_b = (store.samples(r["result_id"]) if "result_id" in r else [] for r in (a, b))
         if samples_a and samples_b:
             word, note = _scaled(lambda s: span_verdict(samples_a, samples_b, s), scale)
         else:
@@ -345,7 +383,8 @@ def _scaled(judge, scale: float | None) -> tuple[str, str]:
 # Rendering
 
 STYLE = {"faster": "bold green", "slower": "bold red", "same": "dim", "ambiguous": "yellow",
-         "fewer": "green", "more": "red", "not comparable": "magenta", "only in A": "cyan", "only in B": "cyan"}
+         "fewer": "green", "more": "red", "higher": "bold green", "lower": "bold red",
+         "not comparable": "magenta", "only in A": "cyan", "only in B": "cyan"}
 
 
 def _value(value) -> str:
@@ -379,20 +418,26 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
     if comparison.machines:
         out.append(Text(comparison.machines_statement(), style="bold yellow"))
     out += [env, Text(comparison.clocks.statement())]
-    table = Table(title="verdicts, B against A (µs per call)", title_justify="left")
-    for column in ("op", "case", "impl", "path", "cache", "boundary", "A", "B", "change", "verdict", "note"):
-        table.add_column(column, overflow="fold")
-    shown = [v for v in comparison.verdicts if show_all or v.verdict != "same"]
-    for v in shown:
-        add_literal_row(table, v.op, v.case, v.impl, v.path, v.cache, v.boundary, at_boundary(v.a, v.boundary),
-                        at_boundary(v.b, v.boundary), "—" if v.change is None else f"{v.change:+.1%}",
-                        Text(v.verdict, style=STYLE.get(v.verdict, "")), v.note)
-    if shown:
-        out.append(table)
+    for title, key_columns, verdicts in (
+            ("verdicts, B against A (µs per call)", ("op", "case", "impl", "path", "cache"), comparison.verdicts),
+            ("model blocks, B against A (µs per block call; speedup over the eager assignment)",
+             ("block", "precision", "assignment", "path"), comparison.blocks)):
+        table = Table(title=title, title_justify="left")
+        for column in (*key_columns, "boundary", "A", "B", "change", "verdict", "note"):
+            table.add_column(column, overflow="fold")
+        shown = [v for v in verdicts if show_all or v.verdict != "same"]
+        for v in shown:
+            key = (v.op, v.case, v.impl, v.path, v.cache)[:len(key_columns)]
+            add_literal_row(table, *key, v.boundary, at_boundary(v.a, v.boundary), at_boundary(v.b, v.boundary),
+                            "—" if v.change is None else f"{v.change:+.1%}",
+                            Text(v.verdict, style=STYLE.get(v.verdict, "")), v.note)
+        if shown:
+            out.append(table)
     counts = comparison.counts()
     summary = " · ".join(f"{n} {word}" for word, n in sorted(counts.items(), key=lambda item: -item[1]))
     hidden = "" if show_all or not counts.get("same") else " (same rows hidden; --all shows them)"
-    out.append(f"{len(comparison.verdicts)} verdicts: {summary or 'nothing to compare'}{hidden}")
+    out.append(f"{len(comparison.verdicts) + len(comparison.blocks)} verdicts: {summary or 'nothing to compare'}"
+               f"{hidden}")
     return out
 
 
@@ -404,4 +449,7 @@ def as_json(comparison: Comparison) -> dict:
                    "scaled": comparison.clocks.differ, "statement": comparison.clocks.statement()},
         "different_machines": comparison.machines, "machines_statement": comparison.machines_statement(),
         "verdicts": [v.__dict__ for v in comparison.verdicts],
+        "blocks": [{"block": v.op, "precision": v.case, "assignment": v.impl} | {
+            k: value for k, value in v.__dict__.items() if k not in ("op", "case", "impl", "cache")}
+            for v in comparison.blocks],
     }

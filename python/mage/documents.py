@@ -5,7 +5,10 @@ they measure something, known values of status, clock, contract, path and cache,
 SQLite can hold, and, for the free-form JSON objects (env, env_end, method, ceilings, a case's
 params), a bounded nesting depth and size. References must resolve: each result names a case and an
 implementation of its own run. A field this Mage does not know is refused rather than dropped.
-The result fields and their types come from mage.store.Result, so a column added there is checked too.
+The result fields and their types come from mage.store.Result, so a column added there is checked too;
+a context run's block results and op shares (optional: documents from before schema 11 have none) are
+checked from mage.store.BlockResult and BlockOpShare the same way, each key given once and each share
+naming a block result of its run.
 A problem is one DocumentError naming the run, the field path and what is wrong, e.g.
 ``run N (runs[0]): runs[0].results[12].samples.value_us[3] is NaN, not a finite number``, N the run's id in its source.
 """
@@ -19,7 +22,7 @@ from datetime import datetime
 
 from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
-from mage.store import Result
+from mage.store import BlockOpShare, BlockResult, Result
 
 IDENTITY_FIELDS = ("family", "strategy", "baseline")  # an implementation's identity (store schema 9)
 MEASURED_CEILINGS = ("copy_gbps", "matmul_ieee_tflops", "matmul_tf32_tflops")  # mage.measure.ceilings.measure
@@ -29,7 +32,9 @@ MAX_TEXT_CHARS = 100_000
 MAX_INTEGER = 2**63 - 1  # SQLite's INTEGER
 RUN_STATUSES = ("running", "complete", "incomplete")
 CLOCKS = ("gpu", "cpu")
-RESULT_CHOICES = {"path": PATHS, "cache": CACHES, "status": ("pass", "fail", "skip"), "contract": ("pass", "fail")}
+STATUSES = ("pass", "fail", "skip")
+RESULT_CHOICES = {"path": PATHS, "cache": CACHES, "status": STATUSES, "contract": ("pass", "fail")}
+BLOCK_CHOICES = {"path": ("single", "graph"), "status": STATUSES, "kind": ("eager", "swap", "best", "compile")}
 
 
 class DocumentError(MageError):
@@ -51,7 +56,8 @@ def validate(document) -> None:
 
 
 def _run_entry(entry, where: str) -> None:
-    _object(entry, where, {"run", "predictions", "cases", "implementations", "results"})
+    _object(entry, where, {"run", "predictions", "cases", "implementations", "results", "context_results",
+                           "context_shares"})
     run = _object(entry.get("run"), f"{where}.run", {"fingerprint", "started_at", "finished_at", "status", "clock",
                                                      "suite", "command", "pid", "env", "env_end", "method",
                                                      "ceilings", "hypothesis", "source_id"})
@@ -98,6 +104,7 @@ def _run_entry(entry, where: str) -> None:
                 raise DocumentError(f"{at}.baseline is {_describe(impl.get('baseline'))}, not true or false")
     for i, result in enumerate(_list(entry.get("results"), f"{where}.results")):
         _result(result, f"{where}.results[{i}]", cases, impls)
+    _context(entry, where)
 
 
 def _named_entries(entry: dict, where: str, key: str, fields: set) -> set:
@@ -113,13 +120,15 @@ def _named_entries(entry: dict, where: str, key: str, fields: set) -> set:
     return names
 
 
-def _result_types() -> dict[str, tuple[type, bool]]:
-    """(type, whether it may be null) of every stored result field, from mage.store.Result."""
+def _field_types(record: type) -> dict[str, tuple[type, bool]]:
+    """(type, whether it may be null) of every field of a stored record (mage.store.Result, BlockResult, …)."""
     types = {"float": float, "int": int, "str": str, "bool": bool}
-    return {f.name: (types[f.type.split("|")[0].strip()], "None" in f.type) for f in dataclasses.fields(Result)}
+    return {f.name: (types[f.type.split("|")[0].strip()], "None" in f.type) for f in dataclasses.fields(record)}
 
 
-RESULT_TYPES = _result_types()
+RESULT_TYPES = _field_types(Result)
+BLOCK_RESULT_TYPES = _field_types(BlockResult)
+BLOCK_SHARE_TYPES = _field_types(BlockOpShare)
 
 
 def _result(result, at: str, cases: set, impls: set) -> None:
@@ -130,18 +139,7 @@ def _result(result, at: str, cases: set, impls: set) -> None:
     if (op, _text(result.get("impl"), f"{at}.impl")) not in impls:
         raise DocumentError(f"{at}.impl names {op}/{result['impl']}, which is not among the run's implementations")
     _timestamp(result.get("created_at"), f"{at}.created_at", optional=True)
-    for name, (kind, optional) in RESULT_TYPES.items():
-        value, where = result.get(name), f"{at}.{name}"
-        if name in RESULT_CHOICES:
-            _choice(value, where, RESULT_CHOICES[name], optional)
-        elif kind is float:
-            _number(value, where, optional, minimum=0)
-        elif kind is int:
-            _integer(value, where, optional)
-        elif kind is bool:  # stored as SQLite's 0 or 1
-            _integer(value, where, optional, high=1)
-        else:
-            _text(value, where, optional)
+    _fields(result, at, RESULT_TYPES, RESULT_CHOICES)
     samples = result.get("samples")
     if samples is None:
         return
@@ -153,6 +151,42 @@ def _result(result, at: str, cases: set, impls: set) -> None:
     for i, (round_, value) in enumerate(zip(rounds, values)):
         _integer(round_, f"{at}.samples.round[{i}]", high=2**31 - 1)
         _number(value, f"{at}.samples.value_us[{i}]", minimum=0)
+
+
+def _fields(record: dict, at: str, types: dict[str, tuple[type, bool]], choices: dict[str, tuple]) -> None:
+    """Every field of a stored record by its type: known values, finite non-negative numbers, integer ranges."""
+    for name, (kind, optional) in types.items():
+        value, where = record.get(name), f"{at}.{name}"
+        if name in choices:
+            _choice(value, where, choices[name], optional)
+        elif kind is float:
+            _number(value, where, optional, minimum=0)
+        elif kind is int:
+            _integer(value, where, optional)
+        elif kind is bool:  # stored as SQLite's 0 or 1
+            _integer(value, where, optional, high=1)
+        else:
+            _text(value, where, optional)
+
+
+def _context(entry: dict, where: str) -> None:
+    """A context run's block results and op shares: each key once, each share of a stored block result."""
+    assignments = set()
+    for key, types, choices, last in (("context_results", BLOCK_RESULT_TYPES, BLOCK_CHOICES, "path"),
+                                      ("context_shares", BLOCK_SHARE_TYPES, {}, "site")):
+        seen = set()
+        for i, record in enumerate(_list(entry.get(key, []), f"{where}.{key}")):
+            at = f"{where}.{key}[{i}]"
+            _object(record, at, set(types))
+            _fields(record, at, types, choices)
+            name = (record["block"], record["precision"], record["assignment"], record[last])
+            if name in seen:
+                raise DocumentError(f"{at} repeats {' '.join(name)}")
+            seen.add(name)
+            if key == "context_results":
+                assignments.add(name[:3])
+            elif name[:3] not in assignments:
+                raise DocumentError(f"{at} names {' '.join(name[:3])}, which is not among the run's context results")
 
 
 # One field each

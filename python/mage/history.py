@@ -17,6 +17,10 @@ Step detection (binary segmentation with medians, robust to outliers):
    It is a step when score ≥ MIN_SCORE (3) and the medians differ by at least MIN_STEP (5 %).
 3. Search each side of a step again, until no split qualifies.
 A step where times rise is a regression (``slower``), one where they fall an improvement (``faster``).
+
+The model blocks of context runs (mage.store.BlockResult) are series too, beside the ops' results: the
+block as the op, its precision as the case, its assignment as the implementation, cache ``—``
+(mage.store.block_row_key); their span boundary is the mean span of one block call.
 A step may be a single point at the end of a series: the latest run is exactly where a regression
 first shows, and it stays a candidate until later runs confirm or revert it.
 """
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from mage import identity
 from mage.errors import MageError
 from mage.report.format import at_boundary, commit_label
+from mage.store import BlockResult, RowBoundary, block_row_key
 
 BOUNDARY_COLUMNS = {"kernel": "kernel_us", "span": "span_mean_us", "host": "host_us", "launches": "launches"}
 MIN_SCORE = 3.0
@@ -72,13 +77,10 @@ class Step:
 
 
 @dataclass
-class Series:
-    op: str
-    case: str
-    impl: str
-    path: str
-    cache: str
-    boundary: str
+class Series(RowBoundary):
+    """One row key's boundary over the runs of one device model and clock; for a block (context runs) the key
+    is block_row_key's."""
+
     device: str
     clock: str
     points: list[Point] = field(default_factory=list)
@@ -138,6 +140,14 @@ def _start(s: Series) -> tuple[str, int]:
     return s.points[0].started_at, s.points[0].run_id
 
 
+def _block_row(result: BlockResult) -> dict:
+    """A block result (context runs) as load reads a stored row, under its block_row_key: the block as the op, its
+    precision as the case, its assignment as the implementation; no host time, no round means."""
+    return dict(zip(("op", "case", "impl", "path", "cache"), block_row_key(result))) | {
+        "status": result.status, "kernel_us": result.kernel_us, "span_mean_us": result.span_mean_us,
+        "launches": result.launches, "host_us": None, "span_round_min_us": None, "span_round_max_us": None}
+
+
 def _cost(values: list[float]) -> float:
     """How badly one level fits: the sum of absolute deviations from the median."""
     median = statistics.median(values)
@@ -153,7 +163,7 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
     runs = sorted(store.runs(), key=lambda run: (run["started_at"], run["id"]))
     series: dict[tuple, Series] = {}
     for run in runs:
-        for row in store.rows(run["id"]):
+        for row in [*store.rows(run["id"]), *map(_block_row, store.context_results(run["id"]))]:
             if op and row["op"] != op or case and row["case"] != case:
                 continue
             if impl and not identity.matches(row["impl"], impl):

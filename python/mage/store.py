@@ -25,7 +25,7 @@ import re
 import socket
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, NamedTuple, TypedDict
@@ -36,8 +36,8 @@ from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
 SCHEMA_VERSION = 14  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
-# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors; 14: the GPU of each
-# result (_migrate)
+# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors;
+# 11: model blocks in context, block_results and block_shares; 14: the GPU of each result (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -135,6 +135,44 @@ CREATE TABLE IF NOT EXISTS predictions (
     position INTEGER NOT NULL,
     text TEXT NOT NULL,                   -- as written (mage run --predict); evaluated on reading
     UNIQUE (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS block_results (     -- one BlockResult: a model block under one assignment, one path
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    block TEXT NOT NULL,
+    precision TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    kind TEXT NOT NULL,                   -- eager | swap | best | compile
+    path TEXT NOT NULL,                   -- single | graph
+    status TEXT NOT NULL,                 -- pass | fail | skip
+    reason TEXT,
+    rel_error REAL,
+    span_median_us REAL,
+    span_mean_us REAL,
+    span_rse REAL,
+    span_samples INTEGER,
+    kernel_us REAL,
+    launches REAL,
+    predicted_speedup REAL,
+    measured_speedup REAL,
+    UNIQUE (run_id, block, precision, assignment, path)
+);
+CREATE TABLE IF NOT EXISTS block_shares (      -- one BlockOpShare: an op call site of a block under one assignment
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    block TEXT NOT NULL,
+    precision TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    site TEXT NOT NULL,
+    op TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    impl TEXT NOT NULL,
+    kernel_us REAL,
+    fraction REAL,
+    isolated_us REAL,
+    baseline_isolated_us REAL,
+    isolated_speedup REAL,
+    UNIQUE (run_id, block, precision, assignment, site)
 );
 CREATE INDEX IF NOT EXISTS samples_by_result ON samples(result_id);
 CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
@@ -253,6 +291,14 @@ class BlockOpShare:
     isolated_speedup: float | None = None   # baseline_isolated_us / isolated_us
 
 
+# What a run dict counts: its results, and its block results when it is a context run.
+RUN_COUNTS = ("(SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count,"
+              " (SELECT COUNT(*) FROM block_results WHERE run_id = r.id) AS block_count")
+# The columns of block_results and block_shares, in the order of the records' fields.
+BLOCK_RESULT_FIELDS = tuple(f.name for f in fields(BlockResult))
+BLOCK_SHARE_FIELDS = tuple(f.name for f in fields(BlockOpShare))
+
+
 class RowKey(NamedTuple):
     """What identifies one stored row of a run: one implementation on one case, path and cache state."""
 
@@ -261,6 +307,25 @@ class RowKey(NamedTuple):
     impl: str
     path: str
     cache: str
+
+
+def block_row_key(result: BlockResult) -> RowKey:
+    """A block result in the terms of a stored row, so that compare and history line blocks up as they line
+    up results: the block as the op, its precision as the case, its assignment as the implementation, and no
+    cache state (a block runs on whatever its ops leave in L2)."""
+    return RowKey(result.block, result.precision, result.assignment, result.path, "—")
+
+
+@dataclass
+class RowBoundary:
+    """One boundary of one row key: what a verdict (mage.compare) or a series (mage.history) is about."""
+
+    op: str
+    case: str
+    impl: str
+    path: str
+    cache: str
+    boundary: str
 
 
 class StoredRow(TypedDict):
@@ -447,6 +512,13 @@ class Store:
                 (status, _now(), json.dumps(env_end or {}), run_id, self.owner.pid, self.owner.host),
             )
 
+    def add_context(self, run_id: int, results: list[BlockResult], shares: list[BlockOpShare]) -> None:
+        """Store a context run's block results and op shares in one transaction, if this process still owns
+        the run; a (block, precision, assignment, path) or (…, site) stored twice is an IntegrityError."""
+        with self.transaction():
+            self._keep_claim(run_id)
+            insert_context(self.db, run_id, [astuple(r) for r in results], [astuple(s) for s in shares])
+
     def stored_rows(self, run_id: int) -> set[RowKey]:
         """The key of every result stored for ``run_id``."""
         return {RowKey(*row) for row in self.db.execute(
@@ -505,16 +577,11 @@ class Store:
     # Reading
 
     def runs(self) -> list[dict]:
-        rows = self.db.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r ORDER BY id"
-        ).fetchall()
+        rows = self.db.execute(f"SELECT r.*, {RUN_COUNTS} FROM runs r ORDER BY id").fetchall()
         return [self._run_dict(row) for row in rows]
 
     def run(self, run_id: int) -> dict:
-        row = self.db.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM results WHERE run_id = r.id) AS result_count FROM runs r WHERE id = ?",
-            (run_id,),
-        ).fetchone()
+        row = self.db.execute(f"SELECT r.*, {RUN_COUNTS} FROM runs r WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise UnknownNameError(f"no run {run_id} in {self.path}")
         return self._run_dict(row)
@@ -547,6 +614,16 @@ class Store:
         ).fetchall()
         return [dict(row) for row in rows]
 
+    def context_results(self, run_id: int) -> list[BlockResult]:
+        """The block results of a run, in the order they were stored (none for a run that is not a context run)."""
+        return [BlockResult(*row) for row in self.db.execute(
+            f"SELECT {', '.join(BLOCK_RESULT_FIELDS)} FROM block_results WHERE run_id = ? ORDER BY id", (run_id,))]
+
+    def context_shares(self, run_id: int) -> list[BlockOpShare]:
+        """The op shares of a run's blocks, in the order they were stored."""
+        return [BlockOpShare(*row) for row in self.db.execute(
+            f"SELECT {', '.join(BLOCK_SHARE_FIELDS)} FROM block_shares WHERE run_id = ? ORDER BY id", (run_id,))]
+
     def ops(self, run_id: int) -> list[str]:
         """The ops a run measured (or meant to: every case it stored, with or without results)."""
         return [row[0] for row in self.db.execute(
@@ -567,6 +644,15 @@ def run_fingerprint(started_at: str, env: dict, command: str, pid, salt) -> str:
     where = env.get("uuid") or env.get("hostname") or ""
     text = "|".join(str(part) for part in (started_at, where, command, pid, salt))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def insert_context(db: sqlite3.Connection, run_id: int, results: list[tuple], shares: list[tuple]) -> None:
+    """Insert block results and op shares (values in BLOCK_RESULT_FIELDS / BLOCK_SHARE_FIELDS order) inside the
+    caller's transaction: Store.add_context and an import (mage.transfer) write them the same way."""
+    for table, columns, values in (("block_results", BLOCK_RESULT_FIELDS, results),
+                                   ("block_shares", BLOCK_SHARE_FIELDS, shares)):
+        db.executemany(f"INSERT INTO {table} (run_id, {', '.join(columns)})"
+                       f" VALUES (?, {', '.join('?' * len(columns))})", [(run_id, *row) for row in values])
 
 
 def claim_is_live(run) -> bool:
@@ -675,7 +761,8 @@ def _migrate(db: sqlite3.Connection) -> None:
     (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
     old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
-    (10) → 14: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
+    10 → 11: the ``block_results`` and ``block_shares`` tables of context runs, created by SCHEMA (empty before).
+    (13) → 14: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

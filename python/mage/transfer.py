@@ -9,7 +9,12 @@ A document holds one run or several:
            "cases": [{op, name, suite, params, seed}, …],
            "implementations": [{op, name, backend, variant, precision, family, strategy, baseline}, …],
            "results": [{op, case, impl, <Store's result fields>, created_at,
-                        "samples": {"round": [...], "value_us": [...]}}, …]}
+                        "samples": {"round": [...], "value_us": [...]}}, …],
+           "context_results": [{<mage.store.BlockResult's fields>}, …],
+           "context_shares": [{<mage.store.BlockOpShare's fields>}, …]}
+
+The two context lists are empty for a run that is not a context run, and absent from documents
+written before store schema 11 (read as empty).
 
 Importing merges: a run whose fingerprint the store already holds is skipped, so importing a file
 twice, or a run back into the store it came from, changes nothing. A document is checked whole
@@ -23,6 +28,7 @@ would save little and add a dependency).
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import zlib
@@ -30,7 +36,7 @@ from pathlib import Path
 
 from mage import atomic, documents, identity
 from mage.errors import MageError
-from mage.store import RESULT_FIELDS, Store, run_fingerprint
+from mage.store import BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, RESULT_FIELDS, Store, insert_context, run_fingerprint
 
 FORMAT, VERSION = "mage-runs", 1
 IMPLEMENTATION_FIELDS = ("op", "name", "backend", "variant", "precision", "family", "strategy")
@@ -63,6 +69,8 @@ def export_run(store: Store, run_id: int) -> dict:
         document["results"].append(
             {key: r[key] for key in ("op", "case", "impl", "created_at", *RESULT_FIELDS)}
             | {"samples": {"round": [s[0] for s in samples], "value_us": [s[1] for s in samples]}})
+    document["context_results"] = [dataclasses.asdict(r) for r in store.context_results(run_id)]
+    document["context_shares"] = [dataclasses.asdict(s) for s in store.context_shares(run_id)]
     return document
 
 
@@ -173,6 +181,8 @@ def _insert_run(db, entry: dict, fingerprint: str) -> int:
         samples = result.get("samples") or {"round": [], "value_us": []}
         db.executemany("INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
                        [(result_id, r, v) for r, v in zip(samples["round"], samples["value_us"])])
+    insert_context(db, run_id, [tuple(r.get(f) for f in BLOCK_RESULT_FIELDS) for r in entry.get("context_results", [])],
+                   [tuple(s.get(f) for f in BLOCK_SHARE_FIELDS) for s in entry.get("context_shares", [])])
     return run_id
 
 

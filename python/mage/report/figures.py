@@ -3,6 +3,9 @@
 One column per op and case, each column on its own scale, so implementations compare within a
 column and never across ops. Single path, one cache state (warm where measured); the Markdown
 tables carry the same numbers.
+
+A context run also gets context.png/.svg (draw_context): Amdahl's predicted block speedup against the
+measured one, with the y = x line, and each block's kernel time stacked by op call site per assignment.
 """
 
 from __future__ import annotations
@@ -10,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mage import atomic
+from mage.report import context
 from mage.report.findings import caches_of, short_labels
 from mage.report.format import us
-from mage.store import StoredRow
+from mage.store import BlockOpShare, BlockResult, StoredRow
 
 FAMILY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # strategy/variant/precision within a family's colour
@@ -97,7 +101,15 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
     figure.suptitle(f"Mage run {run['id']} · {clock} · single path · {cache} L2 · each column on its own scale",
                     fontsize=10)
     figure.tight_layout()
-    paths = [out_dir / "figure.png", out_dir / "figure.svg"]
+    return _save(figure, run, out_dir, "figure")
+
+
+def _save(figure, run: dict, out_dir: Path, name: str) -> list[Path]:
+    """Write ``name``.png and .svg and close the figure; their paths."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
     # No date and fixed element ids: the same run draws the same bytes, so a committed figure can be checked.
     with matplotlib.rc_context({"svg.hashsalt": f"mage-run-{run['id']}"}):
         for path, metadata in zip(paths, ({"Software": None}, {"Date": None})):
@@ -105,3 +117,59 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
                 figure.savefig(out, format=path.suffix[1:], dpi=150, metadata=metadata)
     plt.close(figure)
     return paths
+
+
+def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShare], out_dir: Path) -> list[Path]:
+    """Write context.png and context.svg: predicted against measured block speedup (y = x drawn), then per
+    block its single-path kernel time stacked by op call site for each assignment. Their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    keys = context.blocks(results)
+    stacks = [context.site_times(results, shares, block, precision) for block, precision in keys]
+    widths = [3.0] + [max(2.0, 0.6 * len(bars)) for _, bars in stacks]
+    figure, axes = plt.subplots(1, len(widths), figsize=(max(7.0, 1.2 * sum(widths) + 1.6), 4.8), squeeze=False,
+                                gridspec_kw={"width_ratios": widths})
+    scatter = axes[0][0]
+    for index, (block, precision) in enumerate(keys):
+        points = [r for r in results if (r.block, r.precision) == (block, precision) and r.status == "pass"
+                  and r.predicted_speedup and r.measured_speedup and r.kind != "eager"]
+        for path, marker in (("single", "o"), ("graph", "s")):
+            mine = [r for r in points if r.path == path]
+            if mine:
+                scatter.scatter([r.predicted_speedup for r in mine], [r.measured_speedup for r in mine], marker=marker,
+                                color=FAMILY_COLORS[index % len(FAMILY_COLORS)], label=f"{block} {precision} {path}")
+    drawn = [v for r in results if r.predicted_speedup and r.measured_speedup
+             for v in (r.predicted_speedup, r.measured_speedup)] or [1.0]
+    line = [min(drawn) * 0.9, max(drawn) * 1.1]
+    scatter.plot(line, line, color="#555", linestyle="--", linewidth=1, label="y = x (Amdahl exact)")
+    scatter.set_xscale("log")  # speedups from a few percent to several times
+    scatter.set_yscale("log")
+    for axis in (scatter.xaxis, scatter.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
+        axis.set_minor_formatter(NullFormatter())
+    scatter.set_xlabel("Amdahl predicted speedup", fontsize=9)
+    scatter.set_ylabel("measured block speedup (span)", fontsize=9)
+    scatter.legend(fontsize=6, loc="upper left")
+    scatter.tick_params(labelsize=7)
+    for axis, (block, precision), (sites, bars) in zip(axes[0][1:], keys, stacks):
+        axis.set_title(f"{block}\n{precision}", fontsize=9)
+        bottoms = [0.0] * len(bars)
+        for index, site in enumerate([*sites, "other kernels"]):
+            heights = [(per_site[index] if index < len(sites) else rest) or 0.0 for _, per_site, rest in bars]
+            axis.bar(range(len(bars)), heights, bottom=bottoms, label=site, edgecolor="white",
+                     color=FAMILY_COLORS[index % len(FAMILY_COLORS)] if index < len(sites) else "#bbbbbb")
+            bottoms = [b + h for b, h in zip(bottoms, heights)]
+        axis.set_xticks(list(range(len(bars))), [a for a, _, _ in bars], rotation=55, ha="right", fontsize=6)
+        axis.tick_params(axis="y", labelsize=7)
+        axis.legend(fontsize=6)
+        axis.spines[["top", "right"]].set_visible(False)
+    axes[0][min(1, len(keys))].set_ylabel("block kernel time, µs (single path)", fontsize=9)
+    figure.suptitle(f"Mage run {run['id']} · model blocks: Amdahl against measured, kernel time by call site",
+                    fontsize=10)
+    figure.tight_layout()
+    return _save(figure, run, out_dir, "context")

@@ -18,9 +18,12 @@ def with_range(value: float | None, low: float | None, high: float | None) -> st
 
 
 def at_boundary(value: float | None, boundary: str) -> str:
-    """A value of ``boundary``: launches are counts, every other boundary is microseconds."""
+    """A value of ``boundary``: launches are counts, a speedup (a model block's, mage.compare) a ratio, every
+    other boundary is microseconds."""
     if value is not None and boundary == "launches":
         return f"{value:g}"
+    if value is not None and boundary == "speedup":
+        return f"{value:.3g}×"
     return us(value)
 
 

@@ -1,7 +1,9 @@
 """The run report: one self-contained HTML file (plotly.js inline, so it opens offline and from file://).
 
 Sections, top to bottom: failures (if any), findings, the experiment (the run's hypothesis and
-predictions beside their outcomes, when it states any), per-op boundaries, launch paths, fractions of
+predictions beside their outcomes, when it states any), the model blocks of a context run (predicted
+against measured speedup, kernel time by op call site, findings in words: mage.report.context),
+per-op boundaries, launch paths, fractions of
 the roofline floor, the roofline, the history (each implementation of the run across every run of the
 same clock in its store, steps marked: mage.history), contracts, environment and method.
 
@@ -16,6 +18,7 @@ import json
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from mage.report import context
 from mage.report.figures import FAMILY_COLORS, styles
 from mage import history
 from mage.errors import MageError
@@ -249,6 +252,60 @@ def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
     return figure
 
 
+def prediction_figure(results: list) -> go.Figure:
+    """Amdahl's predicted block speedup (x) against the measured one (y), the y = x line drawn."""
+    figure = go.Figure()
+    points = [r for r in results if r.status == "pass" and r.kind != "eager" and r.predicted_speedup
+              and r.measured_speedup]
+    for index, (block, precision) in enumerate(context.blocks(points)):
+        for path, symbol in (("single", "circle"), ("graph", "square")):
+            mine = [r for r in points if (r.block, r.precision, r.path) == (block, precision, path)]
+            if mine:
+                figure.add_scatter(name=f"{block} {precision} {path}", mode="markers",
+                                   x=[r.predicted_speedup for r in mine], y=[r.measured_speedup for r in mine],
+                                   text=[r.assignment for r in mine],
+                                   marker={"symbol": symbol, "size": 10,
+                                           "color": FAMILY_COLORS[index % len(FAMILY_COLORS)]},
+                                   hovertemplate="%{text}<br>predicted %{x:.3g}×, measured %{y:.3g}×<extra></extra>")
+    drawn = [v for r in points for v in (r.predicted_speedup, r.measured_speedup)] or [1.0]
+    line = [min(drawn) * 0.9, max(drawn) * 1.1]
+    figure.add_scatter(name="y = x (Amdahl exact)", mode="lines", x=line, y=line,
+                       line={"dash": "dash", "color": "#555"})
+    figure.update_layout(title="Model blocks: Amdahl predicted against measured speedup", height=480,
+                         xaxis={"type": "log", "title": "Amdahl predicted speedup"},
+                         yaxis={"type": "log", "title": "measured block speedup (span)"})
+    return figure
+
+
+def sites_figure(results: list, shares: list, block: str, precision: str) -> go.Figure:
+    """One block's single-path kernel time per assignment, stacked by op call site."""
+    sites, bars = context.site_times(results, shares, block, precision)
+    figure = go.Figure()
+    for index, site in enumerate([*sites, "other kernels"]):
+        figure.add_bar(name=site, x=[a for a, _, _ in bars],
+                       y=[per_site[index] if index < len(sites) else rest for _, per_site, rest in bars],
+                       marker={"color": FAMILY_COLORS[index % len(FAMILY_COLORS)] if index < len(sites) else "#bbb"})
+    figure.update_layout(title=f"{block} ({precision}): kernel time by op call site, single path", barmode="stack",
+                         height=420, yaxis_title="block kernel time, µs")
+    return figure
+
+
+def context_html(results: list, shares: list) -> str:
+    """The model blocks of a context run; empty when the run has none."""
+    if not results:
+        return ""
+    charts = "".join(_figure_html(sites_figure(results, shares, block, precision), f"sites-{i}")
+                     for i, (block, precision) in enumerate(context.blocks(results))
+                     if context.site_times(results, shares, block, precision)[1])
+    return ('<p class="note">Measured speedup = the eager assignment\'s span ÷ this one (median of one block call, '
+            "same run and path); Amdahl predicted = 1 / (1 − Σf + Σf/s) from the eager capture's fractions f and "
+            f"the isolated speedups s. A difference is beyond the noise past {context.NOISE_SIGMAS:g} standard errors "
+            "of the two spans; then the measured quantities that differ are named.</p>"
+            + _findings_html(context.findings(results, shares))
+            + _table(context.PREDICTION_COLUMNS, context.prediction_rows(results))
+            + _figure_html(prediction_figure(results), "predicted-measured") + charts)
+
+
 # Sections
 
 
@@ -380,6 +437,9 @@ class _SameClock:
     def rows(self, run_id: int) -> list[dict]:
         return self.store.rows(run_id)
 
+    def context_results(self, run_id: int) -> list:
+        return self.store.context_results(run_id)
+
 
 def history_html(store, run: dict, rows: list[dict]) -> str:
     """Each implementation of the run across every run of the same clock in the store, with its steps."""
@@ -413,6 +473,8 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -
     experiment and history sections are left out."""
     experiment = experiment_html(store, run) if store is not None else ""
     past = history_html(store, run, rows) if store is not None else ""
+    blocks = (context_html(store.context_results(run["id"]), store.context_shares(run["id"])) if store is not None
+              else "")
     ops = list(dict.fromkeys(r["op"] for r in rows))
     per_op = "".join(
         f'<h3 id="op-{op}">{_esc(op)}</h3>'
@@ -423,11 +485,13 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
     commit = commit_label(env)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()), ("ops", "ops"),
+        ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()),
+        *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
+    blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
 <style>{STYLE}</style>
@@ -439,7 +503,7 @@ torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
 <nav>{nav}</nav>
 {_failure_banner(rows)}
 <h2 id="findings">Findings</h2><div class="findings">{_findings_html(findings(run, rows, fraction))}</div>
-{experiment}<h2 id="ops">Per op: boundaries and launch paths</h2>
+{experiment}{blocks}<h2 id="ops">Per op: boundaries and launch paths</h2>
 <p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
 measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
 {per_op}

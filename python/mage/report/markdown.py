@@ -1,7 +1,9 @@
 """Markdown tables of a run, ready to paste: one row per op, case and formulation, one column per backend.
 
 They hold the static figure's numbers (single path, its cache state) and, beside them, the launch
-paths, host time, fractions of the floor and every failure.
+paths, host time, fractions of the floor and every failure. A context run's model blocks follow: predicted
+against measured speedup per assignment, kernel time by op call site, and the findings in words
+(mage.report.context).
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ import html
 from typing import Callable
 
 from mage.measure.ceilings import in_practice_us
+from mage.report import context
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
 from mage.report.format import clock_range, commit_label, us, with_range
 from mage.report.figures import figure_cache
 from mage.report.tables import ceilings_line
-from mage.store import StoredRow
+from mage.store import BlockOpShare, BlockResult, StoredRow
 
 PATHS = {"batch": "back to back", "graph": "replayed from one CUDA graph"}
 
@@ -56,20 +59,46 @@ def _floor_note(ceilings: dict) -> str:
             f"precision, whichever is larger. {ceilings_line(ceilings)}.")
 
 
+def _plain_table(header: list[str], body: list[list[str]]) -> str:
+    """A Markdown table of ``header`` and ``body``, every cell escaped."""
+    lines = ["| " + " | ".join(map(_escaped, header)) + " |", "|---" * len(header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(_escaped(str(cell)) for cell in cells) + " |" for cells in body])
+
+
 def _failures(rows: list[dict]) -> str:
     bad = list(dict.fromkeys((r["op"], r["case"], r["impl"], r["status"], r["path"], r["cache"], r["reason"] or "")
                              for r in rows if r["status"] != "pass"))
     if not bad:
         return "Every implementation passed its contract and ran on every path."
-    lines = ["| op | case | implementation | status | path/cache | reason |", "|---|---|---|---|---|---|"]
-    for op, case, impl, status, path, cache, reason in bad:
-        cells = map(_escaped, (op, case, impl, f"**{status.upper()}**", f"{path}/{cache}", reason))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return _plain_table(["op", "case", "implementation", "status", "path/cache", "reason"],
+                        [[op, case, impl, f"**{status.upper()}**", f"{path}/{cache}", reason]
+                         for op, case, impl, status, path, cache, reason in bad])
 
 
-def tables(run: dict, rows: list[StoredRow]) -> str:
-    cache = figure_cache(rows)
+def context_section(results: list[BlockResult], shares: list[BlockOpShare]) -> str:
+    """The model blocks of a context run: predictions against measurements, kernel time by call site, findings."""
+    parts = ["## Model blocks in context",
+             "Measured speedup = the eager assignment's span ÷ this one (median of one block call, same run and "
+             "path); Amdahl predicted = 1 / (1 − Σf + Σf/s) from the eager capture's fractions f and the isolated "
+             f"speedups s. The difference is beyond the noise past {context.NOISE_SIGMAS:g} standard errors of the "
+             "two spans.",
+             _plain_table(context.PREDICTION_COLUMNS, context.prediction_rows(results))]
+    for block, precision in context.blocks(results):
+        sites, bars = context.site_times(results, shares, block, precision)
+        if bars:
+            parts += [f"### {_escaped(f'{block} ({precision})')}: kernel time by op call site (µs, single path)",
+                      _plain_table(["assignment", *sites, "other kernels", "block kernel time"],
+                                   [[assignment, *map(us, per_site), us(rest),
+                                     us(None if rest is None else rest + sum(v or 0 for v in per_site))]
+                                    for assignment, per_site, rest in bars])]
+    for section in context.findings(results, shares):
+        parts += [f"### {_escaped(section.title)}", "\n".join(f"- {_escaped(line)}" for line in section.sentences)]
+    return "\n\n".join(parts)
+
+
+def tables(run: dict, rows: list[StoredRow], results: list[BlockResult] = (), shares: list[BlockOpShare] = ()) -> str:
+    """The Markdown of a run; ``results`` and ``shares``: its model blocks, when it is a context run."""
+    cache = figure_cache(rows) if rows else None
     caches = caches_of(rows)
     floor_cache = "cold" if "cold" in caches else cache
 
@@ -114,5 +143,8 @@ def tables(run: dict, rows: list[StoredRow]) -> str:
     for title, note, chosen, cell in sections:
         if chosen:
             parts += [f"### {_escaped(title)}", note, _table(chosen, cell)]
-    parts += ["### Contracts and failures", _failures(rows)]
+    if rows:
+        parts += ["### Contracts and failures", _failures(rows)]
+    if results:
+        parts.append(context_section(results, shares))
     return "\n\n".join(parts) + "\n"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from rich.table import Table
 from rich.text import Text
 
 from mage.measure.ceilings import in_practice_us
+from mage.report import context
 from mage.report.format import clock_range, commit_label, floor_kind, us, with_range
-from mage.store import StoredRow
+from mage.store import BlockOpShare, BlockResult, StoredRow
 
 EXPORT_FIELDS = (
     "op", "case", "suite", "impl", "backend", "family", "strategy", "baseline", "variant", "precision", "path",
@@ -29,6 +32,28 @@ def export_rows(rows: list[StoredRow]) -> list[dict]:
             fraction = row["floor_us"] / row["kernel_us"]
         out.append({field: row.get(field) for field in EXPORT_FIELDS} | {"floor_fraction": fraction})
     return out
+
+
+def export_context(results: list[BlockResult], shares: list[BlockOpShare]) -> list[dict]:
+    """A context run's block results as export rows, each with the op shares of its assignment (mage export
+    --json lists them after the result rows)."""
+    by_assignment: dict[tuple, list[dict]] = {}
+    for share in shares:
+        by_assignment.setdefault((share.block, share.precision, share.assignment), []).append(
+            {k: v for k, v in dataclasses.asdict(share).items() if k not in ("block", "precision", "assignment")})
+    return [dataclasses.asdict(r) | {"shares": by_assignment.get((r.block, r.precision, r.assignment), [])}
+            for r in results]
+
+
+def context_table(results: list[BlockResult]) -> Table:
+    """Predicted against measured speedup of every block, precision, path and assignment (mage.report.context)."""
+    table = Table(title="model blocks: Amdahl predicted against measured speedup (µs per block call)")
+    for column in context.PREDICTION_COLUMNS:
+        table.add_column(column, overflow="fold")
+    styles = {"FAIL": "bold red", "SKIP": "yellow"}
+    for cells in context.prediction_rows(results):
+        add_literal_row(table, *cells[:5], Text(cells[5], style=styles.get(cells[5], "green")), *cells[6:])
+    return table
 
 
 def add_literal_row(table: Table, *cells) -> None:
@@ -136,5 +161,6 @@ def runs_table(runs: list[dict]) -> Table:
         env = run["env"]
         commit = commit_label(env, missing="")
         add_literal_row(table, str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
-                        env.get("gpu") or env.get("host_cpu") or "", commit, str(run["result_count"]))
+                        env.get("gpu") or env.get("host_cpu") or "", commit,
+                        str(run["result_count"]) + (f" + {run['block_count']} block" if run.get("block_count") else ""))
     return table
