@@ -24,6 +24,7 @@ block run in float64 is its reference.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -33,6 +34,7 @@ import torch
 from mage import registry
 from mage.backends.precision import TOLERANCE, precision_mode
 from mage.errors import InputError, UnknownNameError
+from mage.spec import require_tensor
 
 NAMESPACE = "mage"
 ROUTES = ("library", "direct", "reference")
@@ -41,6 +43,11 @@ ROUTES = ("library", "direct", "reference")
 def input_names(spec) -> list[str]:
     """The op's inputs, as its spec's ``validate`` names them."""
     return list(inspect.signature(spec.validate).parameters)
+
+
+@functools.lru_cache(maxsize=None)
+def _input_names(op: str) -> tuple[str, ...]:
+    return tuple(input_names(registry.get_op(op)))
 
 
 def schema(spec) -> str:
@@ -94,7 +101,14 @@ class Assignment:
 
     @classmethod
     def resolve(cls, precision: str, selectors: dict[str, str]) -> Assignment:
-        """Resolve ``selectors``; an unknown op, precision or implementation is refused here, in one line."""
+        """Resolve ``selectors``; an unknown op, precision or implementation is refused here, in one line.
+
+        One object per assignment, kept: torch.compile guards on the object a compiled block read, so the
+        same assignment entered again reuses its graph and another one compiles its own."""
+        return _resolved(precision, tuple(sorted(selectors.items())))
+
+    @classmethod
+    def _resolve_all(cls, precision: str, selectors: dict[str, str]) -> Assignment:
         if precision not in TOLERANCE:
             raise UnknownNameError(f"unknown precision {precision!r}; known: {', '.join(TOLERANCE)}")
         for op, selector in selectors.items():
@@ -115,6 +129,11 @@ class Assignment:
         if name is None:
             raise UnknownNameError(self.refused.get((op, variant), f"unknown op {op!r} or variant {variant!r}"))
         return name
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(precision: str, selectors: tuple[tuple[str, str], ...]) -> Assignment:
+    return Assignment._resolve_all(precision, dict(selectors))
 
 
 def _resolve(spec, selector: str | None, variant: str, precision: str) -> str:
@@ -175,6 +194,8 @@ def call(op: str, variant: str, *inputs: torch.Tensor) -> torch.Tensor:
     spec = registry.get_op(op)
     if route == "reference":
         return spec.reference(inputs, variant)
+    for argument, value in zip(_input_names(op), inputs):
+        require_tensor(argument, value)  # what the dispatcher would refuse in many lines, refused in one
     name = current().implementation(op, variant)
     if route == "direct":
         return implementation(op, name).fn(*inputs)
