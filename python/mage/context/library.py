@@ -45,11 +45,6 @@ def input_names(spec) -> list[str]:
     return list(inspect.signature(spec.validate).parameters)
 
 
-@functools.lru_cache(maxsize=None)
-def _input_names(op: str) -> tuple[str, ...]:
-    return tuple(input_names(registry.get_op(op)))
-
-
 def schema(spec) -> str:
     tensors = ", ".join(f"Tensor {name}" for name in input_names(spec))
     return f"({tensors}, str variant, str impl) -> Tensor"
@@ -194,7 +189,7 @@ def call(op: str, variant: str, *inputs: torch.Tensor) -> torch.Tensor:
     spec = registry.get_op(op)
     if route == "reference":
         return spec.reference(inputs, variant)
-    for argument, value in zip(_input_names(op), inputs):
+    for argument, value in zip(_INPUTS[op], inputs):
         require_tensor(argument, value)  # what the dispatcher would refuse in many lines, refused in one
     name = current().implementation(op, variant)
     if route == "direct":
@@ -207,15 +202,15 @@ def custom_op(op: str):
     return getattr(getattr(torch.ops, NAMESPACE), op).default
 
 
-_DEFINED: set[str] = set()
+_INPUTS: dict[str, tuple[str, ...]] = {}  # op -> its input names, for each op defined
 
 
 def define_all() -> None:
     """Define ``mage::<op>`` for every registered op not defined yet."""
     for op, spec in registry.ops().items():
-        if op not in _DEFINED:
+        if op not in _INPUTS:
             _define(spec)
-            _DEFINED.add(op)
+            _INPUTS[op] = tuple(input_names(spec))
 
 
 define_all()
