@@ -207,3 +207,10 @@ def test_blocks_declare_their_sites_with_the_spec_case_params(name):
         spec.check_inputs(*inputs)
         assert site.variant in spec.variants
         assert all(bool((t != 0).any()) for t in inputs if t.is_floating_point())
+
+
+def test_use_is_exported_as_mage_use():
+    import mage
+
+    with mage.use(layernorm="triton"):
+        assert library.current().implementation("layernorm", "affine") == "triton/affine/ieee"

@@ -171,7 +171,7 @@ class BlockMeasurement:
                 calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
                 if self.timer.is_cuda:
                     return kernel.capture(call, calls).kernel_us
-            stats, failures = span.measure([span.Contender(impl.name, call, lambda: precision_mode(impl.precision))],
+            stats, _ = span.measure([span.Contender(impl.name, call, lambda: precision_mode(impl.precision))],
                                            "single", self.timer, self.method)
             return stats[impl.name].median_us if impl.name in stats else None
         except Exception:  # noqa: BLE001 - an op that cannot run alone is no candidate; its swap says why
