@@ -29,7 +29,8 @@ def _inputs(op: str) -> tuple:
 def _eager_and_triton(op: str) -> list[registry.Implementation]:
     """The CPU-runnable implementations opcheck is run on: the baselines, and Triton under the interpreter."""
     return [impl for impl in registry.implementations(op)
-            if impl.precision == "ieee" and impl.family in ("eager", "triton") and impl.unavailable_reason("cpu") is None]
+            if impl.precision == "ieee" and impl.family in ("eager", "triton")
+            and impl.unavailable_reason("cpu") is None]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -140,13 +141,13 @@ def test_a_non_contiguous_input_is_taken_or_refused_in_one_line():
 def recorded(monkeypatch):
     """The implementations the custom ops ran, in order."""
     ran = []
-    looked_up = library.implementation
+    looked_up = library.implementation_named
 
     def recording(op, name):
         ran.append(name)
         return looked_up(op, name)
 
-    monkeypatch.setattr(library, "implementation", recording)
+    monkeypatch.setattr(library, "implementation_named", recording)
     return ran
 
 

@@ -53,7 +53,7 @@ def schema(spec) -> str:
 def _define(spec) -> None:
     def run(*args):
         *inputs, variant, name = args
-        impl = implementation(spec.name, name)
+        impl = implementation_named(spec.name, name)
         spec.validate(*inputs)
         reason = impl.unavailable_reason(inputs[0].device.type)
         if reason:
@@ -70,7 +70,7 @@ def _define(spec) -> None:
     op.register_fake(fake)
 
 
-def implementation(op: str, name: str) -> registry.Implementation:
+def implementation_named(op: str, name: str) -> registry.Implementation:
     """The implementation of ``op`` called ``name`` (a full name)."""
     for impl in registry.implementations(op):
         if impl.name == name:
@@ -193,7 +193,7 @@ def call(op: str, variant: str, *inputs: torch.Tensor) -> torch.Tensor:
         require_tensor(argument, value)  # what the dispatcher would refuse in many lines, refused in one
     name = current().implementation(op, variant)
     if route == "direct":
-        return implementation(op, name).fn(*inputs)
+        return implementation_named(op, name).fn(*inputs)
     return getattr(getattr(torch.ops, NAMESPACE), op)(*inputs, variant, name)
 
 

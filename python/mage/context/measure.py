@@ -21,6 +21,7 @@ Candidates leave out the compile family: torch.compile is measured on the whole 
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import zlib
 from dataclasses import dataclass, field
@@ -141,7 +142,8 @@ class BlockMeasurement:
         if self.request.assign:
             if site.op not in self.request.assign:
                 return []
-            return [library.Assignment.resolve(self.precision, self.request.assign).implementation(site.op, site.variant)]
+            assigned = library.Assignment.resolve(self.precision, self.request.assign)
+            return [assigned.implementation(site.op, site.variant)]
         at = library.at_precision(registry.get_op(site.op), self.precision)
         return [impl.name for impl in registry.implementations(site.op)
                 if impl.variant == site.variant and impl.precision == at and not impl.baseline
@@ -157,7 +159,8 @@ class BlockMeasurement:
             inputs = spec.make_inputs(site.case(self.block.name), site.seed, self.request.device)
             for name in [self.baseline(site), *self.candidates(site)]:
                 self.on_progress(Step(self.key, "isolated", name, where=site.name))
-                self.isolated[(site.name, name)] = self._isolated_us(library.implementation(site.op, name), inputs)
+                impl = library.implementation_named(site.op, name)
+                self.isolated[(site.name, name)] = self._isolated_us(impl, inputs)
             del inputs
 
     def _isolated_us(self, impl: registry.Implementation, inputs: tuple) -> float | None:
@@ -294,7 +297,8 @@ class BlockMeasurement:
 
         return block_implementation(self.block.name, way.label, self.precision, call)
 
-    def _rows(self, way: Way, status: str, reason: str | None, rel_error: float | None = None) -> dict[str, BlockResult]:
+    def _rows(self, way: Way, status: str, reason: str | None,
+              rel_error: float | None = None) -> dict[str, BlockResult]:
         return {path: BlockResult(self.block.name, self.precision, way.label, way.kind, path, status, reason,
                                   rel_error) for path in PATHS}
 
@@ -316,7 +320,8 @@ class BlockMeasurement:
             if measured.stale:
                 row.status, row.reason = "fail", f"{STALE} on the {path} path: {measured.stale}"
             row.span_median_us, row.span_mean_us = measured.median_us, measured.mean_us
-            row.span_rse, row.span_samples = measured.rse if measured.rse != float("inf") else None, len(measured.samples)
+            row.span_rse = measured.rse if math.isfinite(measured.rse) else None  # one sample has no spread
+            row.span_samples = len(measured.samples)
         return rows
 
     def _speedups(self, results: dict, captures: dict, passing: dict) -> None:
