@@ -105,6 +105,34 @@ def test_shares_are_fractions_of_one_capture_and_the_prediction_is_amdahl_over_t
     assert all(math.isclose(s.isolated_speedup, 1.0) for s in shares if s.assignment == "eager")
 
 
+def test_a_way_that_breaks_its_contract_or_its_capture_fails_alone(monkeypatch):
+    built, captured = measure.BlockMeasurement.function, measure.BlockMeasurement._capture
+
+    def wrong_for_triton(self, way):  # layernorm=triton answers 0.1 % off
+        fn = built(self, way)
+        return (lambda *inputs: fn(*inputs) * 1.001) if way.label == "layernorm=triton" else fn
+
+    monkeypatch.setattr(measure.BlockMeasurement, "function", wrong_for_triton)
+    results, shares = next(measure.run(_request(assign={"layernorm": "triton"})))
+    status = {(r.assignment, r.path): (r.status, r.reason or "") for r in results}
+    assert status[("eager", "single")][0] == "pass"
+    assert all(status[("layernorm=triton", path)][0] == "fail" and "error" in status[("layernorm=triton", path)][1]
+               for path in measure.PATHS)
+    assert {s.assignment for s in shares} == {"eager"}
+
+    def refused_for_triton(self, way, call, refresh):
+        if way.label == "layernorm=triton":
+            raise RuntimeError("the profiler lost its events")
+        return captured(self, way, call, refresh)
+
+    monkeypatch.setattr(measure.BlockMeasurement, "function", built)
+    monkeypatch.setattr(measure.BlockMeasurement, "_capture", refused_for_triton)
+    results, _ = next(measure.run(_request(assign={"layernorm": "triton"})))
+    failed = {r.reason for r in results if r.assignment == "layernorm=triton"}
+    assert failed == {"profile: RuntimeError: the profiler lost its events"}
+    assert {r.status for r in results if r.assignment == "eager" and r.path == "single"} == {"pass"}
+
+
 def test_whole_block_compiles_pass_their_contract_and_are_timed():
     results, shares = next(measure.run(_request(blocks=["mlp/tiny"], compile_modes=("default",))))
     single = {r.assignment: r for r in results if r.path == "single"}
@@ -121,6 +149,7 @@ def test_whole_block_compiles_pass_their_contract_and_are_timed():
     ({"precisions": ["tf32"]}, InputError, "tf32 is a CUDA tensor-core mode"),
     ({"assign": {"layernorm": "nope"}}, UnknownNameError, "unknown implementation 'nope'"),
     ({"compile_modes": ("fast",)}, UnknownNameError, "unknown compile mode 'fast'"),
+    ({"size": "full", "blocks": ["mlp"]}, InputError, "on the CPU, measure --size tiny"),
 ])
 def test_bad_requests_are_refused_before_anything_runs(changes, error, message):
     with pytest.raises(error, match=message):
@@ -150,7 +179,7 @@ MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--block", "nope"], "unknown block 'nope'"),
+    (["--size", "tiny", "--block", "nope"], "unknown block 'nope'"),
     (["--assign", "layernorm"], "--assign takes op=impl"),
 ])
 def test_mage_context_refuses_bad_names_in_one_line_with_exit_2(tmp_path, args, message):

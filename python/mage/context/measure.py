@@ -86,6 +86,9 @@ def parse_assign(texts: list[str] | None) -> dict[str, str]:
 def check_request(request: Request) -> None:
     """Refuse unknown blocks, precisions, ops, implementations and compile modes before anything runs."""
     blocks.select(request.blocks, request.size)
+    if request.device == "cpu" and request.size != "tiny":
+        raise InputError("the full-size blocks are GPU work (a 7B-class MLP, a million-node graph): on the CPU, "
+                         "measure --size tiny")
     for precision in request.precisions:
         if precision not in PRECISIONS:
             raise UnknownNameError(f"unknown block precision {precision!r}; known: {', '.join(PRECISIONS)}")
@@ -263,17 +266,14 @@ class BlockMeasurement:
                                      _seed(self.method.check_seed, "refresh", self.key), self.method.refresh_sets,
                                      ["default"])
         captures = {}
-        for name, (way, fn, contract) in passing.items():
+        for name, (way, fn, contract) in list(passing.items()):
             self.on_progress(Step(self.key, "profile", name))
-            with self.mode(way)():
-                call = lambda fn=fn: fn(*inputs)  # noqa: E731
-                for _ in range(self.method.warmup_calls):
-                    call()
-                per_call_s = self.timer.span_us(call) * 1e-6
-                refresh()
-                captures[name] = kernel.capture_ranges(
-                    call, self.method.samples_within_budget(self.method.kernel_calls, per_call_s), RANGE_PREFIX,
-                    self.timer.is_cuda)
+            try:
+                captures[name] = self._capture(way, lambda fn=fn: fn(*inputs), refresh)
+            except Exception as error:  # noqa: BLE001 - one way's failure is its own row
+                results[name] = self._rows(way, "fail", f"profile: {type(error).__name__}: {error}",
+                                           contract.rel_error)
+                del passing[name]
         contenders = [span.Contender(name, lambda fn=fn: fn(*inputs), self.mode(way),
                                      verify=lambda out: refresh.stale(out, "default", self.precision))
                       for name, (way, fn, _) in passing.items()]
@@ -289,6 +289,16 @@ class BlockMeasurement:
         self._speedups(results, captures, passing)
         shares = [share for name, (way, _, _) in passing.items() for share in self._shares(way, captures[name])]
         return [row for way in ways for row in results[way.label].values()], shares
+
+    def _capture(self, way: Way, call: Callable[[], object], refresh: check.InputRefresh) -> kernel.RangeCapture:
+        """Warmed calls profiled: kernel time (CPU time on the CPU), launches, and each site's share."""
+        with self.mode(way)():
+            for _ in range(self.method.warmup_calls):
+                call()
+            per_call_s = self.timer.span_us(call) * 1e-6
+            refresh()
+            calls = self.method.samples_within_budget(self.method.kernel_calls, per_call_s)
+            return kernel.capture_ranges(call, calls, RANGE_PREFIX, self.timer.is_cuda)
 
     def _checked(self, way: Way, fn: Callable):
         def call(*inputs):
