@@ -1,4 +1,4 @@
-"""The `mage` command: run, check, env, runs, show, report, export, import, compare, history, amdahl."""
+"""The `mage` command: run, check, env, runs, show, report, export, import, compare, history, amdahl, context."""
 
 from __future__ import annotations
 
@@ -576,6 +576,82 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     if blocks:
         written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
     console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)
+
+
+@app.command()
+def context(
+    block: Optional[List[str]] = typer.Option(None, "--block", help="Only these blocks: a name (mlp/gpt2-small) or "
+                                              "a family (mlp, trimul, gnn) (repeatable)."),
+    assign: Optional[List[str]] = typer.Option(None, "--assign", help="op=impl (an --impl selector: native, "
+                                               "triton.split, a full name): measure these against eager, alone "
+                                               "and together, instead of every faster implementation (repeatable)."),
+    precision: List[str] = typer.Option(["ieee"], "--precision", help="ieee or tf32: what torch's Linear and "
+                                        "every op that declares it run in (repeatable)."),
+    size: str = typer.Option("full", "--size", help="full (the blocks of issue #15), or tiny (seconds on a CPU)."),
+    compile_mode: List[str] = typer.Option(["default", "max-autotune"], "--compile", help="torch.compile modes of "
+                                           "the whole block (repeatable)."),
+    no_compile: bool = typer.Option(False, "--no-compile", help="Leave out the whole-block compiles."),
+    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one assignment "
+                                 "may spend per path: the cap on noise-driven sampling."),
+    device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
+    db: Path = DB_OPTION,
+):
+    """Mage ops inside model blocks: each assignment of implementations checked, timed, and set beside
+    Amdahl's prediction from the ops' shares and isolated speedups."""
+    from mage.context import blocks, measure
+    from mage.plan import fresh_method
+    from mage.progress import Step
+
+    where = _device(device)
+    request = measure.Request(blocks=block or [], precisions=precision, device=where, size=size,
+                              method=fresh_method(Method(budget_s=budget)), assign=measure.parse_assign(assign),
+                              compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)))
+    measure.check_request(request)
+    if where == "cpu":
+        console.print("[bold yellow]No CUDA device: contracts and CPU wall-clock timings only; kernel times and "
+                      "the graph path need a GPU.[/]")
+    store = _open_store(db)
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("starting", total=len(blocks.select(request.blocks, size)) * len(precision))
+
+        def on_progress(step: Step) -> None:
+            if step.step == "done":
+                progress.advance(task)
+            progress.update(task, description=str(step))
+
+        try:
+            run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
+        except Interrupted as interrupted:
+            errors.print(f"interrupted by {interrupted.signal.name}: the blocks measured so far are stored, the run "
+                         f"marked incomplete", markup=False)
+            raise typer.Exit(interrupted.exit_code) from interrupted
+    console.print(_context_table(results))
+    console.print(f"stored as run {run_id} in {db}", markup=False)
+    _exit_if_failed(sorted({(row.block, f"{row.assignment}@{row.precision}",
+                             "contract" if row.span_median_us is None else f"{row.path} path")
+                            for row in results if row.status == "fail"}))
+
+
+def _context_table(results: list):
+    from rich.table import Table
+
+    from mage.report.tables import add_literal_row
+
+    table = Table(title="blocks in context (µs per block call; speedups against eager, same path)")
+    for column in ("block", "precision", "assignment", "kind", "path", "status", "span median", "kernel",
+                   "launches", "predicted", "measured"):
+        table.add_column(column, overflow="fold")
+
+    def number(value, form: str) -> str:
+        return "" if value is None else format(value, form)
+
+    for row in results:
+        add_literal_row(table, row.block, row.precision, row.assignment, row.kind, row.path,
+                        row.status if row.status == "pass" else f"{row.status}: {row.reason}",
+                        number(row.span_median_us, ",.1f"), number(row.kernel_us, ",.1f"), number(row.launches, ".1f"),
+                        number(row.predicted_speedup, ".3f"), number(row.measured_speedup, ".3f"))
+    return table
 
 
 def _error(message: str) -> None:

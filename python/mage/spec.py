@@ -69,6 +69,13 @@ class OpSpec:
         """The float64 result on ``inputs`` (already upcast to float64 by the caller)."""
         raise NotImplementedError
 
+    def output_like(self, inputs: tuple, variant: str) -> torch.Tensor:
+        """A tensor with the output's shape, dtype and device for ``inputs``: what a custom op's fake
+        implementation returns (mage.context.library), so ``inputs`` are fake tensors there, with sizes
+        that may be symbolic. By default the reference, which on fake tensors computes metadata only; an
+        op whose reference cannot run on symbolic sizes (a loop over them) declares its output directly."""
+        return self.reference(inputs, variant)
+
     def flops(self, case: Case, variant: str) -> float:
         raise NotImplementedError
 

@@ -73,3 +73,75 @@ def capture(call: Callable[[], object], calls: int, flush: Callable[[], None] | 
         launches=len(kept) / calls,
         names=[e.name for e in per_call[-1]][: max(1, round(len(kept) / calls))],
     )
+
+
+@dataclass
+class RangeTime:
+    """One named range of a call (a custom op's dispatch, e.g. ``mage::layernorm``), per call."""
+
+    name: str
+    time_us: float  # on a GPU the kernel time of everything launched inside it; on the CPU its CPU time
+    launches: float
+
+
+@dataclass
+class RangeCapture:
+    """A capture of N calls: their time and launches per call, and the share of each range of them."""
+
+    total_us: float  # on a GPU kernel time (as capture); on the CPU the call's CPU time
+    launches: float
+    ranges: list[RangeTime]  # the outermost ranges named with the prefix, in their order within a call
+
+
+CALL_RANGE = "mage.measure.call"
+
+
+def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: bool) -> RangeCapture:
+    """Profile ``calls`` warmed calls with their host ranges, and attribute time to the outermost ranges
+    whose name starts with ``prefix``: the k-th such range of every call is one place in the call.
+
+    On a GPU the profiler links each kernel to the op that launched it, so a range's kernel time is its
+    own kernels' and its children's; the total is every device activity, as in ``capture``."""
+    from torch.profiler import record_function
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
+    if on_gpu:
+        torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with profile(activities=activities) as prof:
+            for _ in range(calls):
+                with record_function(CALL_RANGE):
+                    call()
+            if on_gpu:
+                torch.cuda.synchronize()
+        events = sorted(prof.events(), key=lambda e: e.time_range.start)
+    host = [e for e in events if e.device_type == DeviceType.CPU]
+    named = [e for e in host if e.name.startswith(prefix) and not _inside(e, prefix)]
+    if len(named) % calls:
+        raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
+    per_call = len(named) // calls
+    if on_gpu:
+        device = [e for e in events if e.device_type == DeviceType.CUDA]
+        total, launches = sum(e.time_range.elapsed_us() for e in device), len(device)
+    else:
+        total, launches = sum(e.cpu_time_total for e in host if e.name == CALL_RANGE), 0
+    ranges = []
+    for place in range(per_call):
+        at = named[place::per_call]
+        time_us = sum(e.device_time_total if on_gpu else e.cpu_time_total for e in at)
+        ranges.append(RangeTime(at[0].name, time_us / calls, sum(_launches(e) for e in at) / calls))
+    return RangeCapture(total / calls, launches / calls, ranges)
+
+
+def _inside(event, prefix: str) -> bool:
+    parent = event.cpu_parent
+    while parent is not None:
+        if parent.name.startswith(prefix):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def _launches(event) -> int:
+    return len(event.kernels) + sum(_launches(child) for child in event.cpu_children)

@@ -1,0 +1,40 @@
+"""The blocks Mage measures in context, by name (family/size), at full size or tiny (for the tests)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from mage.context import gnn, mlp, trimul
+from mage.context.block import Block
+from mage.errors import UnknownNameError
+
+FAMILIES: dict[str, type[Block]] = {"mlp": mlp.Mlp, "trimul": trimul.TriangleUpdate, "gnn": gnn.GnnLayer}
+SIZES = {"full": {"mlp": mlp.SIZES, "trimul": trimul.SIZES, "gnn": gnn.SIZES},
+         "tiny": {"mlp": mlp.TINY, "trimul": trimul.TINY, "gnn": gnn.TINY}}
+
+
+def names(size: str = "full") -> list[str]:
+    if size not in SIZES:
+        raise UnknownNameError(f"unknown block size {size!r}; known: {', '.join(SIZES)}")
+    return [f"{family}/{shape}" for family, shapes in SIZES[size].items() for shape in shapes]
+
+
+def select(patterns: list[str] | None, size: str = "full") -> list[str]:
+    """Block names that ``patterns`` select (all if none): a full name or a family (``trimul``)."""
+    known = names(size)
+    if not patterns:
+        return known
+    chosen = []
+    for pattern in patterns:
+        matched = [name for name in known if name == pattern or name.split("/")[0] == pattern]
+        if not matched:
+            raise UnknownNameError(f"unknown block {pattern!r} at size {size}; known: {', '.join(known)} "
+                                   f"(or a family: {', '.join(FAMILIES)})")
+        chosen += [name for name in matched if name not in chosen]
+    return chosen
+
+
+def build(name: str, device: str) -> Block:
+    family, shape = name.split("/", 1)
+    factory: Callable[..., Block] = FAMILIES[family]
+    return factory(shape, device)

@@ -1,0 +1,203 @@
+"""The measurement of blocks in context (mage.context.measure) and `mage context`, on the CPU at tiny sizes:
+which assignments are measured, the records they give, Amdahl's prediction from them, and the command."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mage import amdahl
+from mage.context import blocks, measure
+from mage.errors import InputError, UnknownNameError
+from mage.measure.method import Method
+from mage.measure.device import Timer
+from mage.store import Store
+
+QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
+
+
+def _request(**changes) -> measure.Request:
+    fields = dict(blocks=["trimul/outgoing-tiny"], precisions=["ieee"], device="cpu", method=QUICK, size="tiny",
+                  compile_modes=())
+    return measure.Request(**(fields | changes))
+
+
+def _measurement(name: str, **changes) -> measure.BlockMeasurement:
+    return measure.BlockMeasurement(blocks.build(name, "cpu"), "ieee", _request(blocks=[name], **changes),
+                                    Timer("cpu"), lambda step: None)
+
+
+def test_amdahl_of_several_ops_is_one_over_the_unchanged_rest_plus_each_op_sped_up():
+    assert amdahl.combined_speedup([(0.2, 2.0)]) == pytest.approx(amdahl.overall_speedup(0.2, 2.0))
+    assert amdahl.combined_speedup([(0.2, 2.0), (0.5, 5.0)]) == pytest.approx(1 / (0.3 + 0.1 + 0.1))
+    assert amdahl.combined_speedup([]) == 1.0
+    with pytest.raises(InputError, match="fractions must sum to at most 1"):
+        amdahl.combined_speedup([(0.6, 2.0), (0.5, 2.0)])
+
+
+def test_each_faster_implementation_is_swapped_alone_and_the_fastest_per_op_together():
+    measured = _measurement("trimul/outgoing-tiny")
+    # Isolated times as a GPU run might find them: triton faster for the triangle, slower for layernorm.
+    for site, name, us in [("layernorm#0", "eager/affine/ieee", 10.0), ("layernorm#0", "triton/affine/ieee", 20.0),
+                           ("layernorm#1", "eager/affine/ieee", 10.0), ("layernorm#1", "triton/affine/ieee", 20.0),
+                           ("triangle#0", "eager/outgoing/ieee", 50.0), ("triangle#0", "triton/outgoing/ieee", 25.0)]:
+        measured.isolated[(site, name)] = us
+    ways = {way.label: way.kind for way in measured.ways()}
+    assert ways == {"eager": "eager", "triangle=triton": "best"}  # one op swapped is also the best: measured once
+    measured.isolated[("layernorm#0", "triton/affine/ieee")] = 5.0
+    measured.isolated[("layernorm#1", "triton/affine/ieee")] = 5.0
+    ways = {way.label: way.kind for way in measured.ways()}
+    assert ways == {"eager": "eager", "layernorm=triton": "swap", "triangle=triton": "swap",
+                    "layernorm=triton,triangle=triton": "best"}
+
+
+def test_compile_ways_use_torch_ops_and_the_best_assignment_and_max_autotune_is_a_cpu_skip():
+    measured = _measurement("mlp/tiny", compile_modes=("default", "max-autotune"), assign={"layernorm": "triton"})
+    measured.isolated.update({("layernorm#0", "eager/affine/ieee"): 1.0, ("layernorm#0", "triton/affine/ieee"): 2.0})
+    ways = {way.label: way for way in measured.ways()}
+    assert ways["layernorm=triton"].kind == "best"  # assigned, so measured whatever its speed
+    assert ways["compile.default(torch)"].route == "direct" and ways["compile.default(torch)"].selectors == {}
+    assert ways["compile.default(mage)"].selectors == {"layernorm": "triton"}
+    assert "nothing to tune on the CPU" in ways["compile.max-autotune(mage)"].skip
+    assert ways["compile.default(mage)"].skip is None
+
+
+@pytest.fixture(scope="module")
+def assigned_run():
+    """One tiny triangle update at ieee: eager, and layernorm swapped to Triton (the interpreter)."""
+    return next(measure.run(_request(assign={"layernorm": "triton"})))
+
+
+def test_a_run_gives_one_result_per_assignment_and_path_and_one_share_per_site(assigned_run):
+    results, shares = assigned_run
+    assert {(r.assignment, r.kind, r.path) for r in results} == {
+        ("eager", "eager", "single"), ("eager", "eager", "graph"),
+        ("layernorm=triton", "best", "single"), ("layernorm=triton", "best", "graph")}
+    single = {r.assignment: r for r in results if r.path == "single"}
+    assert all(r.status == "pass" and r.rel_error < 1e-5 and r.span_median_us > 0 for r in single.values())
+    assert all(r.status == "skip" and "CUDA graph" in r.reason for r in results if r.path == "graph")
+    assert single["eager"].measured_speedup == 1.0
+    assert single["layernorm=triton"].measured_speedup == pytest.approx(
+        single["eager"].span_median_us / single["layernorm=triton"].span_median_us)
+    assert [(s.assignment, s.site, s.impl) for s in shares] == [
+        ("eager", "layernorm#0", "eager/affine/ieee"), ("eager", "triangle#0", "eager/outgoing/ieee"),
+        ("eager", "layernorm#1", "eager/affine/ieee"),
+        ("layernorm=triton", "layernorm#0", "triton/affine/ieee"), ("layernorm=triton", "triangle#0",
+                                                                    "eager/outgoing/ieee"),
+        ("layernorm=triton", "layernorm#1", "triton/affine/ieee")]
+
+
+def test_shares_are_fractions_of_one_capture_and_the_prediction_is_amdahl_over_the_swapped_sites(assigned_run):
+    results, shares = assigned_run
+    for assignment in ("eager", "layernorm=triton"):
+        fractions = [s.fraction for s in shares if s.assignment == assignment]
+        assert all(0 < f < 1 for f in fractions) and sum(fractions) <= 1
+    eager = {s.site: s for s in shares if s.assignment == "eager"}
+    swapped = [s for s in shares if s.assignment == "layernorm=triton" and s.op == "layernorm"]
+    assert all(s.isolated_speedup == pytest.approx(s.baseline_isolated_us / s.isolated_us) for s in swapped)
+    expected = amdahl.combined_speedup([(eager[s.site].fraction, s.isolated_speedup) for s in swapped])
+    predicted = [r.predicted_speedup for r in results if r.assignment == "layernorm=triton" and r.status == "pass"]
+    assert predicted == [pytest.approx(expected)]
+    assert all(math.isclose(s.isolated_speedup, 1.0) for s in shares if s.assignment == "eager")
+
+
+def test_a_way_that_breaks_its_contract_or_its_capture_fails_alone(monkeypatch):
+    built, captured = measure.BlockMeasurement.function, measure.BlockMeasurement._capture
+
+    def wrong_for_triton(self, way):  # layernorm=triton answers 0.1 % off
+        fn = built(self, way)
+        return (lambda *inputs: fn(*inputs) * 1.001) if way.label == "layernorm=triton" else fn
+
+    monkeypatch.setattr(measure.BlockMeasurement, "function", wrong_for_triton)
+    results, shares = next(measure.run(_request(assign={"layernorm": "triton"})))
+    status = {(r.assignment, r.path): (r.status, r.reason or "") for r in results}
+    assert status[("eager", "single")][0] == "pass"
+    assert all(status[("layernorm=triton", path)][0] == "fail" and "error" in status[("layernorm=triton", path)][1]
+               for path in measure.PATHS)
+    assert {s.assignment for s in shares} == {"eager"}
+
+    def refused_for_triton(self, way, call, refresh):
+        if way.label == "layernorm=triton":
+            raise RuntimeError("the profiler lost its events")
+        return captured(self, way, call, refresh)
+
+    monkeypatch.setattr(measure.BlockMeasurement, "function", built)
+    monkeypatch.setattr(measure.BlockMeasurement, "_capture", refused_for_triton)
+    results, _ = next(measure.run(_request(assign={"layernorm": "triton"})))
+    failed = {r.reason for r in results if r.assignment == "layernorm=triton"}
+    assert failed == {"profile: RuntimeError: the profiler lost its events"}
+    assert {r.status for r in results if r.assignment == "eager" and r.path == "single"} == {"pass"}
+
+
+def test_whole_block_compiles_pass_their_contract_and_are_timed():
+    results, shares = next(measure.run(_request(blocks=["mlp/tiny"], compile_modes=("default",))))
+    single = {r.assignment: r for r in results if r.path == "single"}
+    for label in ("compile.default(torch)", "compile.default(mage)"):
+        assert single[label].status == "pass" and single[label].kind == "compile", single[label].reason
+        assert single[label].predicted_speedup is None and single[label].measured_speedup > 0
+    attributed = {s.assignment for s in shares}
+    assert {"eager", "compile.default(mage)"} <= attributed and "compile.default(torch)" not in attributed  # no Mage op
+
+
+@pytest.mark.parametrize("changes, error, message", [
+    ({"blocks": ["nope"]}, UnknownNameError, "unknown block 'nope' at size tiny"),
+    ({"precisions": ["bf16"]}, UnknownNameError, "unknown block precision 'bf16'"),
+    ({"precisions": ["tf32"]}, InputError, "tf32 is a CUDA tensor-core mode"),
+    ({"assign": {"layernorm": "nope"}}, UnknownNameError, "unknown implementation 'nope'"),
+    ({"compile_modes": ("fast",)}, UnknownNameError, "unknown compile mode 'fast'"),
+    ({"size": "full", "blocks": ["mlp"]}, InputError, "on the CPU, measure --size tiny"),
+])
+def test_bad_requests_are_refused_before_anything_runs(changes, error, message):
+    with pytest.raises(error, match=message):
+        measure.check_request(_request(**changes))
+
+
+def test_block_families_and_names_select_blocks():
+    assert blocks.select(["trimul"], "full") == ["trimul/outgoing-384", "trimul/outgoing-768",
+                                                  "trimul/incoming-384", "trimul/incoming-768"]
+    assert blocks.select(None, "tiny") == blocks.names("tiny")
+    assert blocks.select(["gnn/rmat", "gnn"]) == ["gnn/rmat", "gnn/powerlaw"]
+
+
+def test_record_stores_each_block_in_a_context_run(tmp_path, monkeypatch):
+    stored = []
+    monkeypatch.setattr(Store, "add_context", lambda self, run_id, results, shares:
+                        stored.append((run_id, results, shares)), raising=False)
+    store = Store(tmp_path / "mage.db")
+    run_id, results = measure.record(store, _request(blocks=["mlp/tiny", "gnn/rmat-tiny"]), "mage context")
+    assert [results[0].block for _, results, _ in stored] == ["mlp/tiny", "gnn/rmat-tiny"]
+    assert all(stored_id == run_id for stored_id, _, _ in stored)
+    run = store.run(run_id)
+    assert run["suite"] == "context" and run["status"] == "complete" and run["clock"] == "cpu"
+
+
+MAGE = [sys.executable, "-c", "from mage.cli import main; main()"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "tiny", "--block", "nope"], "unknown block 'nope'"),
+    (["--assign", "layernorm"], "--assign takes op=impl"),
+])
+def test_mage_context_refuses_bad_names_in_one_line_with_exit_2(tmp_path, args, message):
+    result = subprocess.run([*MAGE, "context", *args], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env=os.environ | {"COLUMNS": "200"})
+    lines = [line for line in result.stderr.splitlines() if "gpuGetDeviceCount" not in line]
+    assert result.returncode == 2 and len(lines) == 1 and message in lines[0], result.stderr
+    assert not (tmp_path / "mage.db").exists()
+
+
+def test_mage_context_runs_end_to_end_on_tiny_blocks(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from mage.cli import app
+
+    monkeypatch.setattr(Store, "add_context", lambda self, run_id, results, shares: None, raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["context", "--size", "tiny", "--block", "gnn/powerlaw-tiny", "--no-compile",
+                                      "--assign", "bias_gelu=triton", "--budget", "0.05", "--db", "c.db"])
+    assert result.exit_code == 0, result.output
+    assert "bias_gelu=triton" in result.output and "stored as run 1 in c.db" in result.output
