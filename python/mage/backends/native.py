@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -64,8 +65,19 @@ class Kernel:
 
 @functools.lru_cache(maxsize=None)
 def source(op: str, file: str = "native.cu") -> str:
-    """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named)."""
-    return (OPS_DIR / op / file).read_text()
+    """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named), with
+    its local includes pasted in: NVRTC is given one self-contained source, and the compile
+    cache, keyed by that text, sees a change of a shared header."""
+    return _with_includes(OPS_DIR / op / file)
+
+
+# `#include "path"`, the path relative to the including file as a C++ compiler reads it (the
+# CPU emulation in the tests compiles the files themselves); `<...>` includes are NVRTC's own.
+_LOCAL_INCLUDE = re.compile(r'^#include "([^"]+)"[ \t]*$', re.MULTILINE)
+
+
+def _with_includes(path: Path) -> str:
+    return _LOCAL_INCLUDE.sub(lambda m: _with_includes(path.parent / m.group(1)), path.read_text())
 
 
 def sources() -> dict[str, str]:

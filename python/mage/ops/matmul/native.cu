@@ -21,6 +21,8 @@
 // pointers); VEC = false loads scalars. Both handle any M, N, K (tails read as zeros, stores
 // are guarded).
 
+#include "../../backends/native_tiles.cuh"
+
 #define MATMUL_THREADS 256
 #define MATMUL_BK 8
 
@@ -46,37 +48,22 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
     float a_next[A_LOADS][A_WIDTH];
     float b_next[B_LOADS][B_WIDTH];
 
-    // Global → registers: slice starting at k0 (zeros outside A and B).
+    // Global → registers: slice starting at k0 (zeros outside A and B). Load l of a thread is
+    // float4 (or scalar) f of the slice, counted along rows of A (BM × BK) and of B (BK × BN).
     auto load_slice = [&](int k0) {
 #pragma unroll
         for (int l = 0; l < A_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;  // float4 index in the BM × BK slice
-                const int row = f / (BK / 4), kq = (f % (BK / 4)) * 4;
-                const bool ok = f < BM * BK / 4 && m0 + row < M && k0 + kq < K;
-                float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                if (ok) q = *reinterpret_cast<const float4*>(A + (long long)(m0 + row) * K + k0 + kq);
-                a_next[l][0] = q.x; a_next[l][1] = q.y; a_next[l][2] = q.z; a_next[l][3] = q.w;
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                const int row = e / BK, k = e % BK;
-                a_next[l][0] = (m0 + row < M && k0 + k < K) ? A[(long long)(m0 + row) * K + k0 + k] : 0.0f;
-            }
+            const int f = tid + l * MATMUL_THREADS;
+            const int row = f / (BK / A_WIDTH), k = (f % (BK / A_WIDTH)) * A_WIDTH;
+            const bool ok = (!VEC || f < BM * BK / 4) && m0 + row < M && k0 + k < K;
+            load_or_zero(a_next[l], A + (long long)(m0 + row) * K + k0 + k, ok);
         }
 #pragma unroll
         for (int l = 0; l < B_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;
-                const int k = f / (BN / 4), col = (f % (BN / 4)) * 4;
-                const bool ok = f < BK * BN / 4 && k0 + k < K && n0 + col < N;
-                float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                if (ok) q = *reinterpret_cast<const float4*>(B + (long long)(k0 + k) * N + n0 + col);
-                b_next[l][0] = q.x; b_next[l][1] = q.y; b_next[l][2] = q.z; b_next[l][3] = q.w;
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                const int k = e / BN, col = e % BN;
-                b_next[l][0] = (k0 + k < K && n0 + col < N) ? B[(long long)(k0 + k) * N + n0 + col] : 0.0f;
-            }
+            const int f = tid + l * MATMUL_THREADS;
+            const int k = f / (BN / B_WIDTH), col = (f % (BN / B_WIDTH)) * B_WIDTH;
+            const bool ok = (!VEC || f < BK * BN / 4) && k0 + k < K && n0 + col < N;
+            load_or_zero(b_next[l], B + (long long)(k0 + k) * N + n0 + col, ok);
         }
     };
 
@@ -117,15 +104,8 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    const int slices = (K + BK - 1) / BK;
-    if (slices > 0) {
-        load_slice(0);
-        store_slice(0);
-    }
-    __syncthreads();
-    for (int t = 0; t < slices; ++t) {
-        const int cur = t & 1;
-        if (t + 1 < slices) load_slice((t + 1) * BK);
+    // TM · TN FFMAs per k of the slice in buffer `cur`.
+    auto multiply_slice = [&](int cur) {
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             float a[TM], b[TN];
@@ -144,9 +124,8 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
-        if (t + 1 < slices) store_slice(cur ^ 1);
-        __syncthreads();
-    }
+    };
+    double_buffered<BK>(K, load_slice, store_slice, multiply_slice);
 
 #pragma unroll
     for (int g = 0; g < GM; ++g) {
