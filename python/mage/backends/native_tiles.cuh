@@ -16,6 +16,16 @@ __device__ __forceinline__ void load_or_zero(float (&dst)[WIDTH], const float* s
     }
 }
 
+// WIDTH floats from `src` to `dst`: one float4 store when WIDTH is 4 (dst 16-byte aligned).
+template <int WIDTH>
+__device__ __forceinline__ void store_run(float* dst, const float (&src)[WIDTH]) {
+    if constexpr (WIDTH == 4) {
+        *reinterpret_cast<float4*>(dst) = make_float4(src[0], src[1], src[2], src[3]);
+    } else {
+        dst[0] = src[0];
+    }
+}
+
 // A product over `depth` (the contraction length) in stages of STAGE, double-buffered through
 // registers: while the block computes on one shared buffer, every thread already holds its
 // share of the next stage in registers (the global loads are in flight during the FFMAs) and
