@@ -208,6 +208,13 @@ def test_non_contiguous_inputs_are_refused(op):
         launcher(*NON_CONTIGUOUS[op]())
 
 
+def test_holds_float32_is_true_only_for_contiguous_float32_tensors_on_one_device_of_the_host():
+    host, x = EmuHost(), torch.zeros(4, 4)
+    assert host.holds_float32(x) and host.holds_float32(x, torch.zeros(4))
+    for bad in (x.double(), x.t(), x.to("meta"), x.tolist()):
+        assert not host.holds_float32(bad, x) and not host.holds_float32(x, bad)
+
+
 @needs_compiler
 def test_the_graph_is_validated_once_until_it_changes(monkeypatch):
     from mage.ops.neighbor_agg import native as agg
