@@ -371,6 +371,14 @@ def test_autotune_no_wider_keeps_blocks_up_to_the_extent_rounded_up_and_at_least
     assert kept == {3: [4, 16], 17: [4, 16], 33: [4, 16, 64]}
 
 
+def test_unit_last_stride_copies_only_what_its_last_dimension_strides():
+    rows = torch.zeros(4, 6)[:, :3]  # a row stride of 6, unit column stride
+    assert triton_backend.unit_last_stride(rows) is rows
+    columns = torch.arange(12.0).reshape(3, 4).t()
+    copied = triton_backend.unit_last_stride(columns)
+    assert copied.is_contiguous() and torch.equal(copied, columns)
+
+
 # --- what the interpreter does not check ---------------------------------------------------
 
 

@@ -94,6 +94,12 @@ def autotune_no_wider(configs: list[triton.Config], key: list[str], block: str, 
     return triton.autotune(configs=configs, key=key, prune_configs_by={"early_config_prune": prune_wider_than(block, limit)})
 
 
+def unit_last_stride(t: torch.Tensor) -> torch.Tensor:
+    """``t`` itself when its last dimension is contiguous, whatever its other strides (kernels take
+    those as arguments), else a contiguous copy: loads along the last dimension then vectorize."""
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+
 @functools.lru_cache(maxsize=None)
 def _sm_count(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count

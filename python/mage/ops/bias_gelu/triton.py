@@ -10,7 +10,7 @@ is libdevice's erff (within 2 ulp); its ~20 flops per element hide under the mem
 import triton
 import triton.language as tl
 
-from mage.backends.triton import autotune_no_wider, pick_configs, row_major_tile, triton_available
+from mage.backends.triton import autotune_no_wider, pick_configs, row_major_tile, triton_available, unit_last_stride
 from mage.ops.bias_gelu.spec import SPEC
 from mage.outputs import empty_output
 from mage.registry import implementation
@@ -56,9 +56,7 @@ def bias_gelu(x, bias):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    if x.stride(1) != 1:
-        x = x.contiguous()
-    bias = bias.contiguous()
+    x, bias = unit_last_stride(x), bias.contiguous()
     grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_R"]) * triton.cdiv(cols, meta["BLOCK_C"]),)
     _bias_gelu_tile_kernel[grid](x, bias, out, rows, cols, x.stride(0))
     return out
