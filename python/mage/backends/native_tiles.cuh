@@ -3,16 +3,17 @@
 // compiles one self-contained source. Everything is __forceinline__: a kernel compiles to the
 // same instructions as with the code written out in place.
 
-// WIDTH floats from `src` into `dst`, or zeros where `ok` is false. WIDTH 4 is one float4
-// load (src 16-byte aligned), WIDTH 1 a scalar load.
+// WIDTH floats from base[at] on into `dst`, or zeros where `ok` is false. WIDTH 4 is one float4
+// load (base + at 16-byte aligned), WIDTH 1 a scalar load. The address is formed under `ok`, as
+// the kernels wrote it before: formed outside, it compiled to more address arithmetic.
 template <int WIDTH>
-__device__ __forceinline__ void load_or_zero(float (&dst)[WIDTH], const float* src, bool ok) {
+__device__ __forceinline__ void load_or_zero(float (&dst)[WIDTH], const float* base, long long at, bool ok) {
     if constexpr (WIDTH == 4) {
         float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (ok) q = *reinterpret_cast<const float4*>(src);
+        if (ok) q = *reinterpret_cast<const float4*>(base + at);
         dst[0] = q.x; dst[1] = q.y; dst[2] = q.z; dst[3] = q.w;
     } else {
-        dst[0] = ok ? *src : 0.0f;
+        dst[0] = ok ? base[at] : 0.0f;
     }
 }
 

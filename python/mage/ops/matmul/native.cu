@@ -49,7 +49,7 @@ __device__ __forceinline__ void load_block(float (&dst)[LOADS][WIDTH], const flo
     for (int l = 0; l < LOADS; ++l) {
         const Run run = block_run<ROWS, COLS, LOADS, WIDTH>(l);
         const bool ok = run.inside && r0 + run.r < rows && c0 + run.c < cols;
-        load_or_zero(dst[l], src + (long long)(r0 + run.r) * cols + c0 + run.c, ok);
+        load_or_zero(dst[l], src, (long long)(r0 + run.r) * cols + c0 + run.c, ok);
     }
 }
 

@@ -76,8 +76,8 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
         for (int l = 0; l < LOADS; ++l) {
             const Slot s = slot(l);
             const bool kc = k0 + s.k < N && c0 + s.cc < C;
-            load_or_zero(a_next[l], ab + offset(i0 + s.p, k0 + s.k) + c0 + s.cc, kc && i0 + s.p < N);
-            load_or_zero(b_next[l], bb + offset(j0 + s.p, k0 + s.k) + c0 + s.cc, kc && j0 + s.p < N);
+            load_or_zero(a_next[l], ab, offset(i0 + s.p, k0 + s.k) + c0 + s.cc, kc && i0 + s.p < N);
+            load_or_zero(b_next[l], bb, offset(j0 + s.p, k0 + s.k) + c0 + s.cc, kc && j0 + s.p < N);
         }
     };
 
