@@ -4,8 +4,8 @@
 // same instructions as with the code written out in place.
 
 // WIDTH floats from base[at] on into `dst`, or zeros where `ok` is false. WIDTH 4 is one float4
-// load (base + at 16-byte aligned), WIDTH 1 a scalar load. The address is formed under `ok`, as
-// the kernels wrote it before: formed outside, it compiled to more address arithmetic.
+// load (base + at 16-byte aligned), WIDTH 1 a scalar load. The address is formed under `ok`:
+// formed by the caller, it compiles to more address arithmetic (seen in the sm_90 SASS).
 template <int WIDTH>
 __device__ __forceinline__ void load_or_zero(float (&dst)[WIDTH], const float* base, long long at, bool ok) {
     if constexpr (WIDTH == 4) {
