@@ -1,7 +1,7 @@
 // Device helpers shared by the tiled native kernels (matmul, triangle). An op's native.cu
 // includes this file by its relative path; mage.backends.native.source pastes it in, so NVRTC
-// compiles one self-contained source. Everything is __forceinline__: a kernel compiles to the
-// same instructions as with the code written out in place.
+// compiles one self-contained source. Everything is __forceinline__ and resolved at compile time
+// (templates, lambdas), so no call is left in a kernel.
 
 // WIDTH floats from base[at] on into `dst`, or zeros where `ok` is false. WIDTH 4 is one float4
 // load (base + at 16-byte aligned), WIDTH 1 a scalar load. The address is formed under `ok`:
