@@ -66,6 +66,26 @@ def test_every_kernel_compiles_for_sm_90(ext, op):
     assert native.cubin(op, HOPPER) == cubin  # the native-py path gets the very same bytes
 
 
+def test_local_includes_are_pasted_in_relative_to_the_including_file(tmp_path, monkeypatch):
+    (tmp_path / "shared.cuh").write_text('#include "inner.cuh"\n#define OUTER 2\n')
+    (tmp_path / "inner.cuh").write_text("#define INNER 1\n")
+    (tmp_path / "op").mkdir()
+    (tmp_path / "op" / "native.cu").write_text('#include "../shared.cuh"\n#include <cuda_fp16.h>\nint x = INNER + OUTER;\n')
+    monkeypatch.setattr(native, "OPS_DIR", tmp_path)
+    native.source.cache_clear()
+    try:
+        text = native.source("op")
+    finally:
+        native.source.cache_clear()
+    assert text == "#define INNER 1\n\n#define OUTER 2\n\n#include <cuda_fp16.h>\nint x = INNER + OUTER;\n"
+
+
+def test_the_tiled_kernels_share_one_header():
+    header = (native.OPS_DIR.parent / "backends" / "native_tiles.cuh").read_text()
+    for op in ("matmul", "triangle"):
+        assert header in native.source(op) and "#include" not in native.source(op)
+
+
 def test_compile_errors_carry_the_nvrtc_name_and_log(ext):
     source = 'extern "C" __global__ void broken(float* p) { p[0] = not_declared; }'
     with pytest.raises(ext.CompileError, match=r"NVRTC_ERROR_COMPILATION[\s\S]*not_declared") as caught:
@@ -186,6 +206,13 @@ def test_non_contiguous_inputs_are_refused(op):
         launcher = functools.partial(launcher, variant=registry.get_op(op).variants[0])
     with pytest.raises(InputError, match=r"must be contiguous for native kernels"):
         launcher(*NON_CONTIGUOUS[op]())
+
+
+def test_holds_float32_is_true_only_for_contiguous_float32_tensors_on_one_device_of_the_host():
+    host, x = EmuHost(), torch.zeros(4, 4)
+    assert host.holds_float32(x) and host.holds_float32(x, torch.zeros(4))
+    for bad in (x.double(), x.t(), x.to("meta"), x.tolist()):
+        assert not host.holds_float32(bad, x) and not host.holds_float32(x, bad)
 
 
 @needs_compiler

@@ -12,7 +12,7 @@ from mage.backends.precision import precision_mode
 from mage.check import check, rel_error, upcast
 from mage.errors import InputError
 from mage.ops.neighbor_agg import graphs
-from mage.spec import Case
+from mage.spec import Case, require_float32
 
 OPS = sorted(registry.ops())
 
@@ -190,6 +190,15 @@ BAD_INPUTS = [
     for op in OPS
     for n, (make, message) in enumerate(registry.get_op(op).bad_inputs())
 ]
+
+
+def test_require_float32_names_the_first_input_that_is_not_a_float32_tensor():
+    good = torch.zeros(3)
+    require_float32(a=good, b=good)
+    with pytest.raises(InputError, match=r"^b must be a torch.Tensor, got list$"):
+        require_float32(a=good, b=[1.0])
+    with pytest.raises(InputError, match=r"^a must have dtype float32, got float64$"):
+        require_float32(a=good.double(), b=[1.0])
 
 
 @pytest.mark.parametrize("op, make, message", BAD_INPUTS)

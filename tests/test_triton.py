@@ -344,6 +344,41 @@ def test_numpy_rejects_what_the_interpreter_shim_works_around():
         int(np.ones(1, dtype=np.int32))
 
 
+@triton.jit
+def _row_major_tile_probe_kernel(rows_ptr, cols_ptr, n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    r, c = triton_backend.row_major_tile(n_cols, BLOCK_R, BLOCK_C)
+    pid = tl.program_id(0)
+    tl.store(rows_ptr + pid * BLOCK_R + tl.arange(0, BLOCK_R), r)
+    tl.store(cols_ptr + pid * BLOCK_C + tl.arange(0, BLOCK_C), c)
+
+
+def test_row_major_tiles_sweep_the_column_blocks_first():
+    programs, block_r, block_c = 6, 2, 4  # 10 columns: 3 column blocks, the last one ragged
+    rows, cols = torch.empty(programs, block_r, dtype=torch.int32), torch.empty(programs, block_c, dtype=torch.int32)
+    _row_major_tile_probe_kernel[(programs,)](rows, cols, 10, BLOCK_R=block_r, BLOCK_C=block_c)
+    for pid in range(programs):
+        assert rows[pid].tolist() == [(pid // 3) * block_r + i for i in range(block_r)]
+        assert cols[pid].tolist() == [(pid % 3) * block_c + j for j in range(block_c)]
+
+
+def test_autotune_no_wider_keeps_blocks_up_to_the_extent_rounded_up_and_at_least_the_least():
+    configs = [triton.Config({"BLOCK": block}) for block in (4, 16, 64)]
+    tuner = triton_backend.autotune_no_wider(configs, key=["n"], block="BLOCK", extent="n", least=16)(
+        _row_major_tile_probe_kernel
+    )
+    assert tuner.keys == ["n"]
+    kept = {n: [c.kwargs["BLOCK"] for c in tuner.early_config_prune(configs, {"n": n})] for n in (3, 17, 33)}
+    assert kept == {3: [4, 16], 17: [4, 16], 33: [4, 16, 64]}
+
+
+def test_unit_last_stride_copies_only_what_its_last_dimension_strides():
+    rows = torch.zeros(4, 6)[:, :3]  # a row stride of 6, unit column stride
+    assert triton_backend.unit_last_stride(rows) is rows
+    columns = torch.arange(12.0).reshape(3, 4).t()
+    copied = triton_backend.unit_last_stride(columns)
+    assert copied.is_contiguous() and torch.equal(copied, columns)
+
+
 # --- what the interpreter does not check ---------------------------------------------------
 
 

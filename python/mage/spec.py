@@ -142,6 +142,13 @@ def require_dtype(name: str, tensor: torch.Tensor, *dtypes: torch.dtype) -> None
         raise InputError(f"{name} must have dtype {wanted}, got {str(tensor.dtype).removeprefix('torch.')}")
 
 
+def require_float32(**tensors) -> None:
+    """Each of ``tensors`` a torch.Tensor of dtype float32, checked in the order given."""
+    for name, t in tensors.items():
+        require_tensor(name, t)
+        require_dtype(name, t, torch.float32)
+
+
 def require_ndim(name: str, tensor: torch.Tensor, ndim: int, layout: str) -> None:
     if tensor.dim() != ndim:
         raise InputError(f"{name} must be {ndim}-D ({layout}), got shape {tuple(tensor.shape)}")

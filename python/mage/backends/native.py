@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -64,8 +65,19 @@ class Kernel:
 
 @functools.lru_cache(maxsize=None)
 def source(op: str, file: str = "native.cu") -> str:
-    """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named)."""
-    return (OPS_DIR / op / file).read_text()
+    """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named), with
+    its local includes pasted in: NVRTC is given one self-contained source, and the compile
+    cache, keyed by that text, sees a change of a shared header."""
+    return _with_includes(OPS_DIR / op / file)
+
+
+# `#include "path"`, the path relative to the including file as a C++ compiler reads it (the
+# CPU emulation in the tests compiles the files themselves); `<...>` includes are NVRTC's own.
+_LOCAL_INCLUDE = re.compile(r'^#include "([^"]+)"[ \t]*$', re.MULTILINE)
+
+
+def _with_includes(path: Path) -> str:
+    return _LOCAL_INCLUDE.sub(lambda m: _with_includes(path.parent / m.group(1)), path.read_text())
 
 
 def sources() -> dict[str, str]:
@@ -132,6 +144,17 @@ class Host:
     def holds(self, t) -> bool:
         """Whether ``t`` is a tensor on this host's device type (the launchers' fast path)."""
         return isinstance(t, torch.Tensor) and t.is_cuda
+
+    def holds_float32(self, first, *others) -> bool:
+        """Whether all are contiguous float32 tensors on one device of this host's type: the part
+        of a launcher's ready test (see check_inputs) that the float ops share."""
+        if not (self.holds(first) and first.dtype == torch.float32 and first.is_contiguous()):
+            return False
+        device = first.get_device()
+        for t in others:
+            if not (self.holds(t) and t.dtype == torch.float32 and t.get_device() == device and t.is_contiguous()):
+                return False
+        return True
 
     def sm_count(self, device: torch.device) -> int:
         return _sm_count(device.index)
@@ -297,7 +320,8 @@ def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequ
 #
 # A launcher first evaluates one boolean expression that is true only for valid inputs of the
 # common kind (its "ready" test: tensors on the host's device, dtypes, ranks, shapes, one
-# device, contiguous). When it is false, ``check_inputs`` runs the op's full validation, which
+# device, contiguous; ``Host.holds_float32`` is its common part). When it is false,
+# ``check_inputs`` runs the op's full validation, which
 # raises an InputError naming the problem. The ready test may be stricter than the full
 # checks, never looser; it keeps the per-call host cost of a valid call to a few attribute
 # reads, which is what the native paths are measured on at seed scale.

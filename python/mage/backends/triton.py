@@ -86,6 +86,20 @@ def prune_wider_than(meta: str, limit):
     return prune
 
 
+def autotune_no_wider(configs: list[triton.Config], key: list[str], block: str, extent: str, least: int = 1):
+    """``triton.autotune`` over ``configs`` (retuned when ``key``'s arguments change) that tries only
+    configs whose ``block`` is no wider than the argument ``extent`` rounded up to a power of two,
+    and at least ``least`` (see prune_wider_than)."""
+    limit = lambda args: max(least, triton.next_power_of_2(args[extent]))
+    return triton.autotune(configs=configs, key=key, prune_configs_by={"early_config_prune": prune_wider_than(block, limit)})
+
+
+def unit_last_stride(t: torch.Tensor) -> torch.Tensor:
+    """``t`` itself when its last dimension is contiguous, whatever its other strides (kernels take
+    those as arguments), else a contiguous copy: loads along the last dimension then vectorize."""
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+
 @functools.lru_cache(maxsize=None)
 def _sm_count(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
@@ -135,6 +149,18 @@ def grouped_tile(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     pid_m = first_m + (tile_id % tiles_per_group) % group_m
     pid_n = (tile_id % tiles_per_group) // group_m
     return pid_m, pid_n
+
+
+@triton.jit
+def row_major_tile(n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """(row offsets, column offsets) of this program's BLOCK_R × BLOCK_C tile of a matrix
+    ``n_cols`` wide, on a 1-D grid whose column blocks vary fastest: consecutive programs
+    stream consecutive addresses."""
+    col_blocks = tl.cdiv(n_cols, BLOCK_C)
+    pid = tl.program_id(0)
+    rows = (pid // col_blocks) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = (pid % col_blocks) * BLOCK_C + tl.arange(0, BLOCK_C)
+    return rows, cols
 
 
 def _patch_interpreter_for_numpy_2_4() -> None:

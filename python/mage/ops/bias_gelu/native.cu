@@ -12,6 +12,27 @@ __device__ __forceinline__ float gelu_erf(float z) {
     return 0.5f * z * (1.0f + erff(z * 0.70710678118654752440f));
 }
 
+// gelu(v + b) of one float, or of each lane of a float4.
+__device__ __forceinline__ float bias_gelu(float v, float b) { return gelu_erf(v + b); }
+__device__ __forceinline__ float4 bias_gelu(float4 v, float4 b) {
+    return make_float4(gelu_erf(v.x + b.x), gelu_erf(v.y + b.y), gelu_erf(v.z + b.z), gelu_erf(v.w + b.w));
+}
+
+// The rows of this block's y index for column group `g` of a row's `groups`: T is float (one
+// column) or float4 (four). Loads all ROWS of a step before computing any.
+template <typename T>
+__device__ __forceinline__ void bias_gelu_rows(const T* x, T b, T* out, long long rows, int groups, int g) {
+    for (long long r0 = (long long)blockIdx.y * BIAS_GELU_ROWS; r0 < rows; r0 += (long long)gridDim.y * BIAS_GELU_ROWS) {
+        T v[BIAS_GELU_ROWS];
+#pragma unroll
+        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
+            if (r0 + i < rows) v[i] = x[(r0 + i) * groups + g];
+#pragma unroll
+        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
+            if (r0 + i < rows) out[(r0 + i) * groups + g] = bias_gelu(v[i], b);
+    }
+}
+
 // x, out: rows × cols, contiguous; cols % 4 == 0 and x, bias, out 16-byte aligned.
 // grid: (ceil(cols / 4 / blockDim.x), min(ceil(rows / ROWS), 65535)); block: (256).
 extern "C" __global__ void __launch_bounds__(256) bias_gelu_f32_x4(
@@ -19,20 +40,8 @@ extern "C" __global__ void __launch_bounds__(256) bias_gelu_f32_x4(
     const int groups = cols >> 2;
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= groups) return;
-    const float4 b = reinterpret_cast<const float4*>(bias)[g];
-    const float4* xv = reinterpret_cast<const float4*>(x);
-    float4* ov = reinterpret_cast<float4*>(out);
-    for (long long r0 = (long long)blockIdx.y * BIAS_GELU_ROWS; r0 < rows; r0 += (long long)gridDim.y * BIAS_GELU_ROWS) {
-        float4 v[BIAS_GELU_ROWS];
-#pragma unroll
-        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
-            if (r0 + i < rows) v[i] = xv[(r0 + i) * groups + g];
-#pragma unroll
-        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
-            if (r0 + i < rows)
-                ov[(r0 + i) * groups + g] = make_float4(gelu_erf(v[i].x + b.x), gelu_erf(v[i].y + b.y),
-                                                        gelu_erf(v[i].z + b.z), gelu_erf(v[i].w + b.w));
-    }
+    bias_gelu_rows(reinterpret_cast<const float4*>(x), reinterpret_cast<const float4*>(bias)[g],
+                   reinterpret_cast<float4*>(out), rows, groups, g);
 }
 
 // Any cols and alignment. grid: (ceil(cols / blockDim.x), min(ceil(rows / ROWS), 65535)); block: (256).
@@ -40,14 +49,5 @@ extern "C" __global__ void __launch_bounds__(256) bias_gelu_f32(
     const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ out, long long rows, int cols) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;
-    const float b = bias[c];
-    for (long long r0 = (long long)blockIdx.y * BIAS_GELU_ROWS; r0 < rows; r0 += (long long)gridDim.y * BIAS_GELU_ROWS) {
-        float v[BIAS_GELU_ROWS];
-#pragma unroll
-        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
-            if (r0 + i < rows) v[i] = x[(r0 + i) * cols + c];
-#pragma unroll
-        for (int i = 0; i < BIAS_GELU_ROWS; ++i)
-            if (r0 + i < rows) out[(r0 + i) * cols + c] = gelu_erf(v[i] + b);
-    }
+    bias_gelu_rows(x, bias[c], out, rows, cols, c);
 }

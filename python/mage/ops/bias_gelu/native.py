@@ -1,7 +1,5 @@
 """bias_gelu in one launch of a CUDA C++ kernel (native.cu): float4 columns when they allow it."""
 
-import torch
-
 from mage.backends.native import Kernel, cdiv, check_inputs, float4_rows, register
 from mage.ops.bias_gelu.spec import SPEC
 from mage.outputs import empty_output
@@ -14,12 +12,7 @@ SCALAR = Kernel("bias_gelu", "bias_gelu_f32", "pppli")
 
 def require_inputs(host, x, bias) -> None:
     """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
-    ready = (
-        host.holds(x) and host.holds(bias) and x.dtype == torch.float32 and bias.dtype == torch.float32
-        and x.dim() == 2 and bias.dim() == 1 and bias.shape[0] == x.shape[1]
-        and x.get_device() == bias.get_device() and x.is_contiguous() and bias.is_contiguous()
-    )
-    if not ready:
+    if not (host.holds_float32(x, bias) and x.dim() == 2 and bias.dim() == 1 and bias.shape[0] == x.shape[1]):
         check_inputs(host, SPEC, x=x, bias=bias)
 
 

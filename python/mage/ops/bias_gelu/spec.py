@@ -19,7 +19,7 @@ import math
 import torch
 
 from mage import registry
-from mage.spec import Case, OpSpec, draw, generator, require_dim, require_dtype, require_ndim, require_same_device, require_tensor
+from mage.spec import Case, OpSpec, draw, generator, require_dim, require_float32, require_ndim, require_same_device
 
 FLOPS_PER_ELEMENT = 10
 
@@ -45,9 +45,7 @@ class BiasGeluSpec(OpSpec):
         return x.to(device), bias.to(device)
 
     def validate(self, x, bias) -> None:
-        for name, t in (("x", x), ("bias", bias)):
-            require_tensor(name, t)
-            require_dtype(name, t, torch.float32)
+        require_float32(x=x, bias=bias)
         require_ndim("x", x, 2, "rows × cols")
         require_ndim("bias", bias, 1, "cols")
         require_dim("bias", bias, 0, x.shape[1], "x's cols")

@@ -10,7 +10,7 @@ is libdevice's erff (within 2 ulp); its ~20 flops per element hide under the mem
 import triton
 import triton.language as tl
 
-from mage.backends.triton import pick_configs, prune_wider_than, triton_available
+from mage.backends.triton import autotune_no_wider, pick_configs, row_major_tile, triton_available, unit_last_stride
 from mage.ops.bias_gelu.spec import SPEC
 from mage.outputs import empty_output
 from mage.registry import implementation
@@ -26,13 +26,7 @@ def _bias_gelu_configs():
     return pick_configs(full, [triton.Config({"BLOCK_C": 256, "BLOCK_R": 16}, num_warps=4)])
 
 
-@triton.autotune(
-    configs=_bias_gelu_configs(),
-    key=["rows", "cols"],
-    prune_configs_by={
-        "early_config_prune": prune_wider_than("BLOCK_C", lambda args: triton.next_power_of_2(args["cols"]))
-    },
-)
+@autotune_no_wider(_bias_gelu_configs(), key=["rows", "cols"], block="BLOCK_C", extent="cols")
 @triton.jit
 def _bias_gelu_tile_kernel(
     x_ptr,  # rows × cols, row stride x_stride
@@ -44,11 +38,7 @@ def _bias_gelu_tile_kernel(
     BLOCK_R: tl.constexpr,
     BLOCK_C: tl.constexpr,
 ):
-    # Column blocks vary fastest, so consecutive programs stream consecutive addresses.
-    col_blocks = tl.cdiv(cols, BLOCK_C)
-    pid = tl.program_id(0)
-    r = (pid // col_blocks) * BLOCK_R + tl.arange(0, BLOCK_R)
-    c = (pid % col_blocks) * BLOCK_C + tl.arange(0, BLOCK_C)
+    r, c = row_major_tile(cols, BLOCK_R, BLOCK_C)
     col_ok = c < cols
     mask = (r < rows)[:, None] & col_ok[None, :]
     bias = tl.load(bias_ptr + c, mask=col_ok, other=0.0)
@@ -66,9 +56,7 @@ def bias_gelu(x, bias):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    if x.stride(1) != 1:
-        x = x.contiguous()
-    bias = bias.contiguous()
+    x, bias = unit_last_stride(x), bias.contiguous()
     grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_R"]) * triton.cdiv(cols, meta["BLOCK_C"]),)
     _bias_gelu_tile_kernel[grid](x, bias, out, rows, cols, x.stride(0))
     return out

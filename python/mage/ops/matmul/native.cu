@@ -21,8 +21,37 @@
 // pointers); VEC = false loads scalars. Both handle any M, N, K (tails read as zeros, stores
 // are guarded).
 
+#include "../../backends/native_tiles.cuh"
+
 #define MATMUL_THREADS 256
 #define MATMUL_BK 8
+
+// Run l of this thread in a ROWS × COLS block whose runs are WIDTH floats along a row (a float4
+// or a scalar): run f = tid + l · MATMUL_THREADS, its row, its first column, and whether the
+// block has it (always, when the block is a whole number of runs per thread).
+struct Run {
+    int r, c;
+    bool inside;
+};
+template <int ROWS, int COLS, int LOADS, int WIDTH>
+__device__ __forceinline__ Run block_run(int l) {
+    const int f = threadIdx.x + l * MATMUL_THREADS;
+    constexpr bool EXACT = LOADS * MATMUL_THREADS * WIDTH == ROWS * COLS;
+    return {f / (COLS / WIDTH), (f % (COLS / WIDTH)) * WIDTH, EXACT || f < ROWS * COLS / WIDTH};
+}
+
+// Registers ← the ROWS × COLS block at (r0, c0) of `src` (rows × cols, row-major, contiguous),
+// zeros outside it.
+template <int ROWS, int COLS, int LOADS, int WIDTH>
+__device__ __forceinline__ void load_block(float (&dst)[LOADS][WIDTH], const float* __restrict__ src, int rows, int cols,
+                                           int r0, int c0) {
+#pragma unroll
+    for (int l = 0; l < LOADS; ++l) {
+        const Run run = block_run<ROWS, COLS, LOADS, WIDTH>(l);
+        const bool ok = run.inside && r0 + run.r < rows && c0 + run.c < cols;
+        load_or_zero(dst[l], src, (long long)(r0 + run.r) * cols + c0 + run.c, ok);
+    }
+}
 
 template <int BM, int BN, bool VEC>
 __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -46,68 +75,25 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
     float a_next[A_LOADS][A_WIDTH];
     float b_next[B_LOADS][B_WIDTH];
 
-    // Global → registers: slice starting at k0 (zeros outside A and B).
+    // Global → registers: the slice starting at k0 (zeros outside A and B).
     auto load_slice = [&](int k0) {
-#pragma unroll
-        for (int l = 0; l < A_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;  // float4 index in the BM × BK slice
-                const int row = f / (BK / 4), kq = (f % (BK / 4)) * 4;
-                const bool ok = f < BM * BK / 4 && m0 + row < M && k0 + kq < K;
-                float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                if (ok) q = *reinterpret_cast<const float4*>(A + (long long)(m0 + row) * K + k0 + kq);
-                a_next[l][0] = q.x; a_next[l][1] = q.y; a_next[l][2] = q.z; a_next[l][3] = q.w;
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                const int row = e / BK, k = e % BK;
-                a_next[l][0] = (m0 + row < M && k0 + k < K) ? A[(long long)(m0 + row) * K + k0 + k] : 0.0f;
-            }
-        }
-#pragma unroll
-        for (int l = 0; l < B_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;
-                const int k = f / (BN / 4), col = (f % (BN / 4)) * 4;
-                const bool ok = f < BK * BN / 4 && k0 + k < K && n0 + col < N;
-                float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                if (ok) q = *reinterpret_cast<const float4*>(B + (long long)(k0 + k) * N + n0 + col);
-                b_next[l][0] = q.x; b_next[l][1] = q.y; b_next[l][2] = q.z; b_next[l][3] = q.w;
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                const int k = e / BN, col = e % BN;
-                b_next[l][0] = (k0 + k < K && n0 + col < N) ? B[(long long)(k0 + k) * N + n0 + col] : 0.0f;
-            }
-        }
+        load_block<BM, BK>(a_next, A, M, K, m0, k0);
+        load_block<BK, BN>(b_next, B, K, N, k0, n0);
     };
 
     // Registers → shared buffer `s` (A transposed).
     auto store_slice = [&](int s) {
 #pragma unroll
         for (int l = 0; l < A_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;
-                if (f < BM * BK / 4) {
-                    const int row = f / (BK / 4), kq = (f % (BK / 4)) * 4;
+            const Run run = block_run<BM, BK, A_LOADS, A_WIDTH>(l);
 #pragma unroll
-                    for (int q = 0; q < 4; ++q) As[s][kq + q][row] = a_next[l][q];
-                }
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                As[s][e % BK][e / BK] = a_next[l][0];
-            }
+            for (int q = 0; q < A_WIDTH; ++q)
+                if (run.inside) As[s][run.c + q][run.r] = a_next[l][q];
         }
 #pragma unroll
         for (int l = 0; l < B_LOADS; ++l) {
-            if (VEC) {
-                const int f = tid + l * MATMUL_THREADS;
-                if (f < BK * BN / 4) {
-                    const int k = f / (BN / 4), col = (f % (BN / 4)) * 4;
-                    *reinterpret_cast<float4*>(&Bs[s][k][col]) = make_float4(b_next[l][0], b_next[l][1], b_next[l][2], b_next[l][3]);
-                }
-            } else {
-                const int e = tid + l * MATMUL_THREADS;
-                Bs[s][e / BN][e % BN] = b_next[l][0];
-            }
+            const Run run = block_run<BK, BN, B_LOADS, B_WIDTH>(l);
+            if (run.inside) store_run(&Bs[s][run.r][run.c], b_next[l]);
         }
     };
 
@@ -117,15 +103,8 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    const int slices = (K + BK - 1) / BK;
-    if (slices > 0) {
-        load_slice(0);
-        store_slice(0);
-    }
-    __syncthreads();
-    for (int t = 0; t < slices; ++t) {
-        const int cur = t & 1;
-        if (t + 1 < slices) load_slice((t + 1) * BK);
+    // TM · TN FFMAs per k of the slice in buffer `cur`.
+    auto multiply_slice = [&](int cur) {
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             float a[TM], b[TN];
@@ -144,9 +123,8 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
-        if (t + 1 < slices) store_slice(cur ^ 1);
-        __syncthreads();
-    }
+    };
+    double_buffered<BK>(K, load_slice, store_slice, multiply_slice);
 
 #pragma unroll
     for (int g = 0; g < GM; ++g) {

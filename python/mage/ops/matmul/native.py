@@ -4,8 +4,6 @@
 K and N are multiples of 4 and the pointers are 16-byte aligned.
 """
 
-import torch
-
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
 from mage.ops.matmul.spec import SPEC
@@ -21,12 +19,7 @@ KERNELS = {
 
 @register("matmul", precisions=("ieee",))
 def matmul(host, a, b):
-    ready = (
-        host.holds(a) and host.holds(b) and a.dtype == torch.float32 and b.dtype == torch.float32
-        and a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0]
-        and a.get_device() == b.get_device() and a.is_contiguous() and b.is_contiguous()
-    )
-    if not ready:
+    if not (host.holds_float32(a, b) and a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0]):
         check_inputs(host, SPEC, a=a, b=b)
     m, k = a.shape
     n = b.shape[1]

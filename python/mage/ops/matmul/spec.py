@@ -17,7 +17,7 @@ import torch
 
 from mage import registry
 from mage.errors import InputError
-from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+from mage.spec import Case, OpSpec, draw, generator, require_float32, require_ndim, require_same_device
 
 
 class MatmulSpec(OpSpec):
@@ -42,9 +42,7 @@ class MatmulSpec(OpSpec):
         return a.to(device), b.to(device)
 
     def validate(self, a, b) -> None:
-        for name, t in (("a", a), ("b", b)):
-            require_tensor(name, t)
-            require_dtype(name, t, torch.float32)
+        require_float32(a=a, b=b)
         require_ndim("a", a, 2, "M × K")
         require_ndim("b", b, 2, "K × N")
         if a.shape[1] != b.shape[0]:

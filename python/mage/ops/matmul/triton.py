@@ -37,40 +37,24 @@ from mage.outputs import empty_output
 from mage.registry import implementation
 
 
+# The tile kernel's candidate (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages), per precision.
+_TILE_SHAPES = {
+    # FMA: 64 accumulators a thread (8 warps on 128 × 128, 4 on 128 × 64) is what fits in 255
+    # registers without spilling; K steps of 16 (the least tl.dot accepts) or 32.
+    "ieee": [(128, 128, 16, 8, 3), (128, 128, 16, 8, 4), (128, 128, 32, 8, 3), (128, 64, 32, 4, 3), (64, 128, 32, 4, 3),
+             (64, 64, 32, 4, 4)],
+    "tf32": [(128, 128, 32, 8, 3), (128, 128, 32, 4, 4), (128, 256, 32, 8, 3), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4),
+             (64, 64, 32, 4, 5)],
+    # tf32x3 keeps both splits of each operand live: 4-warp tiles above 64 × 64 spill.
+    "tf32x3": [(128, 128, 32, 8, 3), (128, 128, 32, 8, 4), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4), (64, 64, 32, 4, 5)],
+}
+
+
 def _tile_configs(precision):
     def config(bm, bn, bk, warps, stages):
         return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=warps, num_stages=stages)
 
-    if precision == "ieee":
-        # FMA: 64 accumulators a thread (8 warps on 128 × 128, 4 on 128 × 64) is what fits in
-        # 255 registers without spilling; K steps of 16 (the least tl.dot accepts) or 32.
-        full = [
-            config(128, 128, 16, 8, 3),
-            config(128, 128, 16, 8, 4),
-            config(128, 128, 32, 8, 3),
-            config(128, 64, 32, 4, 3),
-            config(64, 128, 32, 4, 3),
-            config(64, 64, 32, 4, 4),
-        ]
-    elif precision == "tf32":
-        full = [
-            config(128, 128, 32, 8, 3),
-            config(128, 128, 32, 4, 4),
-            config(128, 256, 32, 8, 3),
-            config(128, 64, 32, 4, 4),
-            config(64, 128, 32, 4, 4),
-            config(64, 64, 32, 4, 5),
-        ]
-    else:
-        # tf32x3 keeps both splits of each operand live: 4-warp tiles above 64 × 64 spill.
-        full = [
-            config(128, 128, 32, 8, 3),
-            config(128, 128, 32, 8, 4),
-            config(128, 64, 32, 8, 4),
-            config(64, 128, 32, 8, 4),
-            config(64, 64, 32, 4, 5),
-        ]
-    return pick_configs(full, [config(128, 128, 32, 4, 1)])
+    return pick_configs([config(*shape) for shape in _TILE_SHAPES[precision]], [config(128, 128, 32, 4, 1)])
 
 
 def _tile_kernel(precision):

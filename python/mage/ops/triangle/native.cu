@@ -21,6 +21,8 @@
 //
 // grid: (ceil(N / TI)², ceil(C / 8), B); block: (8 · (TI / 8)²).
 
+#include "../../backends/native_tiles.cuh"
+
 #define TRI_TC 8
 #define TRI_KB 4
 
@@ -58,42 +60,35 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
 
     float a_next[LOADS][WIDTH], b_next[LOADS][WIDTH];
 
+    // Where load l of a thread goes in a stage (per operand): channel cc (of the block's TC),
+    // contraction index k (of KB) and row p (i or j, of TI); VEC loads take 4 channels at once.
+    struct Slot {
+        int cc, k, p;
+    };
+    auto slot = [&](int l) -> Slot {
+        const int f = tid + l * THREADS;
+        constexpr int GROUPS = TC / WIDTH;  // channel groups a (p, k) holds
+        return {(f % GROUPS) * WIDTH, (f / GROUPS) % KB, f / (GROUPS * KB)};
+    };
+
     auto load_stage = [&](int k0) {
 #pragma unroll
         for (int l = 0; l < LOADS; ++l) {
-            const int f = tid + l * THREADS;
-            if (VEC) {
-                const int c4 = (f % (TC / 4)) * 4, k = (f / (TC / 4)) % KB, p = f / ((TC / 4) * KB);
-                const bool kc = k0 + k < N && c0 + c4 < C;
-                float4 qa = make_float4(0.0f, 0.0f, 0.0f, 0.0f), qb = qa;
-                if (kc && i0 + p < N) qa = *reinterpret_cast<const float4*>(ab + offset(i0 + p, k0 + k) + c0 + c4);
-                if (kc && j0 + p < N) qb = *reinterpret_cast<const float4*>(bb + offset(j0 + p, k0 + k) + c0 + c4);
-                a_next[l][0] = qa.x; a_next[l][1] = qa.y; a_next[l][2] = qa.z; a_next[l][3] = qa.w;
-                b_next[l][0] = qb.x; b_next[l][1] = qb.y; b_next[l][2] = qb.z; b_next[l][3] = qb.w;
-            } else {
-                const int cc = f % TC, k = (f / TC) % KB, p = f / (TC * KB);
-                const bool kc = k0 + k < N && c0 + cc < C;
-                a_next[l][0] = (kc && i0 + p < N) ? ab[offset(i0 + p, k0 + k) + c0 + cc] : 0.0f;
-                b_next[l][0] = (kc && j0 + p < N) ? bb[offset(j0 + p, k0 + k) + c0 + cc] : 0.0f;
-            }
+            const Slot s = slot(l);
+            const bool kc = k0 + s.k < N && c0 + s.cc < C;
+            load_or_zero(a_next[l], ab, offset(i0 + s.p, k0 + s.k) + c0 + s.cc, kc && i0 + s.p < N);
+            load_or_zero(b_next[l], bb, offset(j0 + s.p, k0 + s.k) + c0 + s.cc, kc && j0 + s.p < N);
         }
     };
 
-    auto store_stage = [&](int s) {
+    auto store_stage = [&](int buffer) {
 #pragma unroll
         for (int l = 0; l < LOADS; ++l) {
-            const int f = tid + l * THREADS;
-            if (VEC) {
-                const int c4 = (f % (TC / 4)) * 4, k = (f / (TC / 4)) % KB, p = f / ((TC / 4) * KB);
+            const Slot s = slot(l);
 #pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    As[s][k][c4 + q][p] = a_next[l][q];
-                    Bs[s][k][c4 + q][p] = b_next[l][q];
-                }
-            } else {
-                const int cc = f % TC, k = (f / TC) % KB, p = f / (TC * KB);
-                As[s][k][cc][p] = a_next[l][0];
-                Bs[s][k][cc][p] = b_next[l][0];
+            for (int q = 0; q < WIDTH; ++q) {
+                As[buffer][s.k][s.cc + q][s.p] = a_next[l][q];
+                Bs[buffer][s.k][s.cc + q][s.p] = b_next[l][q];
             }
         }
     };
@@ -104,15 +99,8 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
 #pragma unroll
         for (int s = 0; s < 8; ++s) acc[r][s] = 0.0f;
 
-    const int stages = (N + KB - 1) / KB;
-    if (stages > 0) {
-        load_stage(0);
-        store_stage(0);
-    }
-    __syncthreads();
-    for (int t = 0; t < stages; ++t) {
-        const int cur = t & 1;
-        if (t + 1 < stages) load_stage((t + 1) * KB);
+    // 64 FFMAs per k of the stage in buffer `cur`.
+    auto multiply_stage = [&](int cur) {
 #pragma unroll
         for (int k = 0; k < KB; ++k) {
             const float4 a_lo = *reinterpret_cast<const float4*>(&As[cur][k][c][ty * 4]);
@@ -126,9 +114,8 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
 #pragma unroll
                 for (int s = 0; s < 8; ++s) acc[r][s] = fmaf(av[r], bv[s], acc[r][s]);
         }
-        if (t + 1 < stages) store_stage(cur ^ 1);
-        __syncthreads();
-    }
+    };
+    double_buffered<KB>(N, load_stage, store_stage, multiply_stage);
 
     if (c0 + c >= C) return;
     float* ob = out + batch + c0 + c;

@@ -4,8 +4,6 @@ Every (batch, channel) product in one grid: blocks of 8 channels × a TI × TI t
 TI = 64 when that gives every SM at least one block, else 32.
 """
 
-import torch
-
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
 from mage.ops.triangle.spec import SPEC
@@ -22,12 +20,7 @@ KERNELS = {
 
 @register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",))
 def triangle(host, a, b, variant):
-    ready = (
-        host.holds(a) and host.holds(b) and a.dtype == torch.float32 and b.dtype == torch.float32
-        and a.dim() == 4 and a.shape[1] == a.shape[2] and a.shape == b.shape
-        and a.get_device() == b.get_device() and a.is_contiguous() and b.is_contiguous()
-    )
-    if not ready:
+    if not (host.holds_float32(a, b) and a.dim() == 4 and a.shape[1] == a.shape[2] and a.shape == b.shape):
         check_inputs(host, SPEC, a=a, b=b)
     batch, n, _, channels = a.shape
     out = empty_output(tuple(a.shape), like=a)

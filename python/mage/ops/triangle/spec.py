@@ -19,7 +19,7 @@ import torch
 
 from mage import registry
 from mage.errors import InputError
-from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+from mage.spec import Case, OpSpec, draw, generator, require_float32, require_ndim, require_same_device
 
 class TriangleSpec(OpSpec):
     name = "triangle"
@@ -45,9 +45,8 @@ class TriangleSpec(OpSpec):
         return a.to(device), b.to(device)
 
     def validate(self, a, b) -> None:
+        require_float32(a=a, b=b)
         for name, t in (("a", a), ("b", b)):
-            require_tensor(name, t)
-            require_dtype(name, t, torch.float32)
             require_ndim(name, t, 4, "B × N × N × C")
         if a.shape[1] != a.shape[2]:
             raise InputError(f"a's dimensions 1 and 2 must be equal (N × N pairs), got shape {tuple(a.shape)}")

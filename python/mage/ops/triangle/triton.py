@@ -18,7 +18,7 @@ of a and b in use (2 · N² · BLOCK_C floats, 16 MiB at N = 512, BLOCK_C = 8) s
 import triton
 import triton.language as tl
 
-from mage.backends.triton import grouped_tile, pick_configs, prune_wider_than, triton_available, triton_tf32_available
+from mage.backends.triton import autotune_no_wider, grouped_tile, pick_configs, triton_available, triton_tf32_available, unit_last_stride
 from mage.ops.triangle.spec import SPEC
 from mage.outputs import empty_output
 from mage.registry import implementation
@@ -73,13 +73,7 @@ def store_slab(out_ptr, out, batch, offs_i, offs_j, offs_c, N, C):
     tl.store(out_ptrs, out, mask=mask)
 
 
-@triton.autotune(
-    configs=_triangle_configs(),
-    key=["N", "C", "PRECISION"],
-    prune_configs_by={
-        "early_config_prune": prune_wider_than("BLOCK_C", lambda args: max(4, triton.next_power_of_2(args["C"])))
-    },
-)
+@autotune_no_wider(_triangle_configs(), key=["N", "C", "PRECISION"], block="BLOCK_C", extent="C", least=4)
 @triton.jit
 def _triangle_slab_kernel(
     a_ptr,  # B × N × N × C, channel contiguous; row index i, contraction index k per strides
@@ -127,8 +121,7 @@ def launch_channel_last(a, b, variant, launch):
     out = empty_output((B, N, N, C), like=a)
     if out.numel() == 0:
         return out
-    a = a if a.stride(3) == 1 else a.contiguous()
-    b = b if b.stride(3) == 1 else b.contiguous()
+    a, b = unit_last_stride(a), unit_last_stride(b)
     if variant == "outgoing":  # a[b, i, k, c], b[b, j, k, c]
         order = (0, 1, 2)
     else:  # a[b, k, i, c], b[b, k, j, c]
