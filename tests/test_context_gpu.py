@@ -15,6 +15,7 @@ from mage.backends.compiled import FAMILY as COMPILE_FAMILY
 from mage.backends.precision import TOLERANCE
 from mage.context import blocks, library, measure, use
 from mage.measure import kernel, span
+from mage.measure.device import Timer
 from mage.measure.method import Method
 from mage.spec import Case
 
@@ -58,10 +59,16 @@ def test_the_profiler_attributes_each_kernel_to_its_mage_op_range():
         for _ in range(3):
             block(*inputs)
         capture = kernel.capture_ranges(lambda: block(*inputs), 10, measure.RANGE_PREFIX, on_gpu=True)
+        replay, _ = span.graph_replay(lambda: block(*inputs), 10)
+        replay()
+        replayed_us = Timer("cuda").span_us(replay)
     assert [r.name for r in capture.ranges] == ["mage::layernorm", "mage::triangle", "mage::layernorm"]
     assert all(r.time_us > 0 and r.launches >= 1 for r in capture.ranges), capture
     assert sum(r.time_us for r in capture.ranges) < capture.total_us  # the Linears and gates are the rest
     assert capture.launches > sum(r.launches for r in capture.ranges)
+    # The total is kernel time, not the ranges' shadows on the device timeline: one graph replay of the
+    # same calls (no host gaps) takes at least as long as the kernels it runs.
+    assert capture.total_us * 10 <= 1.05 * replayed_us
 
 
 def test_a_tiny_block_is_measured_end_to_end_on_both_paths():

@@ -37,8 +37,15 @@ def _device_activities(step: Callable[[], object], calls: int) -> list:
             for _ in range(calls):
                 step()
             torch.cuda.synchronize()
-        events = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+        events = _device_work(prof.events())
     return sorted(events, key=lambda e: e.time_range.start)
+
+
+def _device_work(events) -> list:
+    """The device activities (kernels, memsets, memcpys) among a capture's events. Not a host range's
+    shadow on the device timeline (a user annotation, spanning its kernels and the gaps between them):
+    counted as time it would count the range's kernels twice."""
+    return [e for e in events if e.device_type == DeviceType.CUDA and not e.is_user_annotation]
 
 
 @functools.lru_cache(maxsize=1)  # the run's one flush; an older one is not kept alive
@@ -122,7 +129,7 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
         raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
     per_call = len(named) // calls
     if on_gpu:
-        device = [e for e in events if e.device_type == DeviceType.CUDA]
+        device = _device_work(events)
         total, launches = sum(e.time_range.elapsed_us() for e in device), len(device)
     else:
         total, launches = sum(e.cpu_time_total for e in host if e.name == CALL_RANGE), 0
