@@ -34,6 +34,7 @@ from mage import identity
 from mage.errors import PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
+CaseRule = Callable[[dict], "str | None"]  # a case's params -> None if the kernel takes it, else why not
 # tf32x3 (three TF32 products) claims IEEE accuracy, so it is held to eager IEEE's error.
 BASELINE_PRECISION = {"tf32x3": "ieee"}
 
@@ -48,6 +49,7 @@ class Implementation:
     strategy: str = identity.DEFAULT_STRATEGY
     baseline: bool = False
     available: Availability = field(default=lambda device: None, compare=False, repr=False)
+    takes: CaseRule = field(default=lambda params: None, compare=False, repr=False)
 
     @property
     def backend(self) -> str:
@@ -61,6 +63,11 @@ class Implementation:
 
     def unavailable_reason(self, device: str) -> str | None:
         return self.available(device)
+
+    def case_skip_reason(self, params: dict) -> str | None:
+        """Why this kernel's design cannot take a case with these params (a row too wide for its
+        registers, say), or None."""
+        return self.takes(params)
 
 
 _OPS: dict[str, object] = {}
@@ -85,9 +92,10 @@ def implementation(
     precisions: Iterable[str] = ("ieee",),
     baseline: bool = False,
     available: Availability | None = None,
+    takes: CaseRule | None = None,
 ):
     """Register ``fn`` for every (variant, precision) pair it declares (every variant of the spec
-    when it declares none)."""
+    when it declares none). ``takes`` says which cases its design can run (all when None)."""
 
     def register(fn: Callable) -> Callable:
         params = inspect.signature(fn).parameters
@@ -108,6 +116,7 @@ def implementation(
                     fn=call,
                     baseline=baseline,
                     available=available or (lambda device: None),
+                    takes=takes or (lambda params: None),
                 )
                 add(impl)
                 _REGISTERED_FROM.setdefault(fn, []).append(impl)
