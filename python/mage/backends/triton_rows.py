@@ -1,5 +1,6 @@
-"""What the Triton kernels of the row-wise reductions (layernorm, softmax) share: autotune lists
-sized for whole rows, warp rows and streamed rows, and the host side of each strategy's launch.
+"""What the Triton kernels of the row-wise reductions (layernorm, softmax) share: the default
+strategy's autotune list, the fixed launch geometry of the study's strategies, jit helpers that
+address a program's rows, and the host side of each strategy's launch.
 
 Every kernel of these ops takes ``x, *operands, out`` (operands: the op's per-column tensors), then
 ``rows, cols, x_stride`` (split kernels: the partials buffer and ``rows, cols, x_stride, chunks``), then
@@ -12,7 +13,7 @@ import triton
 import triton.language as tl
 
 from mage.backends import rows as shared
-from mage.backends.triton import pick_configs, prune_wider_than
+from mage.backends.triton import INTERPRETED, pick_configs, prune_wider_than
 from mage.errors import InputError
 from mage.outputs import empty_output
 
@@ -24,11 +25,6 @@ def _tile_limit(args):
     return max(1, shared.REGISTERS_MAX_COLS // args["BLOCK_C"])
 
 
-def _warp_tile_limit(args):
-    # One warp holds at most 1024 floats (32 a lane) of however many rows.
-    return max(1, shared.WARP_MAX_COLS // args["BLOCK_C"])
-
-
 def registers_autotune(kernel):
     """``kernel`` (a whole-rows kernel) autotuned over BLOCK_R rows a program and 4–16 warps."""
     full = [triton.Config({"BLOCK_R": r}, num_warps=w) for r in (1, 2, 4, 8, 16) for w in (4, 8, 16)]
@@ -37,29 +33,33 @@ def registers_autotune(kernel):
                            prune_configs_by={"early_config_prune": prune_wider_than("BLOCK_R", _tile_limit)})(kernel)
 
 
-def warp_autotune(kernel):
-    """``kernel`` (a whole-rows kernel) launched with one warp a program: a row's reductions are
-    shuffles inside the warp, with no shared memory or barrier, and narrow rows fill the warp."""
-    full = [triton.Config({"BLOCK_R": r}, num_warps=1) for r in (1, 2, 4, 8)]
-    return triton.autotune(configs=pick_configs(full, [triton.Config({"BLOCK_R": 4}, num_warps=1)]),
-                           key=["rows", "cols"],
-                           prune_configs_by={"early_config_prune": prune_wider_than("BLOCK_R", _warp_tile_limit)})(kernel)
+# The study's strategies launch with a fixed geometry from the row width, not an autotuned one: the
+# study compares designs (and tuning every width would cost more compiles than the study has time
+# for). Tiles of about TILE floats a program; under the interpreter larger, since its cost is per program.
+TILE = 16384 if INTERPRETED else 4096
+WARP_TILE = 512  # a warp program's tile: 16 floats a lane
+INTERPRETER_CHUNK = 128  # streamed columns under the interpreter: the seed case's rows are merged from chunks
 
 
-def _streaming_limit(args):
-    # No chunk wider than the row.
-    return triton.next_power_of_2(args["cols"])
+def registers_geometry(cols: int) -> dict:
+    """Whole rows, TILE floats a program or one row, 16 floats a thread (4 to 16 warps)."""
+    width = triton.next_power_of_2(cols)
+    block_rows = max(1, TILE // width)
+    return {"BLOCK_R": block_rows, "num_warps": max(4, min(16, block_rows * width // 512))}
 
 
-def streaming_autotune(kernel):
-    """``kernel`` (BLOCK_R rows a program streaming BLOCK_C columns at a time) autotuned; its
-    STATISTICS constexpr (which formula) is part of the key. Under the interpreter, 16 rows a
-    program (its cost is per program) in chunks narrower than the seed case's rows, so that they are merged."""
-    full = [triton.Config({"BLOCK_R": 1, "BLOCK_C": c}, num_warps=w) for c in (2048, 4096) for w in (4, 8)]
-    full += [triton.Config({"BLOCK_R": 4, "BLOCK_C": 1024}, num_warps=w) for w in (4, 8)]
-    interpreted = [triton.Config({"BLOCK_R": 16, "BLOCK_C": 128}, num_warps=4)]
-    return triton.autotune(configs=pick_configs(full, interpreted), key=["rows", "cols", "STATISTICS"],
-                           prune_configs_by={"early_config_prune": prune_wider_than("BLOCK_C", _streaming_limit)})(kernel)
+def warp_geometry(cols: int) -> dict:
+    """One warp a program, holding as many narrow rows as fill WARP_TILE floats: a row's reductions are
+    shuffles inside the warp, with no shared memory or barrier, and narrow rows keep every lane busy."""
+    return {"BLOCK_R": max(1, WARP_TILE // triton.next_power_of_2(cols)), "num_warps": 1}
+
+
+def streaming_geometry(cols: int) -> dict:
+    """Chunks of up to 4096 columns (16 floats a thread at 8 warps); rows narrower than a tile are
+    taken several a program."""
+    width = triton.next_power_of_2(cols)
+    return {"BLOCK_R": max(1, TILE // width), "BLOCK_C": min(width, INTERPRETER_CHUNK if INTERPRETED else 4096),
+            "num_warps": 8}
 
 
 @triton.jit
@@ -92,19 +92,22 @@ def refuse(rule, x) -> None:
         raise InputError(reason)
 
 
-def launch_rows(kernel, x, operands, out, scalars):
+def launch_rows(kernel, x, operands, out, scalars, geometry=None):
+    """A whole-rows kernel: autotuned, or at ``geometry(cols)`` (BLOCK_R and num_warps)."""
     rows, cols = x.shape
     if out.numel():
-        grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_R"]),)
-        kernel[grid](x, *operands, out, rows, cols, x.stride(0), *scalars, BLOCK_C=triton.next_power_of_2(cols))
+        meta = geometry(cols) if geometry else {}
+        grid = (triton.cdiv(rows, meta["BLOCK_R"]),) if meta else lambda tuned: (triton.cdiv(rows, tuned["BLOCK_R"]),)
+        kernel[grid](x, *operands, out, rows, cols, x.stride(0), *scalars, BLOCK_C=triton.next_power_of_2(cols), **meta)
     return out
 
 
 def launch_streaming(kernel, x, operands, out, scalars, statistics: int):
     rows, cols = x.shape
     if out.numel():
-        grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_R"]),)
-        kernel[grid](x, *operands, out, rows, cols, x.stride(0), *scalars, STATISTICS=statistics)
+        meta = streaming_geometry(cols)
+        kernel[(triton.cdiv(rows, meta["BLOCK_R"]),)](x, *operands, out, rows, cols, x.stride(0), *scalars,
+                                                      STATISTICS=statistics, **meta)
     return out
 
 

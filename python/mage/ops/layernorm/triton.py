@@ -1,13 +1,14 @@
 """LayerNorm in Triton, one kernel design per strategy (mage.backends.rows says how each shares a row).
 
-- default: the registers kernel up to MAX_FUSED_COLS columns, the online kernel beyond.
-- ``registers``: BLOCK_R whole rows per program in registers; statistics two-pass in registers.
+- default: the registers kernel, autotuned, up to MAX_FUSED_COLS columns; the online kernel beyond.
+  The strategies below launch at a fixed geometry from the row width (mage.backends.triton_rows).
+- ``registers``: whole rows, several per program, in registers; statistics two-pass in registers.
 - ``warp``: the same kernel launched with one warp a program, for rows of at most 1024 columns.
 - ``split``: chunk statistics (count, mean, M2) of a row from several programs into a partials
   buffer, then a second kernel whose programs combine their row's partials and normalize a chunk.
-- ``online``: a program per row folds chunk statistics into running ones (Welford's update a chunk
+- ``online``: a program streams its row(s) and folds chunk statistics into running ones (Welford's update a chunk
   at a time: Chan et al.'s pairwise form), then re-reads the row to normalize: two reads.
-- ``twopass``: a program per row streams the sum, then the squared deviations, then writes: three reads.
+- ``twopass``: a program streams the sum, then the squared deviations, then writes: three reads.
 - ``naive``: one streamed pass of Σx and Σx², var = E[x²] − E[x]²: as fast as online, and wrong
   when a row's mean is large next to its spread (the large-mean contract, which it must fail).
 """
@@ -56,7 +57,6 @@ def _layernorm_rows_kernel(
 
 
 _layernorm_registers_kernel = launch.registers_autotune(_layernorm_rows_kernel)
-_layernorm_warp_kernel = launch.warp_autotune(_layernorm_rows_kernel)
 
 
 @triton.jit
@@ -149,9 +149,6 @@ def _layernorm_streaming_kernel(
         tl.store(out_rows + start + c[None, :], (x - mean[:, None]) * rstd[:, None] * w[None, :] + b[None, :], mask=ok)
 
 
-_layernorm_streaming = launch.streaming_autotune(_layernorm_streaming_kernel)
-
-
 @triton.jit
 def _layernorm_split_stats_kernel(
     x_ptr,  # rows × cols, row stride x_stride
@@ -208,14 +205,14 @@ def layernorm(x, weight, bias):
     x, out = launch.prepared(SPEC, x, weight, bias)
     if x.shape[1] <= MAX_FUSED_COLS:
         return launch.launch_rows(_layernorm_registers_kernel, x, (weight, bias), out, (EPS,))
-    return launch.launch_streaming(_layernorm_streaming, x, (weight, bias), out, (EPS,), ONLINE)
+    return launch.launch_streaming(_layernorm_streaming_kernel, x, (weight, bias), out, (EPS,), ONLINE)
 
 
-def _in_registers(kernel, takes):
+def _in_registers(geometry, takes):
     def layernorm_in_registers(x, weight, bias):
         x, out = launch.prepared(SPEC, x, weight, bias)
         launch.refuse(takes, x)
-        return launch.launch_rows(kernel, x, (weight, bias), out, (EPS,))
+        return launch.launch_rows(_layernorm_rows_kernel, x, (weight, bias), out, (EPS,), geometry)
 
     return layernorm_in_registers
 
@@ -223,15 +220,15 @@ def _in_registers(kernel, takes):
 def _streaming(statistics: int):
     def layernorm_streaming(x, weight, bias):
         x, out = launch.prepared(SPEC, x, weight, bias)
-        return launch.launch_streaming(_layernorm_streaming, x, (weight, bias), out, (EPS,), statistics)
+        return launch.launch_streaming(_layernorm_streaming_kernel, x, (weight, bias), out, (EPS,), statistics)
 
     return layernorm_streaming
 
 
-for _strategy, _kernel, _takes in (("registers", _layernorm_registers_kernel, shared.registers_takes),
-                                   ("warp", _layernorm_warp_kernel, shared.warp_takes)):
+for _strategy, _geometry, _takes in (("registers", launch.registers_geometry, shared.registers_takes),
+                                     ("warp", launch.warp_geometry, shared.warp_takes)):
     implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",), available=triton_available,
-                   takes=_takes)(_in_registers(_kernel, _takes))
+                   takes=_takes)(_in_registers(_geometry, _takes))
 for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS), ("naive", NAIVE)):
     implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",),
                    available=triton_available)(_streaming(_statistics))

@@ -1,13 +1,14 @@
 """Softmax in Triton, one kernel design per strategy (mage.backends.rows says how each shares a row).
 
-- default: the registers kernel up to MAX_FUSED_COLS columns, the online kernel beyond.
+- default: the registers kernel, autotuned, up to MAX_FUSED_COLS columns; the online kernel beyond.
+  The strategies below launch at a fixed geometry from the row width (mage.backends.triton_rows).
 - ``registers``: BLOCK_R whole rows per program in registers: max, exp, sum, divide, one read.
 - ``warp``: the same kernel launched with one warp a program, for rows of at most 1024 columns.
 - ``split``: each chunk's (max, Σ exp(x − max)) from several programs into a partials buffer, then a
   second kernel whose programs rescale their row's partials to the row's max and write a chunk.
-- ``online``: a program per row keeps a running max and a sum rescaled whenever the max grows
+- ``online``: a program streams its row(s), keeps a running max and a sum rescaled whenever the max grows
   (Milakov and Gimelshein's online softmax): the statistics in one read, the output in a second.
-- ``twopass``: a program per row streams the max, then the sum, then writes: three reads.
+- ``twopass``: a program streams the max, then the sum, then writes: three reads.
 """
 
 import triton
@@ -45,7 +46,6 @@ def _softmax_rows_kernel(
 
 
 _softmax_registers_kernel = launch.registers_autotune(_softmax_rows_kernel)
-_softmax_warp_kernel = launch.warp_autotune(_softmax_rows_kernel)
 
 
 @triton.jit
@@ -102,11 +102,8 @@ def _softmax_streaming_kernel(
     c = tl.arange(0, BLOCK_C)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
-        x = tl.load(x_rows + start + c[None, :], mask=ok, other=0.0)
+        x = tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf"))  # exp: 0 where nothing is stored
         tl.store(out_rows + start + c[None, :], tl.exp(x - row_max[:, None]) * inverse[:, None], mask=ok)
-
-
-_softmax_streaming = launch.streaming_autotune(_softmax_streaming_kernel)
 
 
 @triton.jit
@@ -147,7 +144,7 @@ def _softmax_split_normalize_kernel(
     total = tl.sum(tl.load(slots + 1, mask=k_ok, other=0.0) * tl.exp(maxima - row_max[:, None]), axis=1)
     c = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
     ok = row_ok[:, None] & (c < cols)[None, :]
-    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=0.0)
+    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=-float("inf"))
     out = tl.exp(x - row_max[:, None]) * (1.0 / tl.maximum(total, 1e-38))[:, None]
     tl.store(out_ptr + r.to(tl.int64)[:, None] * cols + c[None, :], out, mask=ok)
 
@@ -157,14 +154,14 @@ def softmax(x):
     x, out = launch.prepared(SPEC, x)
     if x.shape[1] <= MAX_FUSED_COLS:
         return launch.launch_rows(_softmax_registers_kernel, x, (), out, ())
-    return launch.launch_streaming(_softmax_streaming, x, (), out, (), ONLINE)
+    return launch.launch_streaming(_softmax_streaming_kernel, x, (), out, (), ONLINE)
 
 
-def _in_registers(kernel, takes):
+def _in_registers(geometry, takes):
     def softmax_in_registers(x):
         x, out = launch.prepared(SPEC, x)
         launch.refuse(takes, x)
-        return launch.launch_rows(kernel, x, (), out, ())
+        return launch.launch_rows(_softmax_rows_kernel, x, (), out, (), geometry)
 
     return softmax_in_registers
 
@@ -172,15 +169,15 @@ def _in_registers(kernel, takes):
 def _streaming(statistics: int):
     def softmax_streaming(x):
         x, out = launch.prepared(SPEC, x)
-        return launch.launch_streaming(_softmax_streaming, x, (), out, (), statistics)
+        return launch.launch_streaming(_softmax_streaming_kernel, x, (), out, (), statistics)
 
     return softmax_streaming
 
 
-for _strategy, _kernel, _takes in (("registers", _softmax_registers_kernel, shared.registers_takes),
-                                   ("warp", _softmax_warp_kernel, shared.warp_takes)):
+for _strategy, _geometry, _takes in (("registers", launch.registers_geometry, shared.registers_takes),
+                                     ("warp", launch.warp_geometry, shared.warp_takes)):
     implementation("softmax", family="triton", strategy=_strategy, variants=("rows",), available=triton_available,
-                   takes=_takes)(_in_registers(_kernel, _takes))
+                   takes=_takes)(_in_registers(_geometry, _takes))
 for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS)):
     implementation("softmax", family="triton", strategy=_strategy, variants=("rows",),
                    available=triton_available)(_streaming(_statistics))
