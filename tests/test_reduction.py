@@ -105,3 +105,23 @@ def test_softmax_native_plans_a_warp_a_block_or_the_online_kernel_by_width():
     assert plan(16384, 4096)[0].name == "softmax_f32_block256_v16"
     assert plan(4, 16384)[0].name == "softmax_f32_block1024_v16"
     assert plan(4, 16385)[0].name == "softmax_f32_online"
+
+
+def test_the_study_figure_plots_fractions_of_the_copy_rate_and_names_the_crossovers():
+    from mage.report.html import reduction_figure
+
+    def row(impl, cols, kernel_us, case=None):
+        return {"op": "softmax", "impl": impl, "case": case or f"{2**26 // cols}x{cols}-study", "path": "single",
+                "status": "pass", "cache": "warm", "kernel_us": kernel_us, "bytes": 4.0 * 2**27}
+
+    # At 4000 GB/s the copy floor of 512 MiB is 134 µs.
+    rows = [row("triton.warp/rows/ieee", 64, 150.0), row("triton.registers/rows/ieee", 64, 200.0),
+            row("triton.warp/rows/ieee", 1024, 170.0), row("triton.registers/rows/ieee", 1024, 140.0),
+            row("triton.registers/rows/ieee", 4096, 137.0), row("eager/rows/ieee", 1024, 50.0, case="1024x1024")]
+    figure = reduction_figure(rows, {"copy_gbps": 4000.0})
+    lines = {trace.name: (list(trace.x), [round(y, 3) for y in trace.y]) for trace in figure.data}
+    assert lines == {"softmax · triton.warp/rows/ieee": ([64, 1024], [0.895, 0.79]),
+                     "softmax · triton.registers/rows/ieee": ([64, 1024, 4096], [0.671, 0.959, 0.98])}
+    assert "softmax: triton.warp/rows/ieee → triton.registers/rows/ieee between 64 and 1024 columns" in \
+        figure.layout.title.text
+    assert reduction_figure([rows[-1]], {"copy_gbps": 4000.0}) is None
