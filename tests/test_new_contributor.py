@@ -46,9 +46,9 @@ def test_impl_triton_selects_every_strategy_of_the_family(tmp_path):
     checked = subprocess.run([sys.executable, "-m", "mage", "check", "--op", "layernorm", "--op", "logsumexp",
                               "--impl", "triton"], cwd=tmp_path, env=_environment(tmp_path),
                              capture_output=True, text=True, timeout=900)
-    # triton.naive fails its large-mean contract by design (mage.ops.layernorm.triton): exit 1, named.
-    assert checked.returncode == 1 and "triton.naive/affine/ieee" in checked.stdout.splitlines()[-1], \
-        checked.stdout + checked.stderr
+    # triton.naive fails its large-mean contract as it is registered to (mage.ops.layernorm.triton): shown, not
+    # the command's failure.
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     rows = {tuple(cell.strip() for cell in line.split("│")[1:5]) for line in checked.stdout.splitlines()
             if line.count("│") > 4}
     contracts = {(op, impl): contract for op, _, impl, contract in rows}

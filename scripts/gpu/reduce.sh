@@ -1,7 +1,7 @@
 # The reduction study (issue #19) on the H200: sourced by scripts/h200.sh after its setup, from the repo
 # root, with PYTHONPATH set, $out the results folder, $db the store to append to and `mage` defined.
-# Budget 150 s in all: GPU tests 28 s, two study runs of 42 s, one ncu pass of 30 s (each bounded by
-# timeout, SIGTERM then SIGKILL 2 s later). Nothing here stops the script: every step ends in || true.
+# Budget 150 s in all: GPU tests 22 + 10 s, two study runs of 38 s, one ncu pass of 28 s (each bounded
+# by timeout: SIGTERM, then SIGKILL 2 s later). Nothing here stops the script: every step ends in || true.
 # An interrupted study run keeps its finished cases (marked incomplete): `mage run --resume N --db …`
 # continues it in a later call. Everything is written under $out/reduce/.
 reduce_out=$out/reduce
@@ -9,7 +9,7 @@ mkdir -p "$reduce_out"
 
 # 1. GPU tests of the new kernels: the Triton strategies at widths across their limits (large-mean
 #    contract included), then the native softmax kernels through both host paths. Full logs.
-timeout -k 2 16 python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_reduction_gpu.py \
+timeout -k 2 22 python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_reduction_gpu.py \
     > "$reduce_out/gpu-tests-triton.log" 2>&1 || true
 timeout -k 2 10 python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_native_gpu.py -k "softmax and not large" \
     > "$reduce_out/gpu-tests-native.log" 2>&1 || true
@@ -22,7 +22,7 @@ study_impls=(--impl eager --impl native --impl triton.registers --impl triton.wa
              --impl triton.online --impl triton.twopass)
 study_flags=(--suite reduction --path single --no-isolate --budget 0.2 --min-samples 10 --db "$db")
 # Copy floor at 537 MB a case (256 MB in, 256 MB out) and 4.25 TB/s: 126 µs; 0.9 of it is 140 µs.
-timeout -k 2 42 python3 -m mage run --op layernorm "${study_impls[@]}" --impl triton.naive "${study_flags[@]}" \
+timeout -k 2 38 python3 -m mage run --op layernorm "${study_impls[@]}" --impl triton.naive "${study_flags[@]}" \
     --hypothesis "LayerNorm: the best strategy changes with the row width. A warp per row wins on narrow rows (many rows, no block barrier); whole rows in registers win up to 16384 columns (one read); beyond registers, few rows leave SMs idle, so the split (a row over many programs) beats one program a row at 262144, and online Welford (two reads) beats two-pass (three). The naive E[x²]−E[x]² fails the large-mean contract and is never timed." \
     --predict "layernorm/triton.warp@1048576x64-study:kernel<triton.registers" \
     --predict "layernorm/triton.registers@16384x4096-study:kernel<=triton.online" \
@@ -31,7 +31,7 @@ timeout -k 2 42 python3 -m mage run --op layernorm "${study_impls[@]}" --impl tr
     --predict "layernorm/triton.online@256x262144-study:kernel<triton.twopass" \
     --predict "layernorm/triton.split@1048576x64-study:kernel>triton.warp" \
     > "$reduce_out/study-layernorm.log" 2>&1 || true
-timeout -k 2 42 python3 -m mage run --op softmax "${study_impls[@]}" "${study_flags[@]}" \
+timeout -k 2 38 python3 -m mage run --op softmax "${study_impls[@]}" "${study_flags[@]}" \
     --hypothesis "Softmax: the same crossovers as LayerNorm. A warp per row wins on narrow rows; registers up to 16384 columns reach 0.9 of the copy rate; at 262144 columns (256 rows) the split beats one program a row, and online max-and-sum (two reads) beats two-pass (three)." \
     --predict "softmax/triton.warp@1048576x64-study:kernel<triton.registers" \
     --predict "softmax/triton.registers@16384x4096-study:kernel<140" \
@@ -45,7 +45,7 @@ python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wa
 # 3. ncu on the kernels behind the two crossovers: at 262144 columns one program a row (online) against
 #    the split's two kernels (occupancy: 256 programs for 132 SMs), at 64 columns a warp a program
 #    against a multi-warp one (registers a thread, achieved occupancy, DRAM throughput).
-timeout -k 2 30 ncu --clock-control none --profile-from-start off --csv \
+timeout -k 2 28 ncu --clock-control none --profile-from-start off --csv \
     --metrics launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
     python3 - > "$reduce_out/ncu.csv" 2> "$reduce_out/ncu.log" <<'PY' || true
 import torch

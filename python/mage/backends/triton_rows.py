@@ -76,7 +76,8 @@ def row_partials(part_ptr, rows, chunks, STATS: tl.constexpr, BLOCK_R: tl.conste
     r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     row_ok = r < rows
     k = tl.arange(0, CHUNKS_P2)
-    return r, row_ok, part_ptr + (r.to(tl.int64)[:, None] * chunks + k[None, :]) * STATS, row_ok[:, None] & (k < chunks)[None, :]
+    slots = part_ptr + (r.to(tl.int64)[:, None] * chunks + k[None, :]) * STATS
+    return r, row_ok, slots, row_ok[:, None] & (k < chunks)[None, :]
 
 
 def prepared(spec, x, *operands):

@@ -5,12 +5,12 @@
     out[r,c] = (x[r, c] − mean[r]) / sqrt(var[r] + eps) · weight[c] + bias[c]        eps = 1e-5
 
 The contract also draws large-mean inputs (1e4 + N(0, 1)), on which a row's statistics cancel:
-float32 holds 1e4 only to about 1e-3, so the mean itself is off by up to half that, and every
-output (x − mean) / σ with σ ≈ 1 carries it. Eager's error there is about 3e-4 to 5e-4, 30× and more the float32
-ceiling of 1e-5, and no float32 formula does much better: these inputs are ill-conditioned, and
-on them the contract is 10× eager's error alone (about 3e-3 to 5e-3). That ceiling means "as stable as
-eager": two-pass and Welford statistics stay near eager's error, while E[x²] − E[x]² loses every
-digit of the variance (Σx² ≈ 1e8 rounds to 8) and is off by O(1) or NaN, far above it.
+float32 holds 1e4 only to about 1e-3, so a float32 mean is off by up to half that, and every output
+(x − mean) / σ with σ ≈ 1 carries it. Eager's error there is about 3e-4 to 5e-4, 30× and more the
+float32 ceiling of 1e-5, and no float32 formula does much better: these inputs are ill-conditioned,
+and on them the contract is 10× eager's error alone (about 3e-3 to 5e-3). That ceiling means "as
+stable as eager": two-pass and Welford statistics stay near eager's error, while E[x²] − E[x]² loses
+every digit of the variance (E[x²] ≈ 1e8 is held to 8, the variance is 1) and is off by O(1) or more.
 """
 
 from __future__ import annotations

@@ -229,9 +229,12 @@ for _strategy, _geometry, _takes in (("registers", launch.registers_geometry, sh
                                      ("warp", launch.warp_geometry, shared.warp_takes)):
     implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",), available=triton_available,
                    takes=_takes)(_in_registers(_geometry, _takes))
-for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS), ("naive", NAIVE)):
+for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS)):
     implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",),
                    available=triton_available)(_streaming(_statistics))
+# Registered to be measured and seen failing: its large-mean contract fails, so it is stored failed and never timed.
+implementation("layernorm", family="triton", strategy="naive", variants=("affine",), available=triton_available,
+               fails="large-mean inputs: error")(_streaming(NAIVE))
 
 
 @implementation("layernorm", family="triton", strategy="split", variants=("affine",), available=triton_available)
