@@ -483,8 +483,7 @@ the run). With a warm L2 a small case can beat the memory floor: a cache artefac
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-{_figure_html(reduction, "reduction-figure") if reduction else ""}
-{past}<h2 id="contracts">Contracts</h2>
+{_figure_html(reduction, "reduction-figure") if reduction else ""}{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>
 {_environment_html(run)}
