@@ -51,7 +51,7 @@ def test_impl_triton_selects_every_strategy_of_the_family(tmp_path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     rows = {tuple(cell.strip() for cell in line.split("│")[1:5]) for line in checked.stdout.splitlines()
             if line.count("│") > 4}
-    contracts = {(op, impl): contract for op, _, impl, contract in rows}
+    contracts = {(op, impl): contract for op, _, impl, contract in rows if op}  # not a long reason's wrapped lines
     layernorm = {f"triton{strategy}/affine/ieee" for strategy in
                  ("", ".registers", ".warp", ".online", ".twopass", ".split", ".persistent")}
     assert contracts == {**{("layernorm", impl): "pass" for impl in layernorm},
