@@ -46,6 +46,8 @@ def main() -> None:
             if impl.family != "triton":
                 continue
             for n, params in enumerate(spec.test_params):
+                if impl.case_skip_reason(params):  # a width its design cannot take (a row too wide for registers)
+                    continue
                 launched.clear()
                 impl.fn(*spec.make_inputs(Case(op, f"test-{n}", "seed", params, seed=1), 1, "cpu"))
                 for kernel in launched:

@@ -15,7 +15,7 @@ from mage.report.tables import failures_table, results_table
 from mage.plan import Planned, Request
 from mage.runner import Runner
 from mage.report.format import us
-from mage.spec import DISTRIBUTIONS, Case
+from mage.spec import Case
 from mage.store import Result, Store
 
 QUICK = Method(span_samples=6, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=2)
@@ -62,13 +62,14 @@ def test_an_honest_implementation_is_not_called_an_alias(layernorm):
 
 def test_right_while_checked_then_wrong_fails_the_recheck(tmp_path, layernorm, impl_like):
     eager, calls = layernorm[1], {"n": 0}
+    checked = len(layernorm[0].distributions)  # the contract's calls, one a distribution
 
     def drifts(x, w, b):  # right while checked and on the timing buffers (its first call after the contract)
         calls["n"] += 1
-        if calls["n"] == len(DISTRIBUTIONS) + 1:
+        if calls["n"] == checked + 1:
             calls["timed"] = x.data_ptr()
         out = eager.fn(x, w, b)
-        return out if calls["n"] <= len(DISTRIBUTIONS) or x.data_ptr() == calls["timed"] else out * 2
+        return out if calls["n"] <= checked or x.data_ptr() == calls["timed"] else out * 2
 
     rows = {r["backend"]: r for r in _run(tmp_path, layernorm, [impl_like(eager, drifts), eager])[1]}
     assert rows["fixture"]["status"] == "fail" and rows["fixture"]["contract"] == "fail"

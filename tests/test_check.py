@@ -12,7 +12,8 @@ def test_eager_passes_its_own_contract(layernorm):
     spec, eager, case = layernorm
     result = check(eager, eager, spec, case, "cpu", seed=11)
     assert result.passed, result.reason
-    assert 0 < result.rel_error < 1e-6
+    # The worst error is the large-mean one (ill-conditioned: about 5e-4 in float32, see layernorm's spec).
+    assert 1e-5 < result.rel_error < 1e-3
 
 
 def test_a_wrong_result_fails(layernorm, impl_like):

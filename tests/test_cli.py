@@ -53,7 +53,7 @@ def test_check_env_amdahl(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["run", "--op", "softmax"], "unknown op 'softmax'"),
+    (["run", "--op", "rmsnorm"], "unknown op 'rmsnorm'"),
     (["run", "--op", "layernorm", "--impl", "cublas"], "unknown implementation 'cublas'"),
     (["run", "--op", "layernorm", "--path", "warp"], "unknown path 'warp'"),
     (["show", "7"], "no store at mage.db"),  # a read-only command never creates one

@@ -63,7 +63,10 @@ def _runnable(impl):
 def test_every_implementation_passes_its_contract_on_the_cpu(impl):
     spec = _runnable(impl)
     result = check(impl, registry.baseline_of(impl), spec, _seed_case(spec), "cpu", seed=2024)
-    assert result.passed, result.reason
+    if impl.fails:  # registered to be seen failing (an unstable formula): it fails, and only as registered
+        assert not result.passed and impl.failed_as_registered(result.reason), result.reason
+    else:
+        assert result.passed, result.reason
 
 
 @pytest.mark.parametrize("impl, make, message", BAD_CALLS)
@@ -159,8 +162,8 @@ def test_a_variant_or_precision_the_spec_does_not_declare_is_refused(scratch_reg
         registry.implementation("layernorm", family="probe", variants=("plain",))(lambda x, w, b: x)
     with pytest.raises(UnknownNameError, match="'layernorm' declares no precision 'tf32'.*ieee"):
         registry.implementation("layernorm", family="probe", precisions=("tf32",))(lambda x, w, b: x)
-    with pytest.raises(UnknownNameError, match="'softmax' is registered before its spec"):
-        registry.implementation("softmax", family="probe")(lambda x: x)
+    with pytest.raises(UnknownNameError, match="'rmsnorm' is registered before its spec"):
+        registry.implementation("rmsnorm", family="probe")(lambda x: x)
 
 
 def test_strategies_of_one_family_share_it(scratch_registry):
@@ -169,7 +172,8 @@ def test_strategies_of_one_family_share_it(scratch_registry):
     assert [(i.name, i.family, i.strategy, i.backend) for i in persistent] == [
         ("triton.persistent/affine/ieee", "triton", "persistent", "triton.persistent")]
     assert {i.name for i in registry.select("layernorm", ["triton"])} == {
-        "triton/affine/ieee", "triton.persistent/affine/ieee"}
+        "triton/affine/ieee", "triton.persistent/affine/ieee", *(f"triton.{strategy}/affine/ieee" for strategy in
+                                                                ("registers", "warp", "split", "online", "twopass", "naive"))}
 
 
 def test_compiled_variants_of_a_baseline_follow_the_op_s_own_implementations():

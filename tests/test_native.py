@@ -172,6 +172,7 @@ def i64(*values):
 GOOD = {
     "bias_gelu": lambda: (f32(4, 8), f32(8)),
     "layernorm": lambda: (f32(4, 8), f32(8), f32(8)),
+    "softmax": lambda: (f32(4, 8),),
     "matmul": lambda: (f32(4, 8), f32(8, 3)),
     "triangle": lambda: (f32(1, 5, 5, 4), f32(1, 5, 5, 4)),
     "neighbor_agg": lambda: (i64(0, 2, 3), i64(0, 1, 1), f32(2, 4)),
@@ -192,6 +193,7 @@ def test_cpu_tensors_are_refused_by_device(op):
 NON_CONTIGUOUS = {
     "bias_gelu": lambda: (f32(8, 4).t(), f32(8)),
     "layernorm": lambda: (f32(4, 16)[:, ::2], f32(8), f32(8)),
+    "softmax": lambda: (f32(4, 16)[:, ::2],),
     "matmul": lambda: (f32(4, 8), f32(3, 8).t()),
     "triangle": lambda: (f32(1, 5, 5, 4), f32(1, 4, 5, 5).permute(0, 2, 3, 1)),
     "neighbor_agg": lambda: (i64(0, 2, 3), i64(0, 1, 1), f32(4, 2).t()),
@@ -275,6 +277,8 @@ EMULATED = {
         {"rows": 2, "cols": 1030},
         {"rows": 1, "cols": 20000},
     ],
+    # One shape per kernel: a warp per row up to 32·V columns, a block per row up to 16·threads, then online.
+    "softmax": [{"rows": r, "cols": c} for r, c in ((5, 37), (3, 200), (6, 1000), (2, 3000), (1, 9000), (2, 20000))],
     "matmul": [
         {"m": 17, "k": 31, "n": 9},
         {"m": 1, "k": 64, "n": 1},

@@ -19,7 +19,7 @@ GENERIC = {
     ],
     "test_triton.py": ["test_every_triton_implementation_runs_on_the_cpu_except_tf32[{impl}]"],
 }
-NEW = ("layernorm:triton.persistent/affine/ieee", "softmax:triton/rows/ieee")
+NEW = ("layernorm:triton.persistent/affine/ieee", "logsumexp:triton/rows/ieee")
 
 
 def _environment(tmp_path) -> dict:
@@ -30,33 +30,37 @@ def _environment(tmp_path) -> dict:
 
 def test_the_generic_tests_cover_a_new_kernel_and_a_new_op(tmp_path):
     tested = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-k", "softmax or persistent or hopper",
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-k", "logsumexp or persistent or hopper",
          *(str(TESTS / name) for name in (*GENERIC, "test_ops.py"))],
         cwd=tmp_path, env=_environment(tmp_path), capture_output=True, text=True, timeout=1200)
     assert tested.returncode == 0, tested.stdout[-5000:]
     passed = set(re.findall(r"::(\S+) PASSED", tested.stdout))
     expected = {test.format(impl=impl) for tests in GENERIC.values() for test in tests for impl in NEW}
     expected |= {"test_every_triton_kernel_compiles_for_hopper_without_a_gpu",  # the plugin's two kernels too
-                 "test_cases_are_named_once_and_seeded[softmax]", "test_bad_inputs_are_refused_by_name[softmax-1]",
-                 "test_eager_matches_reference[softmax-0-rows-normal]", "test_eager_passes_its_own_contract[softmax-1-rows]"}
+                 "test_cases_are_named_once_and_seeded[logsumexp]", "test_bad_inputs_are_refused_by_name[logsumexp-1]",
+                 "test_eager_matches_reference[logsumexp-0-rows-normal]", "test_eager_passes_its_own_contract[logsumexp-1-rows]"}
     assert expected <= passed, sorted(expected - passed)
 
 
 def test_impl_triton_selects_every_strategy_of_the_family(tmp_path):
-    checked = subprocess.run([sys.executable, "-m", "mage", "check", "--op", "layernorm", "--op", "softmax",
+    checked = subprocess.run([sys.executable, "-m", "mage", "check", "--op", "layernorm", "--op", "logsumexp",
                               "--impl", "triton"], cwd=tmp_path, env=_environment(tmp_path),
-                             capture_output=True, text=True, timeout=600)
+                             capture_output=True, text=True, timeout=900)
+    # triton.naive fails its large-mean contract as it is registered to (mage.ops.layernorm.triton): shown, not
+    # the command's failure.
     assert checked.returncode == 0, checked.stdout + checked.stderr
     rows = {tuple(cell.strip() for cell in line.split("│")[1:5]) for line in checked.stdout.splitlines()
             if line.count("│") > 4}
-    implementations = {(op, impl) for op, _, impl, contract in rows if contract == "pass"}
-    assert implementations == {("layernorm", "triton/affine/ieee"), ("layernorm", "triton.persistent/affine/ieee"),
-                               ("softmax", "triton/rows/ieee")}
+    contracts = {(op, impl): contract for op, _, impl, contract in rows if op}  # not a long reason's wrapped lines
+    layernorm = {f"triton{strategy}/affine/ieee" for strategy in
+                 ("", ".registers", ".warp", ".online", ".twopass", ".split", ".persistent")}
+    assert contracts == {**{("layernorm", impl): "pass" for impl in layernorm},
+                         ("layernorm", "triton.naive/affine/ieee"): "FAIL", ("logsumexp", "triton/rows/ieee"): "pass"}
 
 
 def test_a_new_op_s_baseline_is_compiled_too(tmp_path):
     listed = subprocess.run([sys.executable, "-c", "from mage import registry; "
-                             "print(*(i.name for i in registry.implementations('softmax')))"],
+                             "print(*(i.name for i in registry.implementations('logsumexp')))"],
                             cwd=tmp_path, env=_environment(tmp_path), capture_output=True, text=True, timeout=600)
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.split() == ["eager/rows/ieee", "triton/rows/ieee", "compile/rows/ieee",

@@ -200,9 +200,9 @@ def test_layernorm_rows_too_wide_for_registers_stream_in_chunks(monkeypatch, row
 
     monkeypatch.setattr(layernorm_triton, "MAX_FUSED_COLS", 64)
     ran = []
-    run = layernorm_triton._layernorm_chunked_kernel.run
+    run = layernorm_triton._layernorm_streaming_kernel.run
     monkeypatch.setattr(
-        layernorm_triton._layernorm_chunked_kernel, "run", lambda *a, **kw: (ran.append(1), run(*a, **kw))[1]
+        layernorm_triton._layernorm_streaming_kernel, "run", lambda *a, **kw: (ran.append(1), run(*a, **kw))[1]
     )
     _passes(_impl("layernorm", "affine", "ieee"), {"rows": rows, "cols": cols})
     assert ran
@@ -508,7 +508,7 @@ def test_every_triton_kernel_compiles_for_hopper_without_a_gpu():
     reached = {impl for uses in compiled.values() for impl, _ in uses}
     assert reached == {i.name for i in TRITON}, "every Triton implementation launches a kernel on its test cases"
     defined = set().union(*(_triton_kernels(module) for module in {_module_of(i) for i in TRITON}))
-    assert "_layernorm_chunked_kernel" in defined  # the kernels are found, interpreted as they are here
+    assert "_layernorm_streaming_kernel" in defined  # the kernels are found, interpreted as they are here
     missing = defined - set(compiled) - set(compiled_tma)
     assert not missing, f"never compiled: {sorted(missing)} (add a spec test case that reaches them)"
     # Why triton.split exists: its per-channel dots reach Hopper's wgmma; the 3-D dot of triton.py does not.

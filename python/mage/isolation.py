@@ -25,8 +25,8 @@ its rotated rounds stay on one device. Only the parent writes the store, under o
 The cost is a worker start-up per case (Python, torch, CUDA, the registry; torch.compile's and
 Triton's autotuning work is done again in every worker, from their on-disk caches where they have
 them): seconds a case, measured with scripts/isolation_cost.py (results/README.md). That is small next to a
-large or sweep case and nearly doubles the seed suite, so by default only large and sweep cases are
-isolated (``--isolate`` isolates every case, ``--no-isolate`` none). A case that is not isolated runs
+large or sweep case and nearly doubles the seed suite, so by default only large, sweep and reduction cases
+are isolated (``--isolate`` isolates every case, ``--no-isolate`` none). A case that is not isolated runs
 in the parent as in a plain run; a kernel that leaves the CUDA context unusable there stops the run
 with its failure stored (mage.errors.DeviceLost), and the run resumes isolated.
 """
@@ -53,7 +53,7 @@ from mage.worker import PROGRESS, ROW, read_row
 STEPS_OF_ONE = ("contract", "profile", "re-check")  # Runner's steps that run one implementation's code
 STEP_SHARE = 4  # a step naming one implementation may take this fraction (1/STEP_SHARE) of the case's limit
 POLL_S = 0.1
-DEFAULT_SUITES = frozenset({"large", "sweep"})  # cases isolated unless --isolate or --no-isolate says otherwise
+DEFAULT_SUITES = frozenset({"large", "sweep", "reduction"})  # cases isolated unless --isolate or --no-isolate says otherwise
 
 
 class LocalWorker:

@@ -74,7 +74,7 @@ def plan(request: Request) -> list[Planned]:
 
 def skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:
     """Why ``impl`` cannot run ``case`` on ``device`` (its rows are skips with this reason), else None."""
-    reason = impl.unavailable_reason(device)
+    reason = impl.unavailable_reason(device) or impl.case_skip_reason(case.params)
     if reason is None and device == "cpu":
         work = spec.flops(case, impl.variant) + spec.bytes(case, impl.variant)
         if work > spec.cpu_work_limit:

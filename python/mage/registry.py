@@ -34,6 +34,7 @@ from mage import identity
 from mage.errors import PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
+CaseRule = Callable[[dict], "str | None"]  # a case's params -> None if the kernel takes it, else why not
 # tf32x3 (three TF32 products) claims IEEE accuracy, so it is held to eager IEEE's error.
 BASELINE_PRECISION = {"tf32x3": "ieee"}
 
@@ -48,6 +49,10 @@ class Implementation:
     strategy: str = identity.DEFAULT_STRATEGY
     baseline: bool = False
     available: Availability = field(default=lambda device: None, compare=False, repr=False)
+    takes: CaseRule = field(default=lambda params: None, compare=False, repr=False)
+    # A formula registered to be seen failing its contract (an unstable one, measured beside the stable
+    # ones): how its contract's failure reason begins. Such a failure is stored, and is not the run's.
+    fails: str = ""
 
     @property
     def backend(self) -> str:
@@ -61,6 +66,15 @@ class Implementation:
 
     def unavailable_reason(self, device: str) -> str | None:
         return self.available(device)
+
+    def case_skip_reason(self, params: dict) -> str | None:
+        """Why this kernel's design cannot take a case with these params (a row too wide for its
+        registers, say), or None."""
+        return self.takes(params)
+
+    def failed_as_registered(self, reason: str) -> bool:
+        """Whether a contract failure with ``reason`` is the one this implementation is registered to show."""
+        return bool(self.fails) and reason.startswith(self.fails)
 
 
 _OPS: dict[str, object] = {}
@@ -85,9 +99,12 @@ def implementation(
     precisions: Iterable[str] = ("ieee",),
     baseline: bool = False,
     available: Availability | None = None,
+    takes: CaseRule | None = None,
+    fails: str = "",
 ):
     """Register ``fn`` for every (variant, precision) pair it declares (every variant of the spec
-    when it declares none)."""
+    when it declares none). ``takes`` says which cases its design can run (all when None); ``fails``,
+    how the contract failure it is registered to show begins (none when empty)."""
 
     def register(fn: Callable) -> Callable:
         params = inspect.signature(fn).parameters
@@ -108,6 +125,8 @@ def implementation(
                     fn=call,
                     baseline=baseline,
                     available=available or (lambda device: None),
+                    takes=takes or (lambda params: None),
+                    fails=fails,
                 )
                 add(impl)
                 _REGISTERED_FROM.setdefault(fn, []).append(impl)
@@ -225,6 +244,11 @@ def select(op: str, patterns: Iterable[str] | None) -> list[Implementation]:
     if not patterns:
         return impls
     return [i for i in impls if any(identity.matches(i.name, p) for p in patterns)]
+
+
+def failed_as_registered(op: str, name: str, reason: str) -> bool:
+    """Whether ``op``'s implementation ``name`` failed its contract as it is registered to (Implementation.fails)."""
+    return any(i.name == name and i.failed_as_registered(reason or "") for i in implementations(op))
 
 
 def check_patterns(patterns: Iterable[str], op_names: Iterable[str]) -> None:

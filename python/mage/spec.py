@@ -12,8 +12,8 @@ import torch
 
 from mage.errors import InputError, UnknownNameError
 
-SUITES = ("seed", "large", "sweep")
-DISTRIBUTIONS = ("normal", "heavy")
+SUITES = ("seed", "large", "sweep", "reduction")
+DISTRIBUTIONS = ("normal", "heavy", "large-mean")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,10 @@ class OpSpec:
     # For the tests: small parameter sets of cases() (the generic tests run every implementation on
     # them, so a new op or kernel is tested without editing a list), and bad_inputs() below.
     test_params: Sequence[dict] = ()
+    # The input distributions its contract checks on (of DISTRIBUTIONS), and those of them on which
+    # float32 itself cannot reach the precision ceiling, so that there the contract is 10× eager's error alone.
+    distributions: Sequence[str] = ("normal", "heavy")
+    ill_conditioned: Sequence[str] = ()
 
     def cases(self) -> list[Case]:
         raise NotImplementedError
@@ -108,7 +112,8 @@ def _check_declared(op: str, kind: str, value: str, declared: Sequence[str]) -> 
 
 
 def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:
-    """float32 values on the generator's device: standard normal, or heavy-tailed (Student t, 3 dof).
+    """float32 values on the generator's device: standard normal, heavy-tailed (Student t, 3 dof), or
+    large-mean (1e4 + standard normal: a row's statistics cancel, which shows unstable formulas).
 
     Drawn where they are used, so the large cases' 10⁸ values cost milliseconds on a GPU.
     """
@@ -121,6 +126,8 @@ def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) ->
         chi2 = sum(torch.randn(*shape, generator=generator, dtype=torch.float32, device=device).square_()
                    for _ in range(3))
         return normal.div_(chi2.div_(3).sqrt_())
+    if distribution == "large-mean":
+        return torch.randn(*shape, generator=generator, dtype=torch.float32, device=device).add_(1e4)
     raise UnknownNameError(f"unknown distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
 
 

@@ -1,5 +1,5 @@
 """What a new contributor adds, loaded as a plugin (MAGE_PLUGINS=newcomer, for test_new_contributor):
-a second Triton LayerNorm kernel (strategy ``persistent``) and a new op, softmax, with its spec, its
+a second Triton LayerNorm kernel (strategy ``persistent``) and a new op, logsumexp, with its spec, its
 eager baseline (compiled by torch.compile too) and a Triton kernel. Nothing outside this file names them.
 """
 
@@ -58,10 +58,10 @@ def layernorm(x, weight, bias):
     return out
 
 
-class SoftmaxSpec(OpSpec):
-    """softmax(x)ᵢⱼ = exp(xᵢⱼ) / Σₖ exp(xᵢₖ), over the last dimension of a float32 matrix."""
+class LogSumExpSpec(OpSpec):
+    """logsumexp(x)ᵢ = mᵢ + log Σₖ exp(xᵢₖ − mᵢ), mᵢ = maxₖ xᵢₖ, over the last dimension of a float32 matrix."""
 
-    name = "softmax"
+    name = "logsumexp"
     variants = ("rows",)
     test_params = ({"rows": 5, "cols": 37}, {"rows": 1, "cols": 300})
 
@@ -79,45 +79,45 @@ class SoftmaxSpec(OpSpec):
         require_ndim("x", x, 2, "rows × cols")
 
     def reference(self, inputs, variant):
-        return torch.softmax(inputs[0], dim=-1)
+        return torch.logsumexp(inputs[0], dim=-1)
 
     def flops(self, case, variant):
         return 4.0 * case.params["rows"] * case.params["cols"]
 
     def bytes(self, case, variant):
-        return 8.0 * case.params["rows"] * case.params["cols"]
+        return 4.0 * case.params["rows"] * (case.params["cols"] + 1)
 
     def bad_inputs(self):
         return [(lambda: (torch.randn(4),), r"x must be 2-D"),
                 (lambda: (torch.randn(4, 4).double(),), r"x must have dtype float32, got float64")]
 
 
-SOFTMAX = SoftmaxSpec()
-registry.register_op(SOFTMAX)
+LOGSUMEXP = LogSumExpSpec()
+registry.register_op(LOGSUMEXP)
 
 
 @with_compiled
-@registry.implementation("softmax", family="eager", baseline=True)
-def softmax_eager(x):
-    return torch.softmax(x, dim=-1)
+@registry.implementation("logsumexp", family="eager", baseline=True)
+def logsumexp_eager(x):
+    return torch.logsumexp(x, dim=-1)
 
 
 @triton.jit
-def _softmax_row_kernel(x_ptr, out_ptr, cols, x_stride, BLOCK: tl.constexpr):
+def _logsumexp_row_kernel(x_ptr, out_ptr, cols, x_stride, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     c = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * x_stride + c, mask=c < cols, other=-float("inf"))
-    e = tl.exp(x - tl.max(x, axis=0))
-    tl.store(out_ptr + row * cols + c, e / tl.sum(e, axis=0), mask=c < cols)
+    m = tl.max(x, axis=0)
+    tl.store(out_ptr + row, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
 
 
-@registry.implementation("softmax", family="triton", available=triton_available)
-def softmax_triton(x):
-    SOFTMAX.validate(x)
+@registry.implementation("logsumexp", family="triton", available=triton_available)
+def logsumexp_triton(x):
+    LOGSUMEXP.validate(x)
     rows, cols = x.shape
-    out = empty_output((rows, cols), like=x)
+    out = empty_output((rows,), like=x)
     if out.numel() == 0:
         return out
     x = x if x.stride(1) == 1 else x.contiguous()
-    _softmax_row_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=triton.next_power_of_2(cols))
+    _logsumexp_row_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=triton.next_power_of_2(cols))
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
@@ -306,6 +307,37 @@ def context_html(results: list, shares: list) -> str:
             + _figure_html(prediction_figure(results), "predicted-measured") + charts)
 
 
+def reduction_figure(rows: list[dict], ceilings: dict) -> go.Figure | None:
+    """The reduction study (cases ROWSxCOLS-study): copy floor ÷ kernel time against row width, a line per
+    op and implementation, with the widths where the best of them changes named; None without such cases."""
+    study = [(int(found.group(1)), r) for r in rows if r["path"] == "single" and r["status"] == "pass"
+             and r["kernel_us"] and (found := re.fullmatch(r"\d+x(\d+)-study", r["case"]))]
+    if not study or not ceilings.get("copy_gbps"):
+        return None
+    cache = "cold" if any(r["cache"] == "cold" for _, r in study) else "warm"
+    fraction = {(r["op"], r["impl"], cols): r["bytes"] / (ceilings["copy_gbps"] * 1e3) / r["kernel_us"]
+                for cols, r in study if r["cache"] == cache}
+    figure = go.Figure()
+    crossovers = []
+    for op in dict.fromkeys(op for op, _, _ in fraction):
+        widths = sorted({cols for o, _, cols in fraction if o == op})
+        for impl in dict.fromkeys(i for o, i, _ in fraction if o == op):
+            mine = [cols for cols in widths if (op, impl, cols) in fraction]
+            figure.add_scatter(name=f"{op} · {impl}", mode="lines+markers", x=mine,
+                               y=[fraction[(op, impl, cols)] for cols in mine])
+        best = [max((f, i) for (o, i, c), f in fraction.items() if o == op and c == cols)[1] for cols in widths]
+        crossovers += [f"{op}: {before} → {after} between {a} and {b} columns"
+                       for (a, before), (b, after) in zip(zip(widths, best), zip(widths[1:], best[1:]))
+                       if before != after]
+    figure.add_hline(y=1.0, line_dash="dash", annotation_text="copy floor")
+    figure.update_layout(
+        title="Reduction study: copy floor ÷ kernel time by row width (" + cache + " L2)<br><sub>best changes: "
+              + ("; ".join(crossovers) or "never") + "</sub>",
+        height=560, xaxis={"type": "log", "title": "row width (columns)"},
+        yaxis={"tickformat": ".0%", "title": "fraction of the measured copy rate"})
+    return figure
+
+
 # Sections
 
 
@@ -490,6 +522,7 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
+    reduction = reduction_figure(rows, run["ceilings"])
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
     blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
     return f"""<!DOCTYPE html>
@@ -514,7 +547,7 @@ the run). With a warm L2 a small case can beat the memory floor: a cache artefac
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-{past}<h2 id="contracts">Contracts</h2>
+{_figure_html(reduction, "reduction-figure") if reduction else ""}{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>
 {_environment_html(run)}

@@ -3,6 +3,14 @@
     mean[r]  = (1/N) Σ_c x[r, c]
     var[r]   = (1/N) Σ_c (x[r, c] − mean[r])²
     out[r,c] = (x[r, c] − mean[r]) / sqrt(var[r] + eps) · weight[c] + bias[c]        eps = 1e-5
+
+The contract also draws large-mean inputs (1e4 + N(0, 1)), on which a row's statistics cancel:
+float32 holds 1e4 only to about 1e-3, so a float32 mean is off by up to half that, and every output
+(x − mean) / σ with σ ≈ 1 carries it. Eager's error there is about 3e-4 to 5e-4, 30× and more the
+float32 ceiling of 1e-5, and no float32 formula does much better: these inputs are ill-conditioned,
+and on them the contract is 10× eager's error alone (about 3e-3 to 5e-3). That ceiling means "as
+stable as eager": two-pass and Welford statistics stay near eager's error, while E[x²] − E[x]² loses
+every digit of the variance (E[x²] ≈ 1e8 is held to 8, the variance is 1) and is off by O(1) or more.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from mage import registry
+from mage.backends.rows import row_cases
 from mage.spec import Case, OpSpec, draw, generator, require_dim, require_dtype, require_ndim, require_same_device, require_tensor
 
 EPS = 1e-5
@@ -18,15 +27,13 @@ EPS = 1e-5
 class LayerNormSpec(OpSpec):
     name = "layernorm"
     variants = ("affine",)
+    distributions = ("normal", "heavy", "large-mean")
+    ill_conditioned = ("large-mean",)
     # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
     test_params = ({"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 2, "cols": 16411})
 
     def cases(self) -> list[Case]:
-        def case(rows: int, cols: int, suite: str) -> Case:
-            return Case(self.name, f"{rows}x{cols}", suite, {"rows": rows, "cols": cols}, seed=rows * 31 + cols)
-
-        sweep = [case(rows, cols, "sweep") for rows, cols in ((4096, 1024), (16384, 1024), (16384, 4096))]
-        return [case(1024, 1024, "seed"), case(65536, 4096, "large"), *sweep]
+        return row_cases(self.name)
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         rows, cols = case.params["rows"], case.params["cols"]
@@ -71,7 +78,6 @@ class LayerNormSpec(OpSpec):
             (lambda: (f32(4, 8), f32(8), meta(8)), r"inputs must be on one device: .*bias on meta"),
             (lambda: (f32(4, 8).numpy(), f32(8), f32(8)), r"x must be a torch.Tensor"),
         ]
-
 
 
 SPEC = LayerNormSpec()

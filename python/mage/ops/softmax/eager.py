@@ -1,0 +1,10 @@
+import torch
+
+from mage.backends.compiled import with_compiled
+from mage.registry import implementation
+
+
+@with_compiled
+@implementation("softmax", family="eager", variants=("rows",), baseline=True)
+def softmax(x):
+    return torch.softmax(x, dim=-1)

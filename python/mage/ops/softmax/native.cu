@@ -1,0 +1,107 @@
+// Softmax over the last dimension, float32 (see spec.py):
+//     out[r, c] = exp(x[r, c] − max_c x[r, ·]) / Σ_c exp(x[r, c] − max)
+//
+// Register kernels hold a row in registers, V elements a thread (coalesced: element t + i·THREADS),
+// so it is read once: the max is reduced, then Σ exp from the same registers, then the row is
+// written. A warp per row up to 1024 columns (four rows a block of 128 threads: narrow rows keep
+// every lane busy and their reductions are shuffles only); a block per row up to 16384. Wider rows
+// use the online kernel: a block per row keeps a running max and a sum rescaled when the max grows
+// (Milakov and Gimelshein), reads the row once for both, and once more to write it.
+//
+// Reductions are deterministic: warp butterflies, then every thread combines the per-warp partials
+// in the same order.
+
+#define NO_VALUE (-3.402823466e38f)  // −FLT_MAX: the max of no value; exp(NO_VALUE − m) is 0, never NaN
+
+struct MaxOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+};
+
+template <int THREADS, class Op>
+__device__ __forceinline__ float row_reduce(float v, float* scratch, Op op) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    if (THREADS == 32) return v;
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) scratch[warp] = v;
+    __syncthreads();
+    float total = scratch[0];
+#pragma unroll
+    for (int w = 1; w < THREADS / 32; ++w) total = op(total, scratch[w]);
+    __syncthreads();  // scratch is reused by the next reduction
+    return total;
+}
+
+// x, out: rows × cols contiguous; THREADS · V ≥ cols. THREADS == 32: block (128), grid ceil(rows / 4);
+// otherwise block (THREADS), grid (rows).
+template <int THREADS, int V>
+__device__ __forceinline__ void softmax_registers(const float* __restrict__ x, float* __restrict__ out, long long rows,
+                                                  int cols) {
+    __shared__ float scratch[THREADS > 32 ? THREADS / 32 : 1];
+    // A warp kernel's block holds blockDim / 32 rows, a warp each; a block kernel's block one row.
+    const int rows_a_block = THREADS == 32 ? blockDim.x >> 5 : 1;
+    const long long row = (long long)blockIdx.x * rows_a_block + (THREADS == 32 ? threadIdx.x >> 5 : 0);
+    const int t = threadIdx.x % THREADS;
+    if (row >= rows) return;  // whole warps only: a warp holds one row
+    x += row * cols;
+    out += row * cols;
+
+    float v[V];
+    float m = NO_VALUE;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int c = t + i * THREADS;
+        v[i] = c < cols ? x[c] : NO_VALUE;
+        m = fmaxf(m, v[i]);
+    }
+    m = row_reduce<THREADS>(m, scratch, MaxOp());
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        v[i] = expf(v[i] - m);  // 0 past the row's end
+        s += v[i];
+    }
+    const float inverse = 1.0f / row_reduce<THREADS>(s, scratch, SumOp());
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int c = t + i * THREADS;
+        if (c < cols) out[c] = v[i] * inverse;
+    }
+}
+
+#define SOFTMAX_REGISTERS(NAME, THREADS, BLOCK, V)                                                              \
+    extern "C" __global__ void __launch_bounds__(BLOCK) NAME(const float* __restrict__ x, float* __restrict__ out, \
+                                                             long long rows, int cols) {                          \
+        softmax_registers<THREADS, V>(x, out, rows, cols);                                                      \
+    }
+
+// A warp per row (four a block): up to 32·V columns.
+SOFTMAX_REGISTERS(softmax_f32_warp_v2, 32, 128, 2)
+SOFTMAX_REGISTERS(softmax_f32_warp_v8, 32, 128, 8)
+SOFTMAX_REGISTERS(softmax_f32_warp_v32, 32, 128, 32)
+// A block per row: up to THREADS·16 columns.
+SOFTMAX_REGISTERS(softmax_f32_block256_v16, 256, 256, 16)
+SOFTMAX_REGISTERS(softmax_f32_block1024_v16, 1024, 1024, 16)
+
+// Any width: block (256) per row, grid (rows); two reads of the row.
+extern "C" __global__ void __launch_bounds__(256) softmax_f32_online(const float* __restrict__ x, float* __restrict__ out,
+                                                                     long long rows, int cols) {
+    __shared__ float scratch[256 / 32];
+    const long long row = blockIdx.x;
+    const float* xr = x + row * cols;
+    float* outr = out + row * cols;
+    float m = NO_VALUE, s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += 256) {
+        const float v = xr[c];
+        const float grown = fmaxf(m, v);
+        s = s * expf(m - grown) + expf(v - grown);
+        m = grown;
+    }
+    const float row_max = row_reduce<256>(m, scratch, MaxOp());
+    // A thread that saw no value (cols < 256) holds s = 0: it adds 0.
+    const float inverse = 1.0f / row_reduce<256>(s * expf(m - row_max), scratch, SumOp());
+    for (int c = threadIdx.x; c < cols; c += 256) outr[c] = expf(xr[c] - row_max) * inverse;
+}

@@ -1,0 +1,42 @@
+"""Softmax in one launch of a CUDA C++ kernel (native.cu), chosen by row width: a warp per row up
+to 1024 columns, a block per row up to 16384 (the row in registers, read once), the online kernel
+beyond (a block per row, two reads)."""
+
+import torch
+
+from mage.backends.native import Kernel, cdiv, check_inputs, register
+from mage.ops.softmax.spec import SPEC
+from mage.outputs import empty_output
+
+SIGNATURE = "ppli"  # x, out, rows, cols
+ROWS_PER_WARP_BLOCK = 4  # warp kernels run 128 threads: four rows a block
+
+# (widest row, kernel, threads a row), narrowest first.
+PLANS = [(32 * v, Kernel("softmax", f"softmax_f32_warp_v{v}", SIGNATURE), 32) for v in (2, 8, 32)] + [
+    (16 * t, Kernel("softmax", f"softmax_f32_block{t}_v16", SIGNATURE), t) for t in (256, 1024)
+]
+ONLINE = Kernel("softmax", "softmax_f32_online", SIGNATURE)
+
+
+def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
+    """(kernel, grid, block) for a rows × cols input."""
+    for widest, kernel, threads in PLANS:
+        if cols <= widest:
+            if threads == 32:
+                return kernel, (cdiv(rows, ROWS_PER_WARP_BLOCK), 1, 1), (32 * ROWS_PER_WARP_BLOCK, 1, 1)
+            return kernel, (rows, 1, 1), (threads, 1, 1)
+    return ONLINE, (rows, 1, 1), (256, 1, 1)
+
+
+@register("softmax", variants=("rows",))
+def softmax(host, x):
+    ready = host.holds(x) and x.dtype == torch.float32 and x.dim() == 2 and x.is_contiguous()
+    if not ready:  # the fast test, then the full checks when it fails (see mage.backends.native)
+        check_inputs(host, SPEC, x=x)
+    rows, cols = x.shape
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    kernel, grid, block = plan(rows, cols)
+    host.launch(kernel, grid, block, x, out, rows, cols)
+    return out
