@@ -33,6 +33,7 @@ class Suite(str, Enum):
     seed = "seed"
     large = "large"
     sweep = "sweep"
+    schedule = "schedule"
     all = "all"
 
 
@@ -89,8 +90,8 @@ def _fraction(value: float) -> float:
 
 @app.command()
 def run(
-    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, or all "
-                                      "(repeatable)."),
+    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, "
+                                      "schedule (neighbor_agg's scheduling study), or all (repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
     impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a family "
                                              "(triton: every strategy), a family.strategy (triton.split) or a "

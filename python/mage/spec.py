@@ -12,7 +12,7 @@ import torch
 
 from mage.errors import InputError, UnknownNameError
 
-SUITES = ("seed", "large", "sweep")
+SUITES = ("seed", "large", "sweep", "schedule")
 DISTRIBUTIONS = ("normal", "heavy")
 
 
@@ -75,6 +75,10 @@ class OpSpec:
     def bytes(self, case: Case, variant: str) -> float:
         """Compulsory device-memory traffic: each input read once, the output written once."""
         raise NotImplementedError
+
+    def case_stats(self, case: Case) -> dict | None:
+        """Facts about a case's inputs worth storing beside its results (a graph's degree skew), or None."""
+        return None
 
     def bad_inputs(self) -> list:
         """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""

@@ -34,9 +34,10 @@ from mage import identity
 from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 10  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 12  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
-# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors (_migrate)
+# 8: span noise; 9: implementation identity; 10: hardware memory and compute floors;
+# 12: case statistics (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -69,6 +70,7 @@ CREATE TABLE IF NOT EXISTS cases (
     suite TEXT NOT NULL,
     params_json TEXT NOT NULL,
     seed INTEGER NOT NULL,
+    stats_json TEXT,                      -- facts about the case's inputs (a graph's degree skew), or NULL
     UNIQUE (run_id, op, name)
 );
 CREATE TABLE IF NOT EXISTS implementations (
@@ -152,6 +154,7 @@ ADDED_COLUMNS = {
     "results": (("suspect", "TEXT"), ("host_min_us", "REAL"), ("host_max_us", "REAL"), ("sm_clock_min_mhz", "REAL"),
                 ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT"), ("span_rse", "REAL"),
                 ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL")),
+    "cases": (("stats_json", "TEXT"),),
 }
 
 
@@ -264,6 +267,7 @@ class StoredRow(TypedDict):
     op: str
     case: str
     suite: str
+    case_stats: str | None  # JSON of the case's stats (OpSpec.case_stats)
     impl: str
     backend: str
     variant: str
@@ -457,12 +461,18 @@ class Store:
                             " (SELECT id FROM results WHERE run_id = ? AND case_id = ?)", (run_id, case_id))
             self.db.execute("DELETE FROM results WHERE run_id = ? AND case_id = ?", (run_id, case_id))
 
-    def case_id(self, run_id: int, case) -> int:
+    def case_id(self, run_id: int, case, stats: dict | None = None) -> int:
+        """The case's id in the run, stored on first use; ``stats`` fills in a stored case that has none."""
         with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
                 (run_id, case.op, case.name, case.suite, json.dumps(case.params), case.seed),
             )
+            if stats is not None:
+                self.db.execute(
+                    "UPDATE cases SET stats_json = ? WHERE run_id = ? AND op = ? AND name = ? AND stats_json IS NULL",
+                    (json.dumps(stats), run_id, case.op, case.name),
+                )
         return self.db.execute(
             "SELECT id FROM cases WHERE run_id = ? AND op = ? AND name = ?", (run_id, case.op, case.name)
         ).fetchone()[0]
@@ -533,7 +543,8 @@ class Store:
         """Results of a run, flattened with their op, case and implementation: the export format."""
         self.run(run_id)
         rows = self.db.execute(
-            f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, i.name AS impl, i.backend, i.variant,
+            f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, c.stats_json AS case_stats,
+                       i.name AS impl, i.backend, i.variant,
                        i.precision, i.family, i.strategy, i.baseline, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
                 FROM results res JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
                 JOIN runs ON runs.id = res.run_id
@@ -669,6 +680,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     (``triton-split/outgoing/tf32`` → ``triton.split/outgoing/tf32``), so history and compare line up
     old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
+    11 → 12: cases gain ``stats_json``, the spec's facts about the case's inputs (OpSpec.case_stats; NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

@@ -53,13 +53,21 @@ def _neighbor_agg_configs():
     return pick_configs(full, [config(16, 8, 64, 4, 1)])
 
 
-@triton.autotune(
-    configs=_neighbor_agg_configs(),
-    key=["n_rows", "n_edges", "F"],
-    prune_configs_by={
-        "early_config_prune": prune_wider_than("BLOCK_F", lambda args: max(16, triton.next_power_of_2(args["F"])))
-    },
-)
+def _feature_tile_bound(args) -> int:
+    """The widest useful BLOCK_F: F rounded up to a power of two, at least 16."""
+    return max(16, triton.next_power_of_2(args["F"]))
+
+
+_PRUNE_FEATURE_TILES = {"early_config_prune": prune_wider_than("BLOCK_F", _feature_tile_bound)}
+
+
+@triton.jit
+def _tile_of(pid, f_blocks):
+    """(row block, feature block) of program ``pid``, feature blocks fastest."""
+    return pid // f_blocks, pid % f_blocks
+
+
+@triton.autotune(configs=_neighbor_agg_configs(), key=["n_rows", "n_edges", "F"], prune_configs_by=_PRUNE_FEATURE_TILES)
 @triton.jit
 def _neighbor_agg_rows_kernel(
     rowptr_ptr,  # n_rows + 1, int32 or int64
@@ -77,12 +85,10 @@ def _neighbor_agg_rows_kernel(
     NUM_STAGES: tl.constexpr,
 ):
     # Feature blocks vary fastest: the programs sharing a row block read its col range together.
-    f_blocks = tl.cdiv(F, BLOCK_F)
-    pid = tl.program_id(0)
-    rows = (pid // f_blocks) * BLOCK_R + tl.arange(0, BLOCK_R)
-    feats = (pid % f_blocks) * BLOCK_F + tl.arange(0, BLOCK_F)
-    row_ok = rows < n_rows
-    feat_ok = feats < F
+    row_block, feat_block = _tile_of(tl.program_id(0), tl.cdiv(F, BLOCK_F))
+    rows = row_block * BLOCK_R + tl.arange(0, BLOCK_R)
+    feats = feat_block * BLOCK_F + tl.arange(0, BLOCK_F)
+    row_ok, feat_ok = rows < n_rows, feats < F
     start = tl.load(rowptr_ptr + rows, mask=row_ok, other=0).to(tl.int64)
     end = tl.load(rowptr_ptr + rows + 1, mask=row_ok, other=0).to(tl.int64)
     degree = end - start
