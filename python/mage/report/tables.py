@@ -57,7 +57,7 @@ def results_table(run: dict, rows: list[StoredRow]) -> Table:
         else:
             contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
         add_literal_row(
-            table, row["op"], _case_cell(stored), row["impl"], row["path"], row["cache"], contract,
+            table, row["op"], case_label(stored), row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
             with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
@@ -69,7 +69,7 @@ def results_table(run: dict, rows: list[StoredRow]) -> Table:
     return table
 
 
-def _case_cell(row: StoredRow) -> str:
+def case_label(row: StoredRow) -> str:
     """The case's name, and under it the degree skew of its graph where the case stored one."""
     stats = json.loads(row.get("case_stats") or "null")
     if not stats or "max_degree" not in stats:
