@@ -15,7 +15,8 @@ import torch
 
 from mage import cli, registry
 from mage.backends import native
-from mage.ops.neighbor_agg import graphs
+from mage.backends.triton import INTERPRETED
+from mage.ops.neighbor_agg import counters, graphs
 from mage.registry import Implementation
 from mage.spec import Case
 from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
@@ -223,4 +224,23 @@ def test_the_default_launches_pieces_only_for_a_graph_with_a_hub_and_leaves_its_
     fn(*hub)
     pieces = -(-(1024 + 90000) // module.HUB_PIECE)
     assert host.launches[-1][1][0] == -(-1024 // (256 // 4)) + pieces
-    assert not module.arrival_counters(torch.device("cpu"), pieces).any()
+    assert counters.all_zero()
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="Triton runs on the CPU only under TRITON_INTERPRET=1")
+def test_the_triton_kernel_cuts_a_hub_into_pieces_and_gives_the_same_bits_twice():
+    from mage.ops.neighbor_agg import triton as module
+
+    # F 70: two feature blocks, so two counters per hub.
+    case = Case("neighbor_agg", "hub", "seed", {"graph": "hub", "nodes": 512, "edges": 45000, "share": 0.2,
+                                                 "features": 70, "index": "int32"}, seed=3)
+    rowptr, col, x = SPEC.make_inputs(case, 3, "cpu", "heavy")
+    assert int(rowptr.diff().max()) > module.HUB_ROW.value
+    for variant in ("sum", "mean"):
+        fn = next(i for i in registry.implementations("neighbor_agg") if i.family == "triton" and i.variant == variant).fn
+        out = fn(rowptr, col, x)
+        if variant == "sum":
+            assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+    assert counters.all_zero()  # left zero for the next launch

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import torch
 
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.ops.neighbor_agg.counters import arrival_counters
 from mage.ops.neighbor_agg.spec import SPEC
 from mage.outputs import empty_output
 
@@ -88,7 +89,6 @@ SCHEDULES = {
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
 _VALIDATED_LIMIT = 64
-_ARRIVALS: dict[torch.device, torch.Tensor] = {}
 
 
 def _state(rowptr, col, x) -> tuple:
@@ -111,15 +111,6 @@ def remember_graph(rowptr, col, x) -> int:
     max_degree = int(rowptr.diff().max().item()) if rowptr.numel() > 1 else 0
     _VALIDATED[(id(rowptr), id(col))] = (weakref.ref(rowptr), weakref.ref(col), _state(rowptr, col, x), max_degree)
     return max_degree
-
-
-def arrival_counters(device: torch.device, count: int) -> torch.Tensor:
-    """Zeroed int32 counters for the default's pieces, kept per device: every launch leaves the ones it
-    used at zero again (the last arrival resets its counter), so no call pays for a memset."""
-    counters = _ARRIVALS.get(device)
-    if counters is None or counters.numel() < count:
-        counters = _ARRIVALS[device] = torch.zeros(max(count, 1), dtype=torch.int32, device=device)
-    return counters
 
 
 def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["default"]):
