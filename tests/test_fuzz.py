@@ -121,7 +121,7 @@ def _known_implementation(pattern: str) -> bool:
 
 BAD_NAMES = st.text(min_size=1, max_size=20).filter(lambda s: s not in registry.ops() and s not in PATHS
                                                      and not _known_implementation(s))
-SUITES = ("seed", "large", "sweep", "reduction", "all")
+SUITES = ("seed", "large", "sweep", "reduction", "schedule", "all")
 
 
 def _mage(*args: str) -> tuple[int, str]:

@@ -24,6 +24,8 @@ NATIVE_OPS = sorted(native.sources())
 needs_compiler = pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
 HOPPER = 90
 LAUNCHERS = {op: getattr(importlib.import_module(f"mage.ops.{op}.native"), op) for op in NATIVE_OPS}
+# Every registered launcher, strategies included (mage.ops.<op>.native registered them on import above).
+STRATEGIES = {op: sorted(strategy for o, strategy in native.LAUNCHERS if o == op) for op in NATIVE_OPS}
 
 
 @pytest.fixture(scope="module")
@@ -299,23 +301,31 @@ EMULATED = {
         {"graph": "powerlaw", "nodes": 600, "edges": 40000, "features": 260, "index": "int32"},
         {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
         {"graph": "powerlaw", "nodes": 300, "edges": 30000, "features": 3, "index": "int64"},
+        # a hub above the default's HUB_ROW: its pieces and their arrival counters
+        {"graph": "hub", "nodes": 1024, "edges": 90000, "share": 0.1, "features": 12, "index": "int64"},
     ],
 }
+# Strategies other than the default run on these cases only (the emulation costs a thread per CUDA
+# thread): together they reach every index dtype, float4 and scalar rows, and the hub.
+STRATEGY_CASES = {"neighbor_agg": (0, 3, 4, 5)}
 
 EMULATED_RUNS = [
-    pytest.param(op, params, variant, 100 + n, id=f"{op}-{n}-{variant}")
+    pytest.param(op, strategy, params, variant, 100 + n, id=f"{op}-{strategy}-{n}-{variant}")
     for op, cases in EMULATED.items()
+    for strategy in STRATEGIES[op]
     for n, params in enumerate(cases)
+    if strategy == "default" or n in STRATEGY_CASES.get(op, range(len(cases)))
     for variant in registry.get_op(op).variants
 ]
 
 
 
-def _emulated(op: str, variant: str, host: EmuHost) -> registry.Implementation:
-    launcher = functools.partial(LAUNCHERS[op], host)
+def _emulated(op: str, variant: str, host: EmuHost, strategy: str = "default") -> registry.Implementation:
+    launcher = functools.partial(native.LAUNCHERS[(op, strategy)], host)
     if len(registry.get_op(op).variants) > 1:
         launcher = functools.partial(launcher, variant=variant)
-    return registry.Implementation(op=op, family="native-emu", variant=variant, precision="ieee", fn=launcher)
+    return registry.Implementation(op=op, family="native-emu", strategy=strategy, variant=variant, precision="ieee",
+                                   fn=launcher)
 
 
 def _eager(op: str, variant: str) -> registry.Implementation:
@@ -327,14 +337,15 @@ _LAUNCHED: dict[tuple, set[str]] = {}
 
 
 @needs_compiler
-@pytest.mark.parametrize("op, params, variant, seed", EMULATED_RUNS)
-def test_kernels_pass_their_contract_under_emulation(op, params, variant, seed):
+@pytest.mark.parametrize("op, strategy, params, variant, seed", EMULATED_RUNS)
+def test_kernels_pass_their_contract_under_emulation(op, strategy, params, variant, seed):
     host = EmuHost()
     case = Case(op, "emulated", "seed", params, seed=seed)
-    result = check(_emulated(op, variant, host), _eager(op, variant), registry.get_op(op), case, "cpu", seed=seed)
+    impl = _emulated(op, variant, host, strategy)
+    result = check(impl, _eager(op, variant), registry.get_op(op), case, "cpu", seed=seed)
     assert result.passed, result.reason
     assert host.launches, "the launcher returned without launching"
-    _LAUNCHED[(op, seed, variant)] = {name for name, _, _ in host.launches}
+    _LAUNCHED[(op, strategy, seed, variant)] = {name for name, _, _ in host.launches}
 
 
 @needs_compiler
@@ -342,13 +353,13 @@ def test_emulated_cases_reach_every_kernel():
     """The emulated shapes above exercise every kernel the launchers declare."""
     reached = set()
     for run in EMULATED_RUNS:
-        op, params, variant, seed = run.values
-        if (op, seed, variant) not in _LAUNCHED:
+        op, strategy, params, variant, seed = run.values
+        if (op, strategy, seed, variant) not in _LAUNCHED:
             host = EmuHost()
             inputs = registry.get_op(op).make_inputs(Case(op, "e", "seed", params, seed=seed), seed, "cpu")
-            _emulated(op, variant, host).fn(*inputs)
-            _LAUNCHED[(op, seed, variant)] = {name for name, _, _ in host.launches}
-        reached |= _LAUNCHED[(op, seed, variant)]
+            _emulated(op, variant, host, strategy).fn(*inputs)
+            _LAUNCHED[(op, strategy, seed, variant)] = {name for name, _, _ in host.launches}
+        reached |= _LAUNCHED[(op, strategy, seed, variant)]
     declared = {k.name for op in NATIVE_OPS for k in op_kernels(op)}
     assert declared <= reached, sorted(declared - reached)
 

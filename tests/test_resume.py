@@ -92,12 +92,13 @@ def test_a_version_2_store_gains_every_later_result_column(tmp_path):
     old = sqlite3.connect(path)
     old.executescript("\n".join(line for line in SCHEMA.splitlines()
                                 if "suspect" not in line and "host_m" not in line and "clock_" not in line
-                                and "tuning" not in line and "_floor_us" not in line and "gpu_" not in line))
+                                and "tuning" not in line and "_floor_us" not in line and "gpu_" not in line
+                                and "stats_json" not in line))
     old.execute("PRAGMA user_version=2")
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
     assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
             "tuning", "memory_floor_us", "compute_floor_us", "gpu_index", "gpu_uuid"} <= {
         row[1] for row in store.db.execute("PRAGMA table_info(results)")}

@@ -35,6 +35,7 @@ class Suite(str, Enum):
     large = "large"
     sweep = "sweep"
     reduction = "reduction"
+    schedule = "schedule"
     all = "all"
 
 
@@ -92,7 +93,8 @@ def _fraction(value: float) -> float:
 @app.command()
 def run(
     suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, "
-                                      "reduction (row widths 64 to 262144), or all (repeatable)."),
+                                      "reduction (row widths 64 to 262144), schedule (neighbor_agg's scheduling "
+                                      "study), or all (repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
     impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a family "
                                              "(triton: every strategy), a family.strategy (triton.split) or a "

@@ -144,7 +144,7 @@ class Runner:
     def run_case(self, planned: Planned) -> None:
         """Check, time and store one case (an isolated run's worker runs one case so)."""
         spec, case, device = planned.spec, planned.case, self.request.device
-        case_id = self.store.case_id(self.run_id, case)
+        case_id = self.store.case_id(self.run_id, case, stats=spec.case_stats(case))
         self.watch.clear()
         impl_ids = {impl.name: self.store.impl_id(self.run_id, impl) for impl in planned.impls}
         runnable = []

@@ -12,7 +12,7 @@ import torch
 
 from mage.errors import InputError, UnknownNameError
 
-SUITES = ("seed", "large", "sweep", "reduction")
+SUITES = ("seed", "large", "sweep", "reduction", "schedule")
 DISTRIBUTIONS = ("normal", "heavy", "large-mean")
 
 
@@ -86,6 +86,10 @@ class OpSpec:
     def bytes(self, case: Case, variant: str) -> float:
         """Compulsory device-memory traffic: each input read once, the output written once."""
         raise NotImplementedError
+
+    def case_stats(self, case: Case) -> dict | None:
+        """Facts about a case's inputs worth storing beside its results (a graph's degree skew), or None."""
+        return None
 
     def bad_inputs(self) -> list:
         """For the tests: (make inputs, the message validate refuses them with, as a regular expression)."""

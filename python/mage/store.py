@@ -34,10 +34,11 @@ from mage import identity
 from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 14  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 13  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
 # 8: span noise; 9: implementation identity; 10: hardware memory and compute floors;
-# 11: model blocks in context, block_results and block_shares; 14: the GPU of each result (_migrate)
+# 11: model blocks in context, block_results and block_shares; 12: case statistics; 13: the GPU of each
+# result (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -70,6 +71,7 @@ CREATE TABLE IF NOT EXISTS cases (
     suite TEXT NOT NULL,
     params_json TEXT NOT NULL,
     seed INTEGER NOT NULL,
+    stats_json TEXT,                      -- facts about the case's inputs (a graph's degree skew), or NULL
     UNIQUE (run_id, op, name)
 );
 CREATE TABLE IF NOT EXISTS implementations (
@@ -122,7 +124,7 @@ CREATE TABLE IF NOT EXISTS results (
     span_rse REAL,                        -- relative standard error of the span mean reached (mage.measure.span)
     noisy INTEGER,                        -- 1: sampling hit its cap with span_rse above the run's noise target
     gpu_index INTEGER,                    -- the host's GPU that measured it, as nvidia-smi numbers them, and
-    gpu_uuid TEXT,                        -- its UUID; NULL on the CPU and for results stored before schema 14
+    gpu_uuid TEXT,                        -- its UUID; NULL on the CPU and for results stored before schema 13
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -195,6 +197,7 @@ ADDED_COLUMNS = {
                 ("sm_clock_max_mhz", "REAL"), ("clock_events", "TEXT"), ("tuning", "TEXT"), ("span_rse", "REAL"),
                 ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL"),
                 ("gpu_index", "INTEGER"), ("gpu_uuid", "TEXT")),
+    "cases": (("stats_json", "TEXT"),),
 }
 
 
@@ -336,6 +339,7 @@ class StoredRow(TypedDict):
     op: str
     case: str
     suite: str
+    case_stats: str | None  # JSON of the case's stats (OpSpec.case_stats)
     impl: str
     backend: str
     variant: str
@@ -534,12 +538,18 @@ class Store:
                             " (SELECT id FROM results WHERE run_id = ? AND case_id = ?)", (run_id, case_id))
             self.db.execute("DELETE FROM results WHERE run_id = ? AND case_id = ?", (run_id, case_id))
 
-    def case_id(self, run_id: int, case) -> int:
+    def case_id(self, run_id: int, case, stats: dict | None = None) -> int:
+        """The case's id in the run, stored on first use; ``stats`` fills in a stored case that has none."""
         with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
                 (run_id, case.op, case.name, case.suite, json.dumps(case.params), case.seed),
             )
+            if stats is not None:
+                self.db.execute(
+                    "UPDATE cases SET stats_json = ? WHERE run_id = ? AND op = ? AND name = ? AND stats_json IS NULL",
+                    (json.dumps(stats), run_id, case.op, case.name),
+                )
         return self.db.execute(
             "SELECT id FROM cases WHERE run_id = ? AND op = ? AND name = ?", (run_id, case.op, case.name)
         ).fetchone()[0]
@@ -605,7 +615,8 @@ class Store:
         """Results of a run, flattened with their op, case and implementation: the export format."""
         self.run(run_id)
         rows = self.db.execute(
-            f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, i.name AS impl, i.backend, i.variant,
+            f"""SELECT res.id AS result_id, c.op, c.name AS "case", c.suite, c.stats_json AS case_stats,
+                       i.name AS impl, i.backend, i.variant,
                        i.precision, i.family, i.strategy, i.baseline, runs.clock, {', '.join('res.' + f for f in RESULT_FIELDS)}
                 FROM results res JOIN cases c ON c.id = res.case_id JOIN implementations i ON i.id = res.impl_id
                 JOIN runs ON runs.id = res.run_id
@@ -762,7 +773,8 @@ def _migrate(db: sqlite3.Connection) -> None:
     old and new runs. Eager rows were the baseline of every op then: they get baseline 1.
     9 → 10: results gain ``memory_floor_us`` and ``compute_floor_us``, the floors at the device's peaks (NULL before).
     10 → 11: the ``block_results`` and ``block_shares`` tables of context runs, created by SCHEMA (empty before).
-    (13) → 14: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
+    11 → 12: cases gain ``stats_json``, the spec's facts about the case's inputs (OpSpec.case_stats; NULL before).
+    12 → 13: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

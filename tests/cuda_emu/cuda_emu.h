@@ -5,7 +5,8 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks, float4, erff/sqrtf/fmaf from <math.h>.
+// blocks, full-warp masks, float4, erff/sqrtf/fmaf from <math.h>, and an int atomicAdd (blocks
+// run one after another, so __threadfence and __ldcg order nothing here).
 #pragma once
 
 #include <barrier>
@@ -92,6 +93,14 @@ inline void launch(dim3 grid, dim3 threads, const std::function<void()>& kernel)
 #define __align__(n) __attribute__((aligned(n)))
 
 inline void __syncthreads() { emu::block->barrier.arrive_and_wait(); }
+
+inline void __threadfence() {}
+
+inline float __ldcg(const float* p) { return *p; }
+
+inline int atomicAdd(int* address, int value) {
+    return __atomic_fetch_add(address, value, __ATOMIC_SEQ_CST);
+}
 
 inline float __shfl_xor_sync(unsigned, float value, int lane_mask, int width = 32) {
     emu::Block* b = emu::block;

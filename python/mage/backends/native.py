@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 import torch
 
 from mage.errors import InputError
+from mage.identity import DEFAULT_STRATEGY
 from mage.registry import implementation
 
 OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
@@ -300,17 +301,23 @@ RUST_HOST = RustHost()
 HOSTS: tuple[Host, ...] = (RUST_HOST, CudaPythonHost())
 
 
+# (op, strategy) -> launcher of the op's native.cu kernels (family None), for the tests' emulation host
+LAUNCHERS: dict[tuple[str, str], Callable] = {}
+
+
 def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",),
-             family: str | None = None, hosts: Sequence[Host] = HOSTS):
+             family: str | None = None, hosts: Sequence[Host] = HOSTS, strategy: str = DEFAULT_STRATEGY):
     """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path, under the
-    host's family unless ``family`` names it (then give a single host)."""
+    host's family unless ``family`` names it (then give a single host), as ``strategy``."""
     if family is not None and len(hosts) != 1:
         raise ValueError("a family of its own goes with exactly one host")
 
     def decorate(launcher: Callable) -> Callable:
         for host in hosts:
-            implementation(op, family=family or host.family, variants=variants, precisions=precisions,
-                           available=host.available)(functools.partial(launcher, host))
+            implementation(op, family=family or host.family, strategy=strategy, variants=variants,
+                           precisions=precisions, available=host.available)(functools.partial(launcher, host))
+        if family is None:
+            LAUNCHERS[(op, strategy)] = launcher
         return launcher
 
     return decorate

@@ -27,7 +27,7 @@ from mage.experiments import evaluate_run, evaluation_rows
 from mage.report.findings import Section, caches_of, findings, short_labels
 from mage.report.format import commit_label, us
 from mage.report.history_html import history_section
-from mage.report.tables import export_rows
+from mage.report.tables import case_label, export_rows
 from mage.store import StoredRow
 
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the strategy/variant/precision within one family's colour
@@ -423,8 +423,9 @@ def _results_table(rows: list[dict]) -> str:
               "host_max_us", "span_mean_us",
               "span_round_min_us", "span_round_max_us", "span_median_us", "floor_us", "memory_floor_us", "compute_floor_us", "floor_fraction",
               "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events", "tuning"]
-    body = [[r[f] if not isinstance(r[f], float) else round(r[f], 4) for f in fields] + [r.get("suspect") or ""]
-            for r in export_rows(rows)]
+    body = [[case_label(stored) if f == "case" else r[f] if not isinstance(r[f], float) else round(r[f], 4)
+             for f in fields] + [r.get("suspect") or ""]
+            for stored, r in zip(rows, export_rows(rows))]
     classes = [r["status"] if r["status"] != "pass" else ("fail" if r.get("suspect") else "") for r in rows]
     return _table(fields + ["suspect"], body, classes)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from rich.table import Table
 from rich.text import Text
@@ -72,7 +73,7 @@ def results_table(run: dict, rows: list[StoredRow]) -> Table:
                    "in practice",
                    *(["SM clock"] * clocked)):
         table.add_column(column, overflow="fold")
-    for row in export_rows(rows):
+    for stored, row in zip(rows, export_rows(rows)):
         if row["status"] == "skip":
             contract = Text("skip", style="yellow")
         elif row["contract"] == "fail" or row["status"] == "fail":
@@ -80,7 +81,7 @@ def results_table(run: dict, rows: list[StoredRow]) -> Table:
         else:
             contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
         add_literal_row(
-            table, row["op"], row["case"], row["impl"], row["path"], row["cache"], contract,
+            table, row["op"], case_label(stored), row["impl"], row["path"], row["cache"], contract,
             "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
             us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
             with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
@@ -90,6 +91,15 @@ def results_table(run: dict, rows: list[StoredRow]) -> Table:
             *([_clock_cell(row)] * clocked),
         )
     return table
+
+
+def case_label(row: StoredRow) -> str:
+    """The case's name, and under it the degree skew of its graph where the case stored one."""
+    stats = json.loads(row.get("case_stats") or "null")
+    if not stats or "max_degree" not in stats:
+        return row["case"]
+    return (f"{row['case']}\ndegree max {stats['max_degree']:,} · mean {stats['mean_degree']:.1f}"
+            f" · CV {stats['cv']:.2f} · Gini {stats['gini']:.2f}")
 
 
 def _noise_cell(row: dict) -> Text:

@@ -1,4 +1,4 @@
-"""Seeded CSR graphs for neighbor_agg: uniform, power-law and R-MAT (Graph500 parameters).
+"""Seeded CSR graphs for neighbor_agg: uniform, power-law, R-MAT (Graph500 parameters) and hub.
 
 Every generator returns ``(rowptr, col)`` as CPU int64 tensors, with ``n + 1`` row offsets:
 output row i aggregates ``x[col[rowptr[i]:rowptr[i + 1]]]``. Edges are directed (a row
@@ -32,6 +32,13 @@ every row has work, or that treat only the last row specially.
   uniform draws (thresholds rounded to 1/65536) without Graph500's optional noise. Vertex
   labels are then permuted with the seed, as Graph500 does, so hubs are not all near node 0.
   R-MAT leaves many nodes isolated on its own; the forced empty rows remove a few more edges.
+- ``hub(n, edges, share)``: one seeded interior row holds ``round(share · edges)`` columns (10 %
+  by default), the other edges go to the remaining non-empty rows uniformly at random (Poisson
+  degrees). The hub is the scheduling stress: a row whose single owner would finish long after
+  the rest of the grid, which only splitting it across programs can balance.
+
+``degree_stats`` summarizes a graph's row degrees (max, mean, coefficient of variation, Gini),
+the skew measures every neighbor_agg result is shown beside.
 """
 
 from __future__ import annotations
@@ -106,6 +113,44 @@ def rmat(
     empty = _empty_rows(n, rng)
     keep = ~empty[src]
     return _csr(src[keep].astype(np.int64), dst[keep].astype(np.int64), n, n)
+
+
+def hub(n: int, edges: int, seed: int, share: float = 0.1, n_src: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    n_src = n if n_src is None else n_src
+    _require_sizes(n, n_src)
+    if not 0.0 < share < 1.0:
+        raise InputError(f"hub: the hub's share of the edges must lie in (0, 1), got {share}")
+    rng = np.random.default_rng(seed)
+    empty = _empty_rows(n, rng)
+    others = np.flatnonzero(~empty)
+    center = others[rng.integers(0, len(others))]
+    others = others[others != center]
+    hub_edges = round(share * edges)
+    if len(others) == 0 and hub_edges < edges:
+        raise InputError(f"hub: {n} rows leave no row besides the hub for {edges - hub_edges} edges")
+    rows = np.concatenate([np.full(hub_edges, center, dtype=np.int64),
+                           others[rng.integers(0, max(1, len(others)), size=edges - hub_edges)]])
+    col = rng.integers(0, n_src, size=edges, dtype=np.int64)
+    return _csr(rows, col, n, n_src)
+
+
+def degree_stats(rowptr: torch.Tensor) -> dict:
+    """Row-degree skew of a CSR graph: rows, edges, empty rows, max, mean, coefficient of variation
+    (population std / mean) and Gini (0 when every row has one degree, → 1 when one row has all)."""
+    degree = np.diff(rowptr.cpu().numpy()).astype(np.float64)
+    rows, edges = len(degree), float(degree.sum())
+    mean = edges / rows if rows else 0.0
+    ranked = np.sort(degree)
+    gini = (2.0 * float(np.dot(np.arange(1, rows + 1), ranked)) / (rows * edges) - (rows + 1) / rows) if edges else 0.0
+    return {
+        "rows": rows,
+        "edges": int(edges),
+        "empty_rows": int((degree == 0).sum()),
+        "max_degree": int(ranked[-1]) if rows else 0,
+        "mean_degree": mean,
+        "cv": float(degree.std() / mean) if mean else 0.0,
+        "gini": gini,
+    }
 
 
 def _require_sizes(n: int, n_src: int) -> None:

@@ -3,21 +3,38 @@
 //     mean:  out[i, f] = sum[i, f] / deg[i]        (0 for a row without edges)
 // rowptr: n + 1, col: edges (int32 or int64, one dtype), x: n_src × F, out: n × F, contiguous.
 //
-// Deterministic and atomic-free: every output element is summed by one thread, in edge order,
-// or (long rows) by fixed groups whose partial sums are added in a fixed order.
+// Deterministic and atomic-free in floating point: every output element is summed in an order
+// fixed by the graph and the launch geometry alone, so the same inputs give the same bits.
 //
-// A group of T threads (a power of two ≤ 32, T · W ≥ F when possible) owns one row: lane t
-// accumulates features [t·W, t·W + W) (+ multiples of T·W), reading W = 4 features as a float4
-// (F % 4 == 0, 16-byte aligned x) or one. A block of 256 threads holds 256 / T rows. Edges are
-// taken UNROLL at a time: all UNROLL column indices are loaded, then all UNROLL rows of x, so
-// that UNROLL gathers are in flight per thread.
+// What costs time: each edge gathers one row of x (512 bytes at F = 128), at random, from a
+// matrix far larger than L2, so the kernel is a gather at DRAM rate and its job is to keep enough
+// independent row loads in flight. A group of T threads (a power of two ≤ 32, T · W ≥ F when
+// possible) owns one row; lane t holds features [t·W, t·W + W) (+ multiples of T·W), read as a
+// float4 when W = 4, so a warp reads whole 128-byte lines. Low-degree rows (the power-law median
+// is 5) would leave a loop of one load at a time; gather() instead loads UNROLL column indices
+// and then UNROLL rows of x with predication, so a row of degree ≤ UNROLL is one round trip for
+// the indices and one for the rows. With F ≤ 64 a warp holds 32 / T rows, so short rows do not
+// leave lanes idle.
 //
-// Rows with more than `long_row` edges (power-law hubs) would keep one group busy long after
-// the rest of the grid has finished, so phase 1 skips them; in phase 2 the whole block takes
-// each such row of its own in turn: its 256 / T groups take every (256 / T)-th edge, write
-// their partial sums to shared memory, and the first group adds them in group order.
+// Schedules (one template, chosen by the launcher's arguments; native.py says which is which):
 //
-// grid: (ceil(n / (256 / T))); block: (256).
+// - row tiles: block b owns rows_per_block consecutive rows (or the rows order[...] lists there,
+//   for a degree-sorted visit); phase 1 gives each row ≤ long_row edges to one group, phase 2
+//   gives each row in (long_row, split_row] to the whole block (its groups take every G-th
+//   edge, then group 0 adds the G partial sums in group order). Rows above split_row are left
+//   to the pieces.
+// - pieces (merge path): the sequence of items "edge e of row r" and "end of row r" has
+//   n + edges entries, item r + e for an edge and r + rowptr[r+1] for a row's end, increasing;
+//   piece q takes items [q·items, (q+1)·items), so every piece has the same amount of work
+//   whatever the degrees. The rows a piece touches are found by two binary searches over
+//   rowptr. A row whose items all fall into one piece is written by it; a row cut by a piece
+//   boundary leaves one partial sum per piece it touches (slot 1 in the piece where it starts,
+//   slot 0 in the later ones), and those are added in piece order: by a second pass
+//   (neighbor_agg_combine_*) or, with combine_here, by the last piece to finish it, which an
+//   integer arrival counter names (integer atomics order nothing in the arithmetic: whoever is
+//   last adds the same partials in the same order).
+//
+// Only rows with more than split_row edges go to the pieces (all rows when split_row < 0).
 
 #define AGG_THREADS 256
 #define AGG_UNROLL 8
@@ -53,95 +70,210 @@ __device__ __forceinline__ void store_features(float* p, const float (&acc)[W], 
     }
 }
 
-// acc += Σ x[col[e], f : f + W] for e = first, first + stride, … < end, in that order.
+template <int W>
+__device__ __forceinline__ void zero(float (&acc)[W]) {
+#pragma unroll
+    for (int j = 0; j < W; ++j) acc[j] = 0.0f;
+}
+
+// acc += Σ x[col[e], f : f + W] for e = first, first + stride, … < end, in that order. Every round
+// issues UNROLL index loads, then UNROLL row loads (predicated past the end), then the adds.
 template <typename I, int W>
 __device__ __forceinline__ void gather(const I* __restrict__ col, const float* __restrict__ x, int F, int f, long long first,
                                        long long end, long long stride, float (&acc)[W]) {
-    long long e = first;
-    for (; e + (AGG_UNROLL - 1) * stride < end; e += AGG_UNROLL * stride) {
+    for (long long e = first; e < end; e += AGG_UNROLL * stride) {
         long long src[AGG_UNROLL];
 #pragma unroll
-        for (int u = 0; u < AGG_UNROLL; ++u) src[u] = (long long)col[e + u * stride];
+        for (int u = 0; u < AGG_UNROLL; ++u) src[u] = e + u * stride < end ? (long long)col[e + u * stride] : -1;
         Vec<W> rows[AGG_UNROLL];
 #pragma unroll
-        for (int u = 0; u < AGG_UNROLL; ++u) rows[u] = load_features<W>(x + src[u] * F + f);
+        for (int u = 0; u < AGG_UNROLL; ++u) {
+            if (src[u] >= 0) {
+                rows[u] = load_features<W>(x + src[u] * F + f);
+            } else {
+#pragma unroll
+                for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
+            }
+        }
 #pragma unroll
         for (int u = 0; u < AGG_UNROLL; ++u)
 #pragma unroll
             for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
     }
-    for (; e < end; e += stride) {
-        const Vec<W> row = load_features<W>(x + (long long)col[e] * F + f);
+}
+
+// One group sums edges [first, end) of a row into out (or into a partial row): features t·W, + T·W, ….
+template <typename I, bool MEAN, int W>
+__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
+                                          int t, long long first, long long end, bool mean, long long degree) {
+    for (int f = t * W; f < F; f += T * W) {
+        float acc[W];
+        zero<W>(acc);
+        gather<I, W>(col, x, F, f, first, end, 1, acc);
+        store_features<W>(dst + f, acc, MEAN && mean, degree);
+    }
+}
+
+// The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
+// then adds the G partial sums in group order. Every thread of the block must call it.
+template <typename I, bool MEAN, int W>
+__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
+                                          long long first, long long end, bool mean, long long degree, float* partial) {
+    const int t = threadIdx.x & (T - 1);
+    const int slot = threadIdx.x / T;
+    const int groups = AGG_THREADS / T;
+    for (int f0 = 0; f0 < F; f0 += T * W) {
+        const int f = f0 + t * W;
+        float acc[W];
+        zero<W>(acc);
+        if (f < F) gather<I, W>(col, x, F, f, first + slot, end, groups, acc);
 #pragma unroll
-        for (int j = 0; j < W; ++j) acc[j] += row.v[j];
+        for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
+        __syncthreads();
+        if (slot == 0 && f < F) {
+            float total[W];
+            zero<W>(total);
+            for (int group = 0; group < groups; ++group)
+#pragma unroll
+                for (int j = 0; j < W; ++j) total[j] += partial[(group * T + t) * W + j];
+            store_features<W>(dst + f, total, MEAN && mean, degree);
+        }
+        __syncthreads();
+    }
+}
+
+// The pieces' items: smallest r in [0, n) with r + rowptr[r + shift] >= d, else n (shift 0: a row's
+// first item; shift 1: its end item). Both sequences increase strictly in r.
+template <typename I>
+__device__ __forceinline__ long long first_row_at(const I* __restrict__ rowptr, long long n, long long d, int shift) {
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+        const long long mid = (lo + hi) / 2;
+        if (mid + (long long)rowptr[mid + shift] < d) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Adds a cut row's partials (one per piece from first_piece to last_piece, in piece order) into out.
+template <bool MEAN, int W>
+__device__ __forceinline__ void combine_row(const float* partials, float* dst, int F, int T, int t, long long first_piece,
+                                            long long last_piece, long long degree) {
+    for (int f = t * W; f < F; f += T * W) {
+        float acc[W];
+        zero<W>(acc);
+        for (long long q = first_piece; q <= last_piece; ++q) {
+            const float* p = partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F + f;
+#pragma unroll
+            for (int j = 0; j < W; ++j) acc[j] += __ldcg(p + j);
+        }
+        store_features<W>(dst + f, acc, MEAN, degree);
     }
 }
 
 template <typename I, bool MEAN, int W>
 __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x,
-                                             float* __restrict__ out, long long n, int F, int T, long long long_row) {
+                                             float* __restrict__ out, float* partials, int* arrivals, const I* __restrict__ order,
+                                             long long n, int F, int T, int rows_per_block, long long long_row,
+                                             long long split_row, long long row_blocks, long long items, int use_order,
+                                             int combine_here) {
     __shared__ __align__(16) float partial[AGG_THREADS * W];
-    const int rows_per_block = AGG_THREADS / T;
+    __shared__ int last_arrival;
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
-    const long long base = (long long)blockIdx.x * rows_per_block;
+    const int groups = AGG_THREADS / T;
 
-    // Phase 1: one group per row.
-    const long long row = base + slot;
-    if (row < n) {
-        const long long start = rowptr[row], end = rowptr[row + 1];
-        if (end - start <= long_row) {
-            for (int f = t * W; f < F; f += T * W) {
-                float acc[W];
-#pragma unroll
-                for (int j = 0; j < W; ++j) acc[j] = 0.0f;
-                gather<I, W>(col, x, F, f, start, end, 1, acc);
-                store_features<W>(out + row * F + f, acc, MEAN, end - start);
-            }
+    if ((long long)blockIdx.x < row_blocks) {
+        const long long base = (long long)blockIdx.x * rows_per_block;
+        // Phase 1: one group per row.
+        if (slot < rows_per_block && base + slot < n) {
+            const long long row = use_order ? (long long)order[base + slot] : base + slot;
+            const long long start = rowptr[row], end = rowptr[row + 1];
+            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W>(col, x, out + row * F, F, T, t, start, end, true, end - start);
         }
+        // Phase 2: the tile's long rows, one at a time, by the whole block.
+        for (int s = 0; s < rows_per_block && base + s < n; ++s) {
+            const long long row = use_order ? (long long)order[base + s] : base + s;
+            const long long start = rowptr[row], end = rowptr[row + 1];
+            const long long degree = end - start;  // the same decision in every thread
+            if (degree > long_row && degree <= split_row)
+                block_row<I, MEAN, W>(col, x, out + row * F, F, T, start, end, true, degree, partial);
+        }
+        return;
     }
 
-    // Phase 2: the block's long rows, one at a time, by all of its groups.
-    for (int s = 0; s < rows_per_block; ++s) {
-        const long long r = base + s;
-        if (r >= n) break;
-        const long long start = rowptr[r], end = rowptr[r + 1];
-        if (end - start <= long_row) continue;  // the same decision in every thread
-        for (int f0 = 0; f0 < F; f0 += T * W) {
-            const int f = f0 + t * W;
-            float acc[W];
-#pragma unroll
-            for (int j = 0; j < W; ++j) acc[j] = 0.0f;
-            if (f < F) gather<I, W>(col, x, F, f, start + slot, end, rows_per_block, acc);
-#pragma unroll
-            for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
-            __syncthreads();
-            if (slot == 0 && f < F) {
-                float total[W];
-#pragma unroll
-                for (int j = 0; j < W; ++j) total[j] = 0.0f;
-                for (int group = 0; group < rows_per_block; ++group)
-#pragma unroll
-                    for (int j = 0; j < W; ++j) total[j] += partial[(group * T + t) * W + j];
-                store_features<W>(out + r * F + f, total, MEAN, end - start);
+    // A piece: items [d0, d1) of the merge path; rows first..last - 1 touch it.
+    const long long q = (long long)blockIdx.x - row_blocks;
+    const long long d0 = q * items, d1 = d0 + items;
+    const long long first = first_row_at(rowptr, n, d0, 1);
+    const long long last = first_row_at(rowptr, n, d1, 0);
+    // Rows strictly inside the piece are whole: one group each.
+    for (long long row = first + 1 + slot; row < last - 1; row += groups) {
+        const long long start = rowptr[row], end = rowptr[row + 1];
+        if (end - start > split_row) group_row<I, MEAN, W>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+    }
+    // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
+    for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
+        const long long start = rowptr[row], end = rowptr[row + 1];
+        if (end - start > split_row) {
+            const long long lo = start > d0 - row ? start : d0 - row, hi = end < d1 - row ? end : d1 - row;
+            const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
+            if (first_piece == last_piece) {
+                block_row<I, MEAN, W>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
+            } else {
+                float* mine = partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F;
+                block_row<I, MEAN, W>(col, x, mine, F, T, lo, hi, false, end - start, partial);
+                if (combine_here) {
+                    __threadfence();  // this piece's partial is visible before its arrival is counted
+                    __syncthreads();
+                    if (threadIdx.x == 0) {
+                        const int seen = atomicAdd(arrivals + first_piece, 1);
+                        last_arrival = seen == (int)(last_piece - first_piece);
+                        if (last_arrival) arrivals[first_piece] = 0;  // left zeroed for the next launch
+                    }
+                    __syncthreads();
+                    if (last_arrival) {
+                        __threadfence();
+                        if (slot == 0) combine_row<MEAN, W>(partials, out + row * F, F, T, t, first_piece, last_piece, end - start);
+                    }
+                    __syncthreads();
+                }
             }
-            __syncthreads();
         }
     }
 }
 
-#define NEIGHBOR_AGG_KERNEL(NAME, I, MEAN, W)                                                                    \
-    extern "C" __global__ void __launch_bounds__(AGG_THREADS) NAME(const I* __restrict__ rowptr, const I* __restrict__ col, \
-                                                                   const float* __restrict__ x, float* __restrict__ out,   \
-                                                                   long long n, int F, int T, long long long_row) {         \
-        neighbor_agg<I, MEAN, W>(rowptr, col, x, out, n, F, T, long_row);                                          \
+// The second pass of the pieces without combine_here: every cut row, one group each, in row order.
+template <typename I, bool MEAN, int W>
+__device__ __forceinline__ void neighbor_agg_combine(const I* __restrict__ rowptr, const float* partials, float* __restrict__ out,
+                                                     long long n, int F, int T, long long split_row, long long items) {
+    const int t = threadIdx.x & (T - 1);
+    const long long row = (long long)blockIdx.x * (AGG_THREADS / T) + threadIdx.x / T;
+    if (row >= n) return;
+    const long long start = rowptr[row], end = rowptr[row + 1];
+    const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
+    if (end - start > split_row && first_piece != last_piece)
+        combine_row<MEAN, W>(partials, out + row * F, F, T, t, first_piece, last_piece, end - start);
+}
+
+#define NEIGHBOR_AGG_KERNELS(SUFFIX, I, MEAN, W)                                                                       \
+    extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_##SUFFIX(                                    \
+        const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x, float* __restrict__ out,   \
+        float* partials, int* arrivals, const I* __restrict__ order, long long n, int F, int T, int rows_per_block,      \
+        long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here) { \
+        neighbor_agg<I, MEAN, W>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, long_row,    \
+                                 split_row, row_blocks, items, use_order, combine_here);                                \
+    }                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_combine_##SUFFIX(                            \
+        const I* __restrict__ rowptr, const float* partials, float* __restrict__ out, long long n, int F, int T,         \
+        long long split_row, long long items) {                                                                        \
+        neighbor_agg_combine<I, MEAN, W>(rowptr, partials, out, n, F, T, split_row, items);                            \
     }
 
-NEIGHBOR_AGG_KERNEL(neighbor_agg_sum_i32_x4, int, false, 4)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_sum_i64_x4, long long, false, 4)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_mean_i32_x4, int, true, 4)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_mean_i64_x4, long long, true, 4)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_sum_i32, int, false, 1)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_sum_i64, long long, false, 1)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_mean_i32, int, true, 1)
-NEIGHBOR_AGG_KERNEL(neighbor_agg_mean_i64, long long, true, 1)
+NEIGHBOR_AGG_KERNELS(sum_i32_x4, int, false, 4)
+NEIGHBOR_AGG_KERNELS(sum_i64_x4, long long, false, 4)
+NEIGHBOR_AGG_KERNELS(mean_i32_x4, int, true, 4)
+NEIGHBOR_AGG_KERNELS(mean_i64_x4, long long, true, 4)
+NEIGHBOR_AGG_KERNELS(sum_i32, int, false, 1)
+NEIGHBOR_AGG_KERNELS(sum_i64, long long, false, 1)
+NEIGHBOR_AGG_KERNELS(mean_i32, int, true, 1)
+NEIGHBOR_AGG_KERNELS(mean_i64, long long, true, 1)

@@ -1,34 +1,90 @@
-"""Neighbor aggregation (sum, mean) over CSR in one launch (native.cu): no atomics, deterministic.
+"""Neighbor aggregation (sum, mean) over CSR (native.cu): no floating-point atomics, deterministic.
 
-A group of T threads per row (T · 4 ≥ F features when F allows float4s), 256 / T rows a block;
-rows with more than LONG_ROW edges are taken by a whole block. int32 and int64 indices each
-have their kernels, so indices are never converted.
+One kernel template, scheduled six ways (the strategies, each registered for both host paths):
+
+- ``native`` (default, one launch): a group of T threads per row (T · 4 ≥ F features when F
+  allows float4s), 256 / T rows a block; rows above LONG_ROW edges are taken by the whole block
+  of their tile, and rows above HUB_ROW (a hub that would hold one block long after the grid has
+  drained) are cut into merge-path pieces of HUB_PIECE items, spread over blocks and added up by
+  the last piece to finish (an integer arrival counter; the partials are added in piece order).
+  Pieces are launched only for a graph that has such a row.
+- ``native.warp``: row per warp: one group per row, whatever its degree.
+- ``native.block``: row per block: every row by all 256 threads, one row a block.
+- ``native.edge``: edge-balanced (merge path over the row pointer): every block takes EDGE_PIECE
+  items of rows and edges; rows cut by a piece boundary are added by a second pass over the
+  partials (neighbor_agg_combine_*), two launches.
+- ``native.split``: rows up to SPLIT_ROW edges by a group, longer ones cut into pieces of
+  SPLIT_PIECE items and added by the second pass: hubs split across blocks, two launches.
+- ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
+  started first). The reordering step (torch.argsort of the degrees, on the device) is part of
+  the timed call: its kernels are in the call's kernel time and launch count, and
+  scripts/gpu/nbr.sh times it alone.
+
+int32 and int64 indices each have their kernels, so indices are never converted.
 
 The kernels index x with the graph's values, so the CSR structure is checked (the spec's
 validate_values, through check_inputs) before the first launch on a graph. That check reads
 device memory and synchronizes, so it runs once per (rowptr, col) pair of tensors and is
-remembered while neither is modified in place (torch's version counter) or resized, and x
-keeps its row count. Later calls on the same graph check x's dtype, rank, device and layout
-only, without synchronizing, which is also what lets a launch be captured in a CUDA graph.
+remembered, with the graph's largest degree, while neither is modified in place (torch's
+version counter) or resized, and x keeps its row count. Later calls on the same graph check x's
+dtype, rank, device and layout only, without synchronizing, which is also what lets a launch be
+captured in a CUDA graph.
 """
 
+import functools
 import weakref
+from dataclasses import dataclass
 
 import torch
 
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
+from mage.ops.neighbor_agg.counters import arrival_counters
 from mage.ops.neighbor_agg.spec import SPEC
 from mage.outputs import empty_output
 
 THREADS = 256
-LONG_ROW = 128  # rows with more edges go to phase 2 (a whole block each)
+LONG_ROW = 128  # rows with more edges are taken by a whole block
+HUB_ROW = 8192  # the default's rows with more edges are cut into pieces
+HUB_PIECE = 4096  # items (edges and row ends) of the default's pieces
+EDGE_PIECE = 1024
+SPLIT_ROW, SPLIT_PIECE = 128, 1024
+NEVER = 1 << 62  # a degree no row reaches
+INDEX = {torch.int32: "i32", torch.int64: "i64"}
 KERNELS = {
     (variant, index, vector): Kernel(
-        "neighbor_agg", f"neighbor_agg_{variant}_{index}{'_x4' if vector else ''}", "ppppliil"
-    )  # rowptr, col, x, out, n, F, T, long_row
+        "neighbor_agg", f"neighbor_agg_{variant}_{index}{'_x4' if vector else ''}", "pppppppliiillllii"
+    )  # rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, long_row, split_row, row_blocks, items,
+    #    use_order, combine_here
     for variant in ("sum", "mean")
-    for index in ("i32", "i64")
+    for index in INDEX.values()
     for vector in (True, False)
+}
+COMBINE = {
+    key: Kernel("neighbor_agg", f"neighbor_agg_combine_{key[0]}_{key[1]}{'_x4' if key[2] else ''}", "pppliill")
+    for key in KERNELS
+}  # rowptr, partials, out, n, F, T, split_row, items
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How one strategy maps rows to blocks (see native.cu): tiles of rows and/or merge-path pieces."""
+
+    tiles: bool = True  # blocks of 256 / T rows (or one row, with row_per_block)
+    row_per_block: bool = False
+    long_row: int = LONG_ROW  # tile rows above it: the whole block
+    split_row: int = NEVER  # rows above it: pieces
+    piece: int = HUB_PIECE
+    combine_here: bool = True  # the last piece adds a cut row's partials; else a second launch does
+    sorted_rows: bool = False
+
+
+SCHEDULES = {
+    "default": Schedule(split_row=HUB_ROW),
+    "warp": Schedule(long_row=NEVER),
+    "block": Schedule(row_per_block=True, long_row=-1),
+    "edge": Schedule(tiles=False, split_row=-1, piece=EDGE_PIECE, combine_here=False),
+    "split": Schedule(long_row=SPLIT_ROW, split_row=SPLIT_ROW, piece=SPLIT_PIECE, combine_here=False),
+    "sorted": Schedule(sorted_rows=True),
 }
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
@@ -39,36 +95,58 @@ def _state(rowptr, col, x) -> tuple:
     return (rowptr._version, col._version, rowptr.numel(), col.numel(), x.shape[0])
 
 
-def known_graph(rowptr, col, x) -> bool:
-    """Whether this (rowptr, col) pair passed the full validation, unmodified since, for x's row count."""
+def known_max_degree(rowptr, col, x) -> int | None:
+    """The largest degree of this (rowptr, col) pair if it passed the full validation, unmodified since,
+    for x's row count; else None."""
     seen = _VALIDATED.get((id(rowptr), id(col)))
-    return seen is not None and seen[0]() is rowptr and seen[1]() is col and seen[2] == _state(rowptr, col, x)
+    if seen is not None and seen[0]() is rowptr and seen[1]() is col and seen[2] == _state(rowptr, col, x):
+        return seen[3]
+    return None
 
 
-def remember_graph(rowptr, col, x) -> None:
+def remember_graph(rowptr, col, x) -> int:
+    """Remember a validated graph with its largest degree (one synchronization), which it returns."""
     if len(_VALIDATED) >= _VALIDATED_LIMIT:
         _VALIDATED.clear()
-    _VALIDATED[(id(rowptr), id(col))] = (weakref.ref(rowptr), weakref.ref(col), _state(rowptr, col, x))
+    max_degree = int(rowptr.diff().max().item()) if rowptr.numel() > 1 else 0
+    _VALIDATED[(id(rowptr), id(col))] = (weakref.ref(rowptr), weakref.ref(col), _state(rowptr, col, x), max_degree)
+    return max_degree
 
 
-@register("neighbor_agg", variants=("sum", "mean"))
-def neighbor_agg(host, rowptr, col, x, variant):
+def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["default"]):
     ready = (
         host.holds(rowptr) and host.holds(col) and host.holds(x) and x.dtype == torch.float32 and x.dim() == 2
         and rowptr.get_device() == col.get_device() == x.get_device()
         and rowptr.is_contiguous() and col.is_contiguous() and x.is_contiguous()
-        and known_graph(rowptr, col, x)
     )
-    if not ready:
+    max_degree = known_max_degree(rowptr, col, x) if ready else None
+    if max_degree is None:
         check_inputs(host, SPEC, rowptr=rowptr, col=col, x=x)
-        remember_graph(rowptr, col, x)
+        max_degree = remember_graph(rowptr, col, x)
     n, features = rowptr.numel() - 1, x.shape[1]
     out = empty_output((n, features), like=x)
     if out.numel() == 0:
         return out
     vector = features % 4 == 0 and aligned(x, out)
     per_row = min(32, 1 << (cdiv(features, 4 if vector else 1) - 1).bit_length())
-    index = "i32" if rowptr.dtype == torch.int32 else "i64"
-    grid = (cdiv(n, THREADS // per_row), 1, 1)
-    host.launch(KERNELS[(variant, index, vector)], grid, (THREADS, 1, 1), rowptr, col, x, out, n, features, per_row, LONG_ROW)
+    key = (variant, INDEX[rowptr.dtype], vector)
+    rows_per_block = 1 if schedule.row_per_block else THREADS // per_row
+    row_blocks = cdiv(n, rows_per_block) if schedule.tiles else 0
+    pieces = cdiv(n + col.numel(), schedule.piece) if max_degree > schedule.split_row else 0
+    partials = out.new_empty((max(pieces, 1), 2, features))
+    arrivals = arrival_counters(x.device, pieces) if pieces and schedule.combine_here else rowptr
+    # Rows longest first; a stable sort, so equal degrees keep row order and the visit is fixed.
+    order = torch.argsort(rowptr.diff(), descending=True, stable=True).to(rowptr.dtype) if schedule.sorted_rows else rowptr
+    host.launch(KERNELS[key], (row_blocks + pieces, 1, 1), (THREADS, 1, 1), rowptr, col, x, out, partials, arrivals,
+                order, n, features, per_row, rows_per_block, schedule.long_row, schedule.split_row, row_blocks,
+                schedule.piece, int(schedule.sorted_rows), int(schedule.combine_here))
+    if pieces and not schedule.combine_here:
+        host.launch(COMBINE[key], (cdiv(n, THREADS // per_row), 1, 1), (THREADS, 1, 1), rowptr, partials, out, n,
+                    features, per_row, schedule.split_row, schedule.piece)
     return out
+
+
+for _strategy, _schedule in SCHEDULES.items():
+    register("neighbor_agg", variants=("sum", "mean"), strategy=_strategy)(
+        functools.partial(neighbor_agg, schedule=_schedule)
+    )

@@ -37,18 +37,44 @@ REFERENCE_CHUNK_ELEMENTS = 1 << 25
 
 
 @functools.lru_cache(maxsize=4)
-def _graph(kind: str, nodes: int, size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """CPU int64 (rowptr, col); ``size`` is the degree (uniform), edge count (powerlaw) or edge factor (rmat)."""
+def _graph(kind: str, nodes: int, size: int, seed: int, shape: float | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """CPU int64 (rowptr, col); ``size`` is the degree (uniform), edge count (powerlaw, hub) or edge factor
+    (rmat); ``shape`` the power law's exponent or the hub's share of the edges (None: the generator's default)."""
+    shaped = {} if shape is None else {GRAPH_SHAPE[kind]: shape}
     if kind == "uniform":
         return graphs.uniform(nodes, size, seed)
     if kind == "powerlaw":
-        return graphs.powerlaw(nodes, size, seed)
+        return graphs.powerlaw(nodes, size, seed, **shaped)
     if kind == "rmat":
         return graphs.rmat(nodes.bit_length() - 1, size, seed)
-    raise InputError(f"unknown graph kind {kind!r}; known: uniform, powerlaw, rmat")
+    if kind == "hub":
+        return graphs.hub(nodes, size, seed, **shaped)
+    raise InputError(f"unknown graph kind {kind!r}; known: uniform, powerlaw, rmat, hub")
 
 
-GRAPH_SIZE = {"uniform": "degree", "powerlaw": "edges", "rmat": "edge_factor"}
+@functools.lru_cache(maxsize=16)
+def _graph_stats(*key) -> dict:
+    return graphs.degree_stats(_graph(*key)[0])
+
+
+def _graph_key(case: Case) -> tuple:
+    p = case.params
+    return p["graph"], p["nodes"], p[GRAPH_SIZE[p["graph"]]], case.seed, p.get(GRAPH_SHAPE.get(p["graph"], ""))
+
+
+GRAPH_SIZE = {"uniform": "degree", "powerlaw": "edges", "rmat": "edge_factor", "hub": "edges"}
+GRAPH_SHAPE = {"powerlaw": "exponent", "hub": "share"}
+# The schedule study: each graph kind on 65,536 rows and 2^20 edges (mean degree 16, as the seed graph),
+# from even degrees to one row holding a tenth of the edges, each at F 32, 128 and 512 (an x row of
+# 128 B to 2 KiB; x itself 8 to 128 MiB, from inside the H200's L2 to twice its size).
+SCHEDULE_GRAPHS = {
+    "uniform": {"graph": "uniform", "nodes": 1 << 16, "degree": 16},
+    "powerlaw2.1": {"graph": "powerlaw", "nodes": 1 << 16, "edges": 1 << 20, "exponent": 2.1},
+    "powerlaw1.8": {"graph": "powerlaw", "nodes": 1 << 16, "edges": 1 << 20, "exponent": 1.8},
+    "rmat": {"graph": "rmat", "nodes": 1 << 16, "scale": 16, "edge_factor": 16},
+    "hub": {"graph": "hub", "nodes": 1 << 16, "edges": 1 << 20, "share": 0.1},
+}
+SCHEDULE_FEATURES = (32, 128, 512)
 
 
 class NeighborAggSpec(OpSpec):
@@ -59,6 +85,7 @@ class NeighborAggSpec(OpSpec):
         {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},
         {"graph": "powerlaw", "nodes": 1024, "edges": 8192, "features": 16, "index": "int64"},
         {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
+        {"graph": "hub", "nodes": 256, "edges": 4096, "share": 0.1, "features": 12, "index": "int64"},
     )
 
     def cases(self) -> list[Case]:
@@ -82,12 +109,20 @@ class NeighborAggSpec(OpSpec):
                 "powerlaw-262k-F128-i32", "sweep", {"graph": "powerlaw", "nodes": 1 << 18, "edges": 16 << 18}, 128, "int32",
                 seed=(1 << 18) * 31 + 16,
             ),
+        ] + [
+            # One seed per graph, shared by its three feature widths: they run on the same graph.
+            case(f"{label}-64k-F{features}", "schedule", graph, features, "int32", seed=(1 << 16) * 31 + number)
+            for number, (label, graph) in enumerate(SCHEDULE_GRAPHS.items())
+            for features in SCHEDULE_FEATURES
         ]
 
     def graph(self, case: Case) -> tuple[torch.Tensor, torch.Tensor]:
         """The case's CSR graph as CPU int64 tensors, shared by every input seed (cached)."""
-        p = case.params
-        return _graph(p["graph"], p["nodes"], p[GRAPH_SIZE[p["graph"]]], case.seed)
+        return _graph(*_graph_key(case))
+
+    def case_stats(self, case: Case) -> dict:
+        """The graph's degree statistics (graphs.degree_stats), computed once per graph and stored with the case."""
+        return _graph_stats(*_graph_key(case))
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         rowptr, col = self.graph(case)

@@ -1,0 +1,246 @@
+"""neighbor_agg's graphs, degree statistics and schedules without a GPU: the generators' degree
+distributions and determinism, the statistics by hand, the schedule suite, the statistics stored
+with each case (and a store from before them migrated), shown beside the results, and every
+native schedule bit-identical from call to call under the CPU emulation."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from mage import cli, registry
+from mage.backends import native
+from mage.backends.triton import INTERPRETED
+from mage.ops.neighbor_agg import counters, graphs
+from mage.registry import Implementation
+from mage.spec import Case
+from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
+from native_emu import EmuHost, compiler
+
+SPEC = registry.get_op("neighbor_agg")
+
+
+def degrees(rowptr: torch.Tensor) -> np.ndarray:
+    return np.diff(rowptr.numpy())
+
+
+# ---------------------------------------------------------------- generators
+
+
+GENERATORS = {
+    "uniform": lambda seed: graphs.uniform(2048, 8, seed),
+    "powerlaw": lambda seed: graphs.powerlaw(2048, 16384, seed),
+    "rmat": lambda seed: graphs.rmat(11, 8, seed),
+    "hub": lambda seed: graphs.hub(2048, 16384, seed),
+}
+
+
+@pytest.mark.parametrize("kind", GENERATORS)
+def test_a_seed_gives_one_graph_and_another_seed_another(kind):
+    rowptr, col = GENERATORS[kind](5)
+    again, col_again = GENERATORS[kind](5)
+    other, col_other = GENERATORS[kind](6)
+    assert torch.equal(rowptr, again) and torch.equal(col, col_again)
+    assert not (torch.equal(rowptr, other) and torch.equal(col, col_other))
+    assert rowptr[0] == 0 and rowptr[-1] == col.numel() and (rowptr.diff() >= 0).all()
+    d = degrees(rowptr)
+    assert d[0] == 0 and d[-1] == 0  # the forced empty rows at both ends
+    for row in np.flatnonzero(d > 1)[:50]:
+        assert (col[rowptr[row]: rowptr[row + 1]].diff() >= 0).all()  # columns sorted within a row
+
+
+def test_the_hub_holds_its_share_of_the_edges_and_the_rest_spread_evenly():
+    rowptr, col = graphs.hub(4096, 40000, seed=3, share=0.1)
+    d = degrees(rowptr)
+    assert col.numel() == 40000
+    assert d.max() == 4000 and (d == 4000).sum() == 1
+    rest = np.delete(d, d.argmax())
+    rest = rest[rest > 0]
+    assert rest.max() < 40  # Poisson around 36000 / 4090 ≈ 8.8
+    assert abs(rest.mean() - 36000 / 4090) < 0.3
+
+
+def test_a_hub_share_outside_zero_to_one_is_refused():
+    with pytest.raises(Exception, match=r"hub's share of the edges must lie in \(0, 1\), got 1.5"):
+        graphs.hub(64, 100, seed=1, share=1.5)
+
+
+def test_a_smaller_power_law_exponent_gives_a_more_skewed_graph():
+    steep = graphs.degree_stats(graphs.powerlaw(1 << 14, 1 << 18, seed=4, exponent=2.6)[0])
+    flat = graphs.degree_stats(graphs.powerlaw(1 << 14, 1 << 18, seed=4, exponent=1.8)[0])
+    assert steep["edges"] == flat["edges"] == 1 << 18
+    assert flat["gini"] > steep["gini"] + 0.1 and flat["cv"] > steep["cv"]
+    assert flat["max_degree"] <= 512 and steep["max_degree"] <= 512  # the structural cutoff √edges
+
+
+def test_rmat_is_skewed_and_uniform_is_not():
+    rmat = graphs.degree_stats(graphs.rmat(12, 16, seed=2)[0])
+    uniform = graphs.degree_stats(graphs.uniform(4096, 16, seed=2)[0])
+    assert rmat["gini"] > 0.4 and rmat["max_degree"] > 10 * rmat["mean_degree"]
+    # Uniform rows all have degree 16 but for the forced empty ones.
+    assert uniform["max_degree"] == 16 and uniform["gini"] < 0.01
+
+
+# ---------------------------------------------------------------- degree statistics
+
+
+def test_degree_stats_by_hand():
+    stats = graphs.degree_stats(torch.tensor([0, 0, 2, 4, 8]))  # degrees 0, 2, 2, 4
+    assert stats == {"rows": 4, "edges": 8, "empty_rows": 1, "max_degree": 4, "mean_degree": 2.0,
+                     "cv": pytest.approx(2 ** 0.5 / 2), "gini": pytest.approx(0.375)}
+    one_row_holds_all = graphs.degree_stats(torch.tensor([0, 0, 0, 0, 12]))
+    assert one_row_holds_all["gini"] == pytest.approx(0.75)  # (n - 1) / n, the most a graph of 4 rows reaches
+    assert graphs.degree_stats(torch.tensor([0, 0, 0]))["gini"] == 0.0  # no edges
+
+
+def test_the_schedule_suite_spans_five_graphs_at_three_widths_with_their_stats():
+    cases = [c for c in SPEC.cases() if c.suite == "schedule"]
+    assert len(cases) == 15
+    assert {c.params["features"] for c in cases} == {32, 128, 512}
+    assert {(c.params["graph"], c.params.get("exponent")) for c in cases} == {
+        ("uniform", None), ("powerlaw", 2.1), ("powerlaw", 1.8), ("rmat", None), ("hub", None)}
+    hub = next(c for c in cases if c.params["graph"] == "hub")
+    stats = SPEC.case_stats(hub)
+    assert stats["max_degree"] == round(0.1 * stats["edges"]) and stats["edges"] == 1 << 20
+    assert SPEC.case_stats(hub) is stats  # computed once per graph
+    # The three widths of a graph share its graph, hence its statistics.
+    widths = [c for c in cases if c.params["graph"] == "hub"]
+    assert all(SPEC.case_stats(c) == stats for c in widths)
+
+
+# ---------------------------------------------------------------- the store
+
+
+CASE = Case("neighbor_agg", "hub-test", "schedule", {"graph": "hub", "nodes": 256, "edges": 4096, "share": 0.1,
+                                                       "features": 12, "index": "int64"}, seed=9)
+
+
+def _store_one_result(store: Store) -> int:
+    run = store.begin_run(clock="gpu", suite="schedule", command="mage run", env={}, method={}, ceilings={})
+    case_id = store.case_id(run, CASE, stats=SPEC.case_stats(CASE))
+    impl_id = store.impl_id(run, Implementation("neighbor_agg", "native", "sum", "ieee", fn=None))
+    store.add_result(run, case_id, impl_id, Result("single", "cold", "pass", contract="pass", kernel_us=12.0), [])
+    store.end_run(run, "complete", {})
+    return run
+
+
+def test_the_stats_are_stored_with_the_case_and_shown_beside_its_results(tmp_path, monkeypatch, capsys):
+    store = Store(tmp_path / "mage.db")
+    run = _store_one_result(store)
+    [row] = store.rows(run)
+    assert row["case_stats"] and '"max_degree": 410' in row["case_stats"]
+    store.close()
+    monkeypatch.setattr(sys, "argv", ["mage", "show", str(run), "--db", str(tmp_path / "mage.db")])
+    monkeypatch.setenv("COLUMNS", "400")
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert done.value.code in (0, None)
+    shown = capsys.readouterr().out
+    assert "degree max 410 · mean 16.0" in shown and "Gini" in shown
+    monkeypatch.setattr(sys, "argv", ["mage", "report", str(run), "--db", str(tmp_path / "mage.db"),
+                                      "--out", str(tmp_path / "report")])
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert done.value.code in (0, None)
+    assert "degree max 410 · mean 16.0" in (tmp_path / "report" / "report.html").read_text()
+
+
+def test_a_case_stored_without_stats_gains_them_once(tmp_path):
+    store = Store(tmp_path / "mage.db")
+    run = store.begin_run(clock="gpu", suite="schedule", command="mage run", env={}, method={}, ceilings={})
+    first = store.case_id(run, CASE)
+    assert store.case_id(run, CASE, stats={"max_degree": 1}) == first
+    assert store.case_id(run, CASE, stats={"max_degree": 2}) == first  # the first stats stay
+    assert store.db.execute("SELECT stats_json FROM cases").fetchone()[0] == '{"max_degree": 1}'
+
+
+def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
+    path = tmp_path / "v10.db"
+    old = sqlite3.connect(path)
+    old.executescript("\n".join(line for line in SCHEMA.splitlines() if "stats_json" not in line))
+    old.execute("PRAGMA user_version=10")
+    old.commit()
+    old.close()
+    read = Store(path, read_only=True)  # read as it is: the column reads as NULL, nothing is written
+    assert read.db.execute("SELECT stats_json FROM cases").fetchall() == []
+    read.close()
+    assert "stats_json" not in {row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(cases)")}
+    store = Store(path)
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+    assert "stats_json" in {row[1] for row in store.db.execute("PRAGMA table_info(cases)")}
+    run = _store_one_result(store)
+    assert store.rows(run)[0]["case_stats"]
+
+
+# ---------------------------------------------------------------- schedules
+
+
+def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
+    names = {i.name for i in registry.implementations("neighbor_agg")}
+    for strategy in ("warp", "block", "edge", "split", "sorted"):
+        for family in ("native", "native-py"):
+            assert {f"{family}.{strategy}/sum/ieee", f"{family}.{strategy}/mean/ieee"} <= names
+    assert {"native/sum/ieee", "native/mean/ieee"} <= names
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+@pytest.mark.parametrize("strategy", sorted(s for op, s in native.LAUNCHERS if op == "neighbor_agg"))
+def test_every_native_schedule_gives_the_same_bits_twice(strategy):
+    """A hub above the default's HUB_ROW (its pieces), the split schedule's cut rows, empty rows."""
+    case = Case("neighbor_agg", "hub", "seed", {"graph": "hub", "nodes": 1024, "edges": 90000, "share": 0.1,
+                                                 "features": 12, "index": "int32"}, seed=4)
+    rowptr, col, x = SPEC.make_inputs(case, 4, "cpu", "heavy")
+    assert int(rowptr.diff().max()) > native_module().HUB_ROW
+    for variant in ("sum", "mean"):
+        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", strategy)], EmuHost(), variant=variant)
+        out = fn(rowptr, col, x)
+        assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5  # the IEEE contract's ceiling
+
+
+def native_module():
+    from mage.ops.neighbor_agg import native as module
+
+    return module
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_the_default_launches_pieces_only_for_a_graph_with_a_hub_and_leaves_its_counters_zeroed():
+    module = native_module()
+    host = EmuHost()
+    fn = functools.partial(module.neighbor_agg, host, variant="sum")
+    small = SPEC.make_inputs(Case("neighbor_agg", "p", "seed", SPEC.test_params[1], seed=1), 1, "cpu")
+    fn(*small)
+    [(_, grid, _)] = host.launches
+    assert grid[0] == -(-1024 // (256 // 4))  # row tiles only: F 16 is 4 float4 lanes a row
+    hub = SPEC.make_inputs(Case("neighbor_agg", "h", "seed", {"graph": "hub", "nodes": 1024, "edges": 90000,
+                                                               "share": 0.1, "features": 12, "index": "int64"}, seed=2), 2, "cpu")
+    fn(*hub)
+    pieces = -(-(1024 + 90000) // module.HUB_PIECE)
+    assert host.launches[-1][1][0] == -(-1024 // (256 // 4)) + pieces
+    assert counters.all_zero()
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="Triton runs on the CPU only under TRITON_INTERPRET=1")
+def test_the_triton_kernel_cuts_a_hub_into_pieces_and_gives_the_same_bits_twice():
+    from mage.ops.neighbor_agg import triton as module
+
+    # F 70: two feature blocks, so two counters per hub.
+    case = Case("neighbor_agg", "hub", "seed", {"graph": "hub", "nodes": 512, "edges": 45000, "share": 0.2,
+                                                 "features": 70, "index": "int32"}, seed=3)
+    rowptr, col, x = SPEC.make_inputs(case, 3, "cpu", "heavy")
+    assert int(rowptr.diff().max()) > module.HUB_ROW.value
+    for variant in ("sum", "mean"):
+        fn = next(i for i in registry.implementations("neighbor_agg") if i.family == "triton" and i.variant == variant).fn
+        out = fn(rowptr, col, x)
+        if variant == "sum":
+            assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+    assert counters.all_zero()  # left zero for the next launch

@@ -1,0 +1,54 @@
+"""neighbor_agg's kernels on a CUDA device: every native schedule and the Triton kernel give the same
+bits call after call (no floating-point atomics), and pass their contract on each graph of the
+schedule suite and on a hub far above the default's HUB_ROW. Skipped where no CUDA device is visible.
+
+Run on the GPU machine with ``pytest -m gpu tests/test_neighbor_agg_gpu.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mage import registry
+from mage.check import check
+from mage.spec import Case
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+SPEC = registry.get_op("neighbor_agg")
+DETERMINISTIC = [i for i in registry.implementations("neighbor_agg") if i.family in ("native", "native-py", "triton")]
+# One width of each schedule-suite graph, and a hub of 400 K edges (the default cuts it into ~100 pieces).
+CASES = [c for c in SPEC.cases() if c.suite == "schedule" and c.params["features"] == 128] + [
+    Case("neighbor_agg", "hub-400k-F36", "seed", {"graph": "hub", "nodes": 50000, "edges": 400_000,
+                                                  "share": 0.1, "features": 36, "index": "int64"}, seed=77),
+]
+
+
+def _impls(case: Case) -> list:
+    """Every deterministic implementation on the graphs of the native schedules; Triton, which autotunes
+    per graph (seconds each on the GPU), on the hub only, its new path."""
+    return [i for i in DETERMINISTIC if i.family != "triton" or case.params["graph"] == "hub" and case.suite == "seed"]
+
+
+# Parametrized by case, each case's graph built once for every implementation.
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_same_inputs_give_the_same_bits(case):
+    inputs = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    for impl in _impls(case):
+        first = impl.fn(*inputs)
+        for _ in range(3):
+            assert torch.equal(impl.fn(*inputs), first), impl.name
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_contract_on_the_schedule_graphs(case):
+    failed = []
+    for impl in _impls(case):
+        result = check(impl, registry.baseline_of(impl), SPEC, case, "cuda", seed=2024)
+        if not result.passed:
+            failed.append(f"{impl.name}: {result.reason}")
+    assert not failed, "\n".join(failed)
