@@ -22,7 +22,7 @@ study_impls=(--impl eager --impl native --impl triton.registers --impl triton.wa
              --impl triton.online --impl triton.twopass)
 study_flags=(--suite reduction --path single --no-isolate --budget 0.2 --min-samples 10 --db "$db")
 # Copy floor at 537 MB a case (256 MB in, 256 MB out) and 4.25 TB/s: 126 µs; 0.9 of it is 140 µs.
-timeout -k 2 38 python3 -m mage run --op layernorm "${study_impls[@]}" --impl triton.naive "${study_flags[@]}" \
+timeout -k 2 90 python3 -m mage run --op layernorm "${study_impls[@]}" --impl triton.naive "${study_flags[@]}" \
     --hypothesis "LayerNorm: the best strategy changes with the row width. A warp per row wins on narrow rows (many rows, no block barrier); whole rows in registers win up to 16384 columns (one read); beyond registers, few rows leave SMs idle, so the split (a row over many programs) beats one program a row at 262144, and online Welford (two reads) beats two-pass (three). The naive E[x²]−E[x]² fails the large-mean contract and is never timed." \
     --predict "layernorm/triton.warp@1048576x64-study:kernel<triton.registers" \
     --predict "layernorm/triton.registers@16384x4096-study:kernel<=triton.online" \
@@ -31,7 +31,7 @@ timeout -k 2 38 python3 -m mage run --op layernorm "${study_impls[@]}" --impl tr
     --predict "layernorm/triton.online@256x262144-study:kernel<triton.twopass" \
     --predict "layernorm/triton.split@1048576x64-study:kernel>triton.warp" \
     > "$reduce_out/study-layernorm.log" 2>&1 || true
-timeout -k 2 38 python3 -m mage run --op softmax "${study_impls[@]}" "${study_flags[@]}" \
+timeout -k 2 90 python3 -m mage run --op softmax "${study_impls[@]}" "${study_flags[@]}" \
     --hypothesis "Softmax: the same crossovers as LayerNorm. A warp per row wins on narrow rows; registers up to 16384 columns reach 0.9 of the copy rate; at 262144 columns (256 rows) the split beats one program a row, and online max-and-sum (two reads) beats two-pass (three)." \
     --predict "softmax/triton.warp@1048576x64-study:kernel<triton.registers" \
     --predict "softmax/triton.registers@16384x4096-study:kernel<140" \
