@@ -152,7 +152,7 @@ def test_a_worker_opens_no_store_and_sends_its_rows(tmp_path):
                                                                                         os.environ.get("PYTHONPATH")]))})
     assert worker.returncode == 0, worker.stderr
     rows = [read_row(line) for line in worker.stdout.splitlines() if line.startswith(ROW)]
-    assert [(case, impl, result.path, result.status) for case, impl, result, _ in rows] == [
+    assert [(case, impl, result.path, result.status) for case, impl, result, _, _ in rows] == [
         ("layernorm:1024x1024", "eager/affine/ieee", "single", "pass")]
     assert rows[0][2].span_median_us > 0 and len(rows[0][3]) == rows[0][2].span_samples
     assert list(tmp_path.iterdir()) == []  # no store, nothing else written where it ran
@@ -167,9 +167,11 @@ def test_the_parent_stores_only_rows_of_the_case_and_implementations_it_asked_fo
     sent = isolation._Following(iter([]), lambda step: None)
     for case_key, name, path in ((case.key, eager.name, "single"), ("other:1x1", eager.name, "batch"),
                                  (case.key, "triton/affine/ieee", "graph"), (case.key, eager.name, "single")):
-        sent.rows.put((case_key, name, Result(path, "warm", "pass"), [(0, 1.0)]))
+        sent.rows.put((case_key, name, Result(path, "warm", "pass"), [(0, 1.0)], {"rows": 33}))
     runner._store_sent(Planned(spec, case, [eager]), [eager], sent)
     assert [(r["case"], r["impl"], r["path"]) for r in store.rows(runner.run_id)] == [(case.name, eager.name, "single")]
+    # The facts the worker's spec computed about the case's inputs are stored with the case, once.
+    assert [row[0] for row in store.db.execute("SELECT stats_json FROM cases")] == ['{"rows": 33}']
 
 
 def test_cases_are_shared_across_gpu_slots_and_each_row_stored_once(tmp_path, monkeypatch):

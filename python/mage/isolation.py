@@ -229,7 +229,7 @@ class IsolatedRunner(Runner):
         by_name = {impl.name: impl for impl in impls}
         while True:
             try:
-                case_key, name, result, samples = steps.rows.get_nowait()
+                case_key, name, result, samples, case_stats = steps.rows.get_nowait()
             except queue.Empty:
                 return
             if case_key != planned.case.key or name not in by_name:
@@ -238,7 +238,7 @@ class IsolatedRunner(Runner):
                 if (planned.case.op, planned.case.name, name, result.path, result.cache) in self.store.stored_rows(
                         self.run_id):
                     continue
-                self.store.add_result(self.run_id, self.store.case_id(self.run_id, planned.case),
+                self.store.add_result(self.run_id, self.store.case_id(self.run_id, planned.case, stats=case_stats),
                                       self.store.impl_id(self.run_id, by_name[name]), result, samples)
 
     def _wait(self, worker: subprocess.Popen, steps: "_Following", planned: Planned, impls: list) -> float | None:

@@ -28,7 +28,11 @@ class RowStream:
     """The part of a Store that Runner.run_case writes with, sent to the parent as ROW lines: a row names
     its case by key and its implementation by name, which the parent maps to its store's ids."""
 
-    def case_id(self, run_id: int, case) -> str:
+    def __init__(self):
+        self.case_stats: dict[str, dict | None] = {}  # the facts the spec computed about each case's inputs
+
+    def case_id(self, run_id: int, case, stats: dict | None = None) -> str:
+        self.case_stats[case.key] = stats
         return case.key
 
     def impl_id(self, run_id: int, impl) -> str:
@@ -36,16 +40,17 @@ class RowStream:
 
     def add_result(self, run_id: int, case_id: str, impl_id: str, result: Result, samples=()) -> None:
         message = {"case": case_id, "impl": impl_id, "result": dataclasses.asdict(result),
-                   "samples": [list(sample) for sample in samples]}
+                   "samples": [list(sample) for sample in samples], "case_stats": self.case_stats.get(case_id)}
         print(ROW + json.dumps(message), flush=True)  # one write: a worker killed mid-line sends no row
 
 
-def read_row(line: str) -> tuple[str, str, Result, list[tuple[int, float]]] | None:
-    """(case key, implementation name, result, samples) of a ROW line; None for a line cut short."""
+def read_row(line: str) -> tuple[str, str, Result, list[tuple[int, float]], dict | None] | None:
+    """(case key, implementation name, result, samples, the case's statistics) of a ROW line; None for a
+    line cut short."""
     try:
         message = json.loads(line[len(ROW):])
         return (message["case"], message["impl"], Result(**message["result"]),
-                [(int(r), float(v)) for r, v in message["samples"]])
+                [(int(r), float(v)) for r, v in message["samples"]], message.get("case_stats"))
     except (ValueError, KeyError, TypeError):
         return None
 
