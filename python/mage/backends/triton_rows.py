@@ -13,9 +13,10 @@ import triton
 import triton.language as tl
 
 from mage.backends import rows as shared
-from mage.backends.triton import INTERPRETED, pick_configs, prune_wider_than
+from mage.backends.triton import INTERPRETED, pick_configs, prune_wider_than, triton_available
 from mage.errors import InputError
 from mage.outputs import empty_output
+from mage.registry import implementation
 
 SPLIT_WARPS = 8  # a split program's tile of SPLIT_COLS (4096) floats is 16 a thread
 
@@ -125,3 +126,15 @@ def launch_split(stats_kernel, normalize_kernel, x, operands, out, scalars, stat
     normalize_kernel[grid](x, *operands, out, part, rows, cols, x.stride(0), chunks, *scalars, BLOCK_R=block_rows,
                            CHUNK=chunk, CHUNKS_P2=triton.next_power_of_2(chunks), num_warps=SPLIT_WARPS)
     return out
+
+
+def register_strategies(op: str, variant: str, in_registers, streaming, online: int, twopass: int) -> None:
+    """Register an op's row strategies that differ only in geometry or statistics: ``registers`` and
+    ``warp`` from ``in_registers(geometry, takes)``, ``online`` and ``twopass`` from ``streaming(statistics)``."""
+    for strategy, geometry, takes in (("registers", registers_geometry, shared.registers_takes),
+                                      ("warp", warp_geometry, shared.warp_takes)):
+        implementation(op, family="triton", strategy=strategy, variants=(variant,), available=triton_available,
+                       takes=takes)(in_registers(geometry, takes))
+    for strategy, statistics in (("online", online), ("twopass", twopass)):
+        implementation(op, family="triton", strategy=strategy, variants=(variant,),
+                       available=triton_available)(streaming(statistics))

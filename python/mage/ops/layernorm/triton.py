@@ -225,13 +225,7 @@ def _streaming(statistics: int):
     return layernorm_streaming
 
 
-for _strategy, _geometry, _takes in (("registers", launch.registers_geometry, shared.registers_takes),
-                                     ("warp", launch.warp_geometry, shared.warp_takes)):
-    implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",), available=triton_available,
-                   takes=_takes)(_in_registers(_geometry, _takes))
-for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS)):
-    implementation("layernorm", family="triton", strategy=_strategy, variants=("affine",),
-                   available=triton_available)(_streaming(_statistics))
+launch.register_strategies("layernorm", "affine", _in_registers, _streaming, ONLINE, TWOPASS)
 # Registered to be measured and seen failing: its large-mean contract fails, so it is stored failed and never timed.
 implementation("layernorm", family="triton", strategy="naive", variants=("affine",), available=triton_available,
                fails="large-mean inputs: error")(_streaming(NAIVE))

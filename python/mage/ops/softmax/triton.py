@@ -174,13 +174,7 @@ def _streaming(statistics: int):
     return softmax_streaming
 
 
-for _strategy, _geometry, _takes in (("registers", launch.registers_geometry, shared.registers_takes),
-                                     ("warp", launch.warp_geometry, shared.warp_takes)):
-    implementation("softmax", family="triton", strategy=_strategy, variants=("rows",), available=triton_available,
-                   takes=_takes)(_in_registers(_geometry, _takes))
-for _strategy, _statistics in (("online", ONLINE), ("twopass", TWOPASS)):
-    implementation("softmax", family="triton", strategy=_strategy, variants=("rows",),
-                   available=triton_available)(_streaming(_statistics))
+launch.register_strategies("softmax", "rows", _in_registers, _streaming, ONLINE, TWOPASS)
 
 
 @implementation("softmax", family="triton", strategy="split", variants=("rows",), available=triton_available)
