@@ -228,3 +228,18 @@ def test_a_document_from_before_families_imports_as_the_migration_reads_it(tmp_p
     exported = transfer.export_run(local, run)["implementations"]
     assert [(i["name"], i["family"], i["strategy"], i["baseline"]) for i in exported] == [
         ("eager/affine/ieee", "eager", "default", True), ("triton.split/affine/ieee", "triton", "split", False)]
+
+
+def test_show_and_report_read_a_run_whose_environment_and_method_say_little(tmp_path):
+    """An imported run may lack readings (a GPU state without temperature, a method without its limits):
+    what is there is shown, nothing crashes."""
+    from test_cli import mage
+
+    store = Store(tmp_path / "mage.db")
+    run = store_run(store)
+    store.close()
+    shown = mage("show", str(run), "--db", "mage.db", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    reported = mage("report", str(run), "--db", "mage.db", "--out", "report", cwd=tmp_path)
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert "1,980 MHz at the start" in (tmp_path / "report" / "report.html").read_text()

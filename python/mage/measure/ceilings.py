@@ -114,10 +114,11 @@ def measure(device: str) -> dict:
 
 def _time_us(flops: float, bytes_moved: float, precision: str, gbps: float | None, tflops_key: str | None,
              ceilings: dict) -> tuple[float | None, float | None]:
-    """(bytes at ``gbps``, the precision's flops at ``ceilings[tflops_key]``); None where a rate is absent."""
-    memory_us = bytes_moved / (gbps * 1e3) if gbps else None
+    """(bytes at ``gbps``, the precision's flops at ``ceilings[tflops_key]``); None where a rate, or the row's
+    bytes or flops (a row imported without them), is absent."""
+    memory_us = bytes_moved / (gbps * 1e3) if gbps and bytes_moved is not None else None
     rate = ceilings.get(tflops_key) if tflops_key else None
-    compute_us = compute_passes(precision) * flops / (rate * 1e6) if rate else None
+    compute_us = compute_passes(precision) * flops / (rate * 1e6) if rate and flops is not None else None
     return memory_us, compute_us
 
 

@@ -453,8 +453,10 @@ def _clock_sentences(run: dict) -> list[str]:
     states = [(when, state) for when, state in states if state]
     if not states:
         return []
-    readings = " and ".join(f"{state['sm_clock_mhz']:,} MHz, {state['temperature_c']} °C at the {when}"
-                            for when, state in states)
+    readings = " and ".join(", ".join(part for part in (
+        f"{state['sm_clock_mhz']:,} MHz" if "sm_clock_mhz" in state else None,
+        f"{state['temperature_c']} °C" if "temperature_c" in state else None) if part) + f" at the {when}"
+        for when, state in states)  # an imported run's state may lack a reading
     reasons = sorted({reason for _, state in states for reason in state.get("throttle_reasons", [])})
     maximum = states[0][1].get("max_sm_clock_mhz")
     return [f"SM clock {readings}" + (f" (maximum {maximum:,} MHz)" if maximum else "")

@@ -387,8 +387,12 @@ def _span_sampling(method: dict) -> str:
     """How many span samples were taken: a fixed count before runs stopped on measured noise (schema 8)."""
     if "noise_target" not in method:
         return f"{method.get('span_samples', '?')} samples"
-    return (f"sampled until the mean's relative standard error was below {method['noise_target']:.2%} (at least "
-            f"{method['min_samples']} samples, at most {method['budget_s']:g} s of spans or {method['span_samples']} samples)")
+    limits = [f"at least {method['min_samples']} samples" if "min_samples" in method else None,
+              f"at most {method['budget_s']:g} s of spans" if "budget_s" in method else None,
+              f"at most {method['span_samples']} samples" if "span_samples" in method else None]
+    stated = ", ".join(limit for limit in limits if limit)  # an imported run may not say every one
+    return (f"sampled until the mean's relative standard error was below {method['noise_target']:.2%}"
+            + (f" ({stated})" if stated else ""))
 
 
 def _environment_html(run: dict) -> str:
