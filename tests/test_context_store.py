@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from context_records import GNN, MLP, context_records, store_context_run
+from test_store_trust import older_copy
 from mage import transfer
 from mage.errors import MageError, RunClaimedError
 from mage.store import (BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, SCHEMA_VERSION, BlockOpShare, BlockResult, Owner,
@@ -68,9 +69,14 @@ def test_a_process_that_does_not_own_the_run_stores_no_context(tmp_path):
     assert store.context_results(run) == []
 
 
+def schema_10_copy(db: Path) -> None:
+    """The committed H200 store as schema 10 held it (before context tables, case statistics, GPU of a result)."""
+    older_copy(db, 10, {"results": ("gpu_index", "gpu_uuid"), "cases": ("stats_json",)})
+
+
 def test_the_committed_schema_10_store_gains_the_context_tables_when_migrated(tmp_path):
     db = tmp_path / "mage.db"
-    shutil.copy(COMMITTED, db)
+    schema_10_copy(db)
     before = sqlite3.connect(db)
     assert before.execute("PRAGMA user_version").fetchone()[0] == 10
     runs, results = (before.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "results"))
@@ -87,7 +93,7 @@ def test_the_committed_schema_10_store_gains_the_context_tables_when_migrated(tm
 
 def test_an_older_store_opened_read_only_reads_no_context_and_is_left_untouched(tmp_path):
     db = tmp_path / "mage.db"
-    shutil.copy(COMMITTED, db)
+    schema_10_copy(db)
     digest = hashlib.sha256(db.read_bytes()).hexdigest()
     store = Store(db, read_only=True)
     first = store.runs()[0]["id"]

@@ -395,10 +395,11 @@ def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
     for cols in (1, 33, 1024, 16384):
         kept = prune(bias_gelu._bias_gelu_configs(), {"cols": cols})
         assert kept and all(c.kwargs["BLOCK_C"] <= max(64, triton.next_power_of_2(cols)) for c in kept)
-    prune = layernorm._layernorm_fused_kernel.early_config_prune
+    prune = layernorm._layernorm_registers_kernel.early_config_prune
     for cols in (1, 1024, 4096, 16384):
         block_c = triton.next_power_of_2(cols)
-        kept = prune(layernorm._layernorm_configs(), {"cols": cols}, BLOCK_C=block_c)
+        full = [triton.Config({"BLOCK_R": r}, num_warps=w) for r in (1, 2, 4, 8, 16) for w in (4, 8, 16)]
+        kept = prune(full, {"cols": cols}, BLOCK_C=block_c)
         assert kept and all(c.kwargs["BLOCK_R"] * block_c <= max(16384, block_c) for c in kept)
     for precision in ("ieee", "tf32", "tf32x3"):
         assert all(c.kwargs["BLOCK_K"] >= 16 for c in matmul._tile_configs(precision))  # tl.dot's least K
@@ -527,7 +528,7 @@ def test_the_autotuned_configuration_is_stored_with_each_result(tmp_path, layern
     tuning = {(r["impl"], r["path"]): r["tuning"] for r in Store(tmp_path / "mage.db").rows(runner.run_id)}
     assert tuning[("eager/affine/ieee", "single")] is None  # nothing autotuned
     for path in ("single", "batch"):
-        assert tuning[("triton/affine/ieee", path)].startswith("_layernorm_fused_kernel: BLOCK_R: ")
+        assert tuning[("triton/affine/ieee", path)].startswith("_layernorm_rows_kernel: BLOCK_R: ")
 
 
 def test_recording_tunings_leaves_the_autotuner_as_it_was():

@@ -387,9 +387,10 @@ def _span_sampling(method: dict) -> str:
     """How many span samples were taken: a fixed count before runs stopped on measured noise (schema 8)."""
     if "noise_target" not in method:
         return f"{method.get('span_samples', '?')} samples"
+    caps = " or ".join(cap for cap in (f"{method['budget_s']:g} s of spans" if "budget_s" in method else None,
+                                       f"{method['span_samples']} samples" if "span_samples" in method else None) if cap)
     limits = [f"at least {method['min_samples']} samples" if "min_samples" in method else None,
-              f"at most {method['budget_s']:g} s of spans" if "budget_s" in method else None,
-              f"at most {method['span_samples']} samples" if "span_samples" in method else None]
+              f"at most {caps}" if caps else None]
     stated = ", ".join(limit for limit in limits if limit)  # an imported run may not say every one
     return (f"sampled until the mean's relative standard error was below {method['noise_target']:.2%}"
             + (f" ({stated})" if stated else ""))
