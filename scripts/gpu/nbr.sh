@@ -34,26 +34,13 @@ timeout -s TERM "$(nbr_cap 90)" python3 -m mage run --db "$db" --suite schedule 
     --predict "neighbor_agg/native/sum/ieee@uniform-64k-F32[single/cold]:kernel<=native.warp/sum/ieee" \
     > "$nbr/study.log" 2>&1 || echo "study: exit $?" | tee -a "$nbr/steps.log"
 
-# 3. The large power-law case: the one-launch kernels (native sum and mean; int64) beside cuSPARSE, and
-#    the two-pass schedules. Triton, whose autotuning compiles its configs first, comes last (step 6).
+# 3. The large power-law case beside cuSPARSE: scripts/gpu/nbr-large.sh (native, the two-pass schedules
+#    and Triton in one isolated run), so it is written once.
 nbr_step "large power-law case"
-timeout -s TERM "$(nbr_cap 50)" python3 -m mage run --db "$db" --suite large --op neighbor_agg \
-    --impl native/ --impl native.edge --impl native.split --impl cusparse --path single --cold \
-    --budget 0.1 --min-samples 20 \
-    --hypothesis "Deterministic one-launch kernels with predicated float4 gathers reach cuSPARSE's gather rate and beyond" \
-    --predict "neighbor_agg/native/sum/ieee@powerlaw-1M-16M-F128[single/cold]:kernel<=0.85*cusparse/sum/ieee" \
-    --predict "neighbor_agg/native/mean/ieee@powerlaw-1M-16M-F128[single/cold]:kernel<=0.85*cusparse/sum/ieee" \
-    > "$nbr/large.log" 2>&1 || echo "large: exit $?" | tee -a "$nbr/steps.log"
+mkdir -p "$out/nbr-large"
+source scripts/gpu/nbr-large.sh || echo "large: exit $?" | tee -a "$nbr/steps.log"
 
-# 4. Triton's one-launch kernel on the large case beside cuSPARSE, with what time is left.
-nbr_step "large power-law case, triton"
-timeout -s TERM "$(nbr_cap 25)" python3 -m mage run --db "$db" --suite large --op neighbor_agg \
-    --impl triton/sum --impl cusparse --path single --cold --budget 0.1 --min-samples 20 \
-    --hypothesis "Triton's deterministic one-launch kernel reaches cuSPARSE's gather rate and beyond" \
-    --predict "neighbor_agg/triton/sum/ieee@powerlaw-1M-16M-F128[single/cold]:kernel<=0.85*cusparse/sum/ieee" \
-    > "$nbr/large-triton.log" 2>&1 || echo "large triton: exit $?" | tee -a "$nbr/steps.log"
-
-# 5. The reordering step of native.sorted alone (it is inside that strategy's timed call): argsort of the
+# 4. The reordering step of native.sorted alone (it is inside that strategy's timed call): argsort of the
 #    degrees on the device, CUDA events around 20 warmed calls, per graph.
 nbr_step "reorder cost"
 timeout -s TERM "$(nbr_cap 7)" python3 - > "$nbr/reorder.txt" 2>&1 <<'EOF' || echo "reorder: exit $?" | tee -a "$nbr/steps.log"
