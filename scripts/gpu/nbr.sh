@@ -64,7 +64,7 @@ for case in spec.cases():
     print(f"{case.name}: reorder (argsort of {rowptr.numel() - 1} degrees) {start.elapsed_time(end) / 20 * 1000:.1f} us per call")
 EOF
 
-# 6. ncu: the best and the worst native schedule (sum, by kernel time in the study) on the power-law and hub
+# 5. ncu: the best and the worst native schedule (sum, by kernel time in the study) on the power-law and hub
 #    graphs at F 128, and native sum against native mean on the large case (the inversion of issue #17:
 #    registers, occupancy, DRAM throughput and stalls side by side). One warmed call each.
 nbr_step "ncu"
