@@ -47,12 +47,30 @@ def test_each_faster_implementation_is_swapped_alone_and_the_fastest_per_op_toge
                            ("triangle#0", "eager/outgoing/ieee", 50.0), ("triangle#0", "triton/outgoing/ieee", 25.0)]:
         measured.isolated[(site, name)] = us
     ways = {way.label: way.kind for way in measured.ways()}
-    assert ways == {"eager": "eager", "triangle=triton": "best"}  # one op swapped is also the best: measured once
+    # One op swapped is also the best: measured once, and once more called directly.
+    assert ways == {"eager": "eager", "triangle=triton": "best", "direct(triangle=triton)": "direct"}
     measured.isolated[("layernorm#0", "triton/affine/ieee")] = 5.0
     measured.isolated[("layernorm#1", "triton/affine/ieee")] = 5.0
-    ways = {way.label: way.kind for way in measured.ways()}
-    assert ways == {"eager": "eager", "layernorm=triton": "swap", "triangle=triton": "swap",
-                    "layernorm=triton,triangle=triton": "best"}
+    ways = {way.label: way for way in measured.ways()}
+    assert {label: way.kind for label, way in ways.items()} == {
+        "eager": "eager", "layernorm=triton": "swap", "triangle=triton": "swap",
+        "layernorm=triton,triangle=triton": "best", "direct(layernorm=triton,triangle=triton)": "direct"}
+    direct = ways["direct(layernorm=triton,triangle=triton)"]
+    assert direct.route == "direct" and direct.selectors == ways["layernorm=triton,triangle=triton"].selectors
+
+
+def test_of_a_familys_faster_strategies_the_fastest_alone_is_swapped_and_formulas_kept_to_fail_never():
+    measured = _measurement("trimul/outgoing-tiny")
+    layernorm = measured.candidates(measured.block.sites[0])
+    assert "triton.warp/affine/ieee" in layernorm and "triton.split/affine/ieee" in layernorm
+    assert "triton.naive/affine/ieee" not in layernorm  # registered to be seen failing the large-mean contract
+    times = {"eager/affine/ieee": 10.0, "triton/affine/ieee": 9.0, "triton.warp/affine/ieee": 4.0,
+             "triton.split/affine/ieee": 6.0, "triton.online/affine/ieee": 12.0}
+    for site in ("layernorm#0", "layernorm#1"):
+        measured.isolated.update({(site, name): times.get(name, 20.0) for name in layernorm + ["eager/affine/ieee"]})
+    measured.isolated.update({("triangle#0", "eager/outgoing/ieee"): 50.0})
+    swaps = [way.label for way in measured.ways() if way.kind in ("swap", "best")]
+    assert swaps == ["layernorm=triton.warp"]
 
 
 def test_compile_ways_use_torch_ops_and_the_best_assignment_and_max_autotune_is_a_cpu_skip():
@@ -76,9 +94,14 @@ def test_a_run_gives_one_result_per_assignment_and_path_and_one_share_per_site(a
     results, shares = assigned_run
     assert {(r.assignment, r.kind, r.path) for r in results} == {
         ("eager", "eager", "single"), ("eager", "eager", "graph"),
-        ("layernorm=triton", "best", "single"), ("layernorm=triton", "best", "graph")}
+        ("layernorm=triton", "best", "single"), ("layernorm=triton", "best", "graph"),
+        ("direct(layernorm=triton)", "direct", "single"), ("direct(layernorm=triton)", "direct", "graph")}
     single = {r.assignment: r for r in results if r.path == "single"}
     assert all(r.status == "pass" and r.rel_error < 1e-5 and r.span_median_us > 0 for r in single.values())
+    # The same kernels without torch.library: the same prediction, measured against eager on its own span.
+    direct = single["direct(layernorm=triton)"]
+    assert direct.predicted_speedup == single["layernorm=triton"].predicted_speedup
+    assert direct.measured_speedup == pytest.approx(single["eager"].span_median_us / direct.span_median_us)
     assert all(r.status == "skip" and "CUDA graph" in r.reason for r in results if r.path == "graph")
     assert single["eager"].measured_speedup == 1.0
     assert single["layernorm=triton"].measured_speedup == pytest.approx(

@@ -144,7 +144,7 @@ CREATE TABLE IF NOT EXISTS block_results (     -- one BlockResult: a model block
     block TEXT NOT NULL,
     precision TEXT NOT NULL,
     assignment TEXT NOT NULL,
-    kind TEXT NOT NULL,                   -- eager | swap | best | compile
+    kind TEXT NOT NULL,                   -- eager | swap | best | direct | compile
     path TEXT NOT NULL,                   -- single | graph
     status TEXT NOT NULL,                 -- pass | fail | skip
     reason TEXT,
@@ -260,7 +260,7 @@ class BlockResult:
     precision: str              # ieee | tf32: the mode torch's Linear and every Mage op of the block run in
     assignment: str             # canonical: "eager", "layernorm=native,bias_gelu=triton" (ops in block order),
                                 # or a whole-block compile: "compile.default(torch)", "compile.max-autotune(mage)"
-    kind: str                   # why it is measured: eager | swap | best | compile
+    kind: str                   # why it is measured: eager | swap | best | direct | compile
     path: str                   # single | graph
     status: str                 # pass | fail | skip
     reason: str | None = None

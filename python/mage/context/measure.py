@@ -4,10 +4,11 @@ For each block and precision (issue #15 §3):
 1. Isolated: every candidate implementation of each op alone at the call site's shapes, on the op
    spec's own inputs: kernel time on a GPU (mage.measure.kernel), the call span on the CPU's clock.
 2. Assignments: eager everywhere; each op swapped alone to each candidate faster than its baseline;
-   the fastest per op together (best); torch.compile of the whole block per mode, once with torch's
-   own ops (the implementations' functions inlined: the all-torch twin) and once with the Mage custom
-   ops under the best assignment. With ``assign`` given, those implementations are the candidates,
-   swapped alone and together, whatever their speed.
+   the fastest per op together (best), and the best again with its implementations called directly,
+   not through torch.library (direct: what the custom ops cost); torch.compile of the whole block per
+   mode, once with torch's own ops (the implementations' functions inlined: the all-torch twin) and
+   once with the Mage custom ops under the best assignment. With ``assign`` given, those
+   implementations are the candidates, swapped alone and together, whatever their speed.
 3. Each assignment's contract (mage.check, against the block's float64 reference), then one profiler
    capture (kernel time and launches per block call, and each call site's share of it from the
    ``mage::<op>`` ranges), then the call spans of all passing assignments together on the single and
@@ -15,7 +16,9 @@ For each block and precision (issue #15 §3):
 4. Amdahl: 1 / (1 − Σf + Σf/s), f each swapped site's share of the eager capture and s its isolated
    speedup, beside the measured speedup (eager's span over the assignment's, same path).
 
-Candidates leave out the compile family: torch.compile is measured on the whole block instead.
+Candidates leave out the compile family (torch.compile is measured on the whole block instead) and
+implementations registered to be seen failing; of a family's strategies faster than the baseline, the
+fastest alone is swapped in (the op's own study compares strategies).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ PATHS = ("single", "graph")
 PRECISIONS = ("ieee", "tf32")  # of torch's Linear and of every op that declares it
 RANGE_PREFIX = f"{library.NAMESPACE}::"
 EAGER = "eager"
+DIRECT = "direct"  # the best assignment's implementations called as functions, not as custom ops
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Way:
     """One way of running the block: an assignment of implementations, or a whole-block compile."""
 
     label: str  # the stored assignment: "eager", "layernorm=native", "compile.default(torch)"
-    kind: str  # eager | swap | best | compile
+    kind: str  # eager | swap | best | direct | compile
     selectors: dict[str, str]
     route: str = "library"
     compile_mode: str | None = None
@@ -150,7 +154,9 @@ class BlockMeasurement:
         at = library.at_precision(registry.get_op(site.op), self.precision)
         return [impl.name for impl in registry.implementations(site.op)
                 if impl.variant == site.variant and impl.precision == at and not impl.baseline
-                and impl.family != COMPILE_FAMILY and impl.unavailable_reason(self.request.device) is None]
+                and impl.family != COMPILE_FAMILY and not impl.fails  # a formula kept to be seen failing
+                and impl.unavailable_reason(self.request.device) is None
+                and impl.case_skip_reason(site.params) is None]
 
     def baseline(self, site: Site) -> str:
         return registry.baseline_for(site.op, site.variant,
@@ -201,7 +207,8 @@ class BlockMeasurement:
             base = self.op_time(op, self.baseline(first_sites[op]))
             timed = [(self.op_time(op, name), name) for name in self.candidates(first_sites[op])]
             if not self.request.assign:
-                timed = [(t, name) for t, name in timed if t is not None and base is not None and t < base]
+                timed = _fastest_per_family(op, [(t, name) for t, name in timed
+                                                 if t is not None and base is not None and t < base])
             for _, name in timed:
                 ways.append(Way(label({op: _selector(name)}, self.block), "swap", {op: _selector(name)}))
             if timed:
@@ -213,6 +220,8 @@ class BlockMeasurement:
                 same.kind = "best"  # the best is one op swapped alone: one measurement, marked best
             else:
                 ways.append(Way(best_label, "best", best))
+            # The same kernels called without torch.library: what the custom ops themselves cost.
+            ways.append(Way(f"{DIRECT}({best_label})", DIRECT, best, "direct"))
         for mode in self.request.compile_modes:
             skip = None if mode == "default" or self.timer.is_cuda else (
                 "max-autotune tunes GPU kernels; it has nothing to tune on the CPU")
@@ -378,6 +387,19 @@ class BlockMeasurement:
                 isolated_us=alone, baseline_isolated_us=base_alone,
                 isolated_speedup=base_alone / alone if alone and base_alone else None))
         return shares
+
+
+def _fastest_per_family(op: str, timed: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """Of the candidates faster than the baseline, each family's fastest strategy alone (triton.warp
+    or triton.split, not both): the block measures what a family can do at its shapes, and a family's
+    strategies are compared alone in the op's own study."""
+    families = {impl.name: impl.family for impl in registry.implementations(op)}
+    fastest: dict[str, tuple[float, str]] = {}
+    for t, name in timed:
+        family = families[name]
+        if family not in fastest or t < fastest[family][0]:
+            fastest[family] = (t, name)
+    return [pair for pair in timed if pair in fastest.values()]
 
 
 def _selector(name: str) -> str:

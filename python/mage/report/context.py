@@ -23,6 +23,7 @@ from mage.report.format import us
 from mage.store import BlockOpShare, BlockResult
 
 NOISE_SIGMAS = 2.0  # two standard errors of the ratio of two span means
+DIRECT = "direct"  # the kind of the best assignment called without torch.library (mage.context.measure)
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,34 @@ def _us_in_words(value: float) -> str:
 
 
 def assigned(assignment: str) -> dict[str, str]:
-    """op → implementation of a canonical assignment ("layernorm=native,bias_gelu=triton"); {} for the
-    eager and whole-block compile assignments."""
+    """op → implementation of a canonical assignment ("layernorm=native,bias_gelu=triton", or the same
+    called directly: "direct(layernorm=native)"); {} for the eager and whole-block compile assignments."""
+    if assignment.startswith(f"{DIRECT}(") and assignment.endswith(")"):
+        assignment = assignment[len(DIRECT) + 1:-1]
     return dict(part.split("=", 1) for part in assignment.split(",") if "=" in part)
+
+
+def custom_op_cost(results: list[BlockResult]) -> list[str]:
+    """Per block, precision and path: the best assignment through torch.library against the same
+    implementations called directly, the difference judged against the two spans' noise."""
+    by_key = {(r.block, r.precision, r.path, r.kind): r for r in results if r.status == "pass"}
+    out = []
+    for (block, precision, path, kind), direct in by_key.items():
+        library = by_key.get((block, precision, path, "best"))
+        if kind != DIRECT or library is None or not direct.span_median_us or not library.span_median_us:
+            continue
+        cost = library.span_median_us - direct.span_median_us
+        through, called = _us_in_words(library.span_median_us), _us_in_words(direct.span_median_us)
+        text = (f"{block} ({precision}), {path} path: through torch.library {through}, called directly {called}: "
+                f"the custom ops {'add' if cost >= 0 else 'save'} {_us_in_words(abs(cost))} "
+                f"({percent(cost / direct.span_median_us, '+')})")
+        if library.span_rse is None or direct.span_rse is None:
+            out.append(text + " (no span noise stored to judge it).")
+            continue
+        noise = NOISE_SIGMAS * math.hypot(library.span_rse, direct.span_rse)
+        within = abs(library.span_median_us / direct.span_median_us - 1) <= noise
+        out.append(text + f", {'within' if within else 'beyond'} the noise ({percent(noise, '±')}).")
+    return out
 
 
 # Tables
@@ -149,8 +175,10 @@ def site_times(results: list[BlockResult], shares: list[BlockOpShare], block: st
 def _action(result: BlockResult) -> str:
     if result.kind == "compile":
         return f"compiling the whole block ({result.assignment})"
-    swaps = assigned(result.assignment)
-    return "swapping " + " and ".join(f"{op} to {impl}" for op, impl in swaps.items())
+    swaps = " and ".join(f"{op} to {impl}" for op, impl in assigned(result.assignment).items())
+    if result.kind == DIRECT:
+        return f"swapping {swaps}, each called directly rather than through torch.library,"
+    return f"swapping {swaps}"
 
 
 def _not_measured(result: BlockResult) -> str:
@@ -225,6 +253,9 @@ def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Sec
         sentences += [f"{r.path} path: the eager assignment {_not_measured(r)}; nothing on this path is measured "
                       "against it." for r in eager if r.status != "pass"]
         out.append(Section(f"{block} ({precision})", sentences))
+    if cost := custom_op_cost(results):
+        out.append(Section("What the custom ops cost (the best assignment through torch.library against the "
+                           "same implementations called directly)", cost))
     return out
 
 
