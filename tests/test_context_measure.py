@@ -224,3 +224,8 @@ def test_mage_context_runs_end_to_end_on_tiny_blocks(tmp_path, monkeypatch):
                                       "--assign", "bias_gelu=triton", "--budget", "0.05", "--db", "c.db"])
     assert result.exit_code == 0, result.output
     assert "bias_gelu=triton" in result.output and "stored as run 1 in c.db" in result.output
+    # Not a terminal: each step is a line of its own with the seconds since the start, for a log to show.
+    steps = [line.split("s  ", 1) for line in result.output.splitlines() if line.strip().endswith("done ieee")
+             or " contract " in line]
+    assert steps and all(float(seconds) >= 0 for seconds, _ in steps)
+    assert steps[-1][1] == "gnn/powerlaw-tiny done ieee"

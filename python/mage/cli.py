@@ -8,6 +8,7 @@ import math
 import shlex
 import sqlite3
 import sys
+import time
 import traceback
 from enum import Enum
 from pathlib import Path
@@ -620,10 +621,14 @@ def context(
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         task = progress.add_task("starting", total=len(blocks.select(request.blocks, size)) * len(precision))
 
+        started = time.monotonic()
+
         def on_progress(step: Step) -> None:
             if step.step == "done":
                 progress.advance(task)
             progress.update(task, description=str(step))
+            if not console.is_terminal:  # a log has no bar: one line per step, with the time it was reached
+                console.print(f"{time.monotonic() - started:8.1f} s  {step}", markup=False, highlight=False)
 
         try:
             run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)

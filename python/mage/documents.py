@@ -22,7 +22,7 @@ from datetime import datetime
 
 from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
-from mage.store import BlockOpShare, BlockResult, Result
+from mage.store import BLOCK_KINDS, BlockOpShare, BlockResult, Result
 
 IDENTITY_FIELDS = ("family", "strategy", "baseline")  # an implementation's identity (store schema 9)
 MEASURED_CEILINGS = ("copy_gbps", "matmul_ieee_tflops", "matmul_tf32_tflops")  # mage.measure.ceilings.measure
@@ -34,7 +34,7 @@ RUN_STATUSES = ("running", "complete", "incomplete")
 CLOCKS = ("gpu", "cpu")
 STATUSES = ("pass", "fail", "skip")
 RESULT_CHOICES = {"path": PATHS, "cache": CACHES, "status": STATUSES, "contract": ("pass", "fail")}
-BLOCK_CHOICES = {"path": ("single", "graph"), "status": STATUSES, "kind": ("eager", "swap", "best", "compile")}
+BLOCK_CHOICES = {"path": ("single", "graph"), "status": STATUSES, "kind": BLOCK_KINDS}
 
 
 class DocumentError(MageError):

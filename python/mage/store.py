@@ -252,6 +252,11 @@ class Result:
     gpu_uuid: str | None = None
 
 
+# Why a block result is measured: the eager reference, one op swapped, the best per op together, the best
+# called without torch.library, a whole-block torch.compile.
+BLOCK_KINDS = ("eager", "swap", "best", "direct", "compile")
+
+
 @dataclass
 class BlockResult:
     """One model block (mage.context) under one assignment of implementations, on one launch path."""
@@ -259,8 +264,9 @@ class BlockResult:
     block: str                  # e.g. "mlp/gpt2-small", "trimul/outgoing-768", "gnn/powerlaw"
     precision: str              # ieee | tf32: the mode torch's Linear and every Mage op of the block run in
     assignment: str             # canonical: "eager", "layernorm=native,bias_gelu=triton" (ops in block order),
-                                # or a whole-block compile: "compile.default(torch)", "compile.max-autotune(mage)"
-    kind: str                   # why it is measured: eager | swap | best | direct | compile
+                                # the best called directly: "direct(layernorm=native)", or a whole-block compile:
+                                # "compile.default(torch)", "compile.max-autotune(mage)"
+    kind: str                   # why it is measured: one of BLOCK_KINDS
     path: str                   # single | graph
     status: str                 # pass | fail | skip
     reason: str | None = None
