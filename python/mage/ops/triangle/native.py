@@ -6,7 +6,7 @@ TI = 64 when that gives every SM at least one block, else 32.
 
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
-from mage.ops.triangle.spec import SPEC
+from mage.ops.triangle.spec import SPEC, channel_last_only
 from mage.outputs import empty_output
 
 CHANNELS = 8  # TRI_TC in native.cu
@@ -18,7 +18,7 @@ KERNELS = {
 }  # a, b, out, N, C
 
 
-@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",))
+@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",), takes=channel_last_only)
 def triangle(host, a, b, variant):
     if not (host.holds_float32(a, b) and a.dim() == 4 and a.shape[1] == a.shape[2] and a.shape == b.shape):
         check_inputs(host, SPEC, a=a, b=b)
