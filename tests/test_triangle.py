@@ -15,6 +15,7 @@ from mage.check import check  # noqa: E402
 from mage.ops.triangle import triton_channel  # noqa: E402
 from mage.ops.triangle.spec import CHANNEL_LAST, LAYOUTS, SPEC  # noqa: E402
 from mage.spec import Case  # noqa: E402
+from test_triton import _compile_for_hopper, needs_ptxas  # noqa: E402
 
 SHAPES = {
     "ragged-tiles-and-channels": {"batch": 1, "n": 37, "c": 5},
@@ -127,3 +128,31 @@ def test_triton_channel_orders_programs_for_the_layout(monkeypatch, layout, chan
     a, b = SPEC.make_inputs(_case(SHAPES["batch-2"], layout), 5, "cpu")
     torch.testing.assert_close(impl.fn(a, b), torch.einsum("bkic,bkjc->bijc", a, b), rtol=1e-5, atol=1e-5)
     assert seen == [channel_fastest]
+
+
+_SM90_LAYOUTS = r'''
+from sm90_compile import compile_for_hopper, products
+from mage import registry
+from mage.ops.triangle.spec import LAYOUTS, SPEC
+from mage.spec import Case
+
+launched = compile_for_hopper()
+for layout in LAYOUTS:
+    case = Case("triangle", "sm90", "seed", {"batch": 1, "n": 64, "c": 16, "layout": layout}, seed=1)
+    for impl in registry.implementations("triangle"):
+        if impl.backend == "triton.channel":
+            launched.clear()
+            impl.fn(*SPEC.make_inputs(case, 1, "cpu"))
+            for kernel in launched:
+                print("compiled", f"{impl.name}@{layout}", kernel.name, "products:", products(kernel), flush=True)
+'''
+
+
+@needs_ptxas
+def test_triton_channel_reaches_wgmma_for_tf32_on_every_layout():
+    """Each layout compiles a kernel of its own (strides of 1 are specialized): every tf32 and tf32x3 one
+    runs its 2-D dots on Hopper's wgmma, whichever index is contiguous."""
+    compiled = _compile_for_hopper("-c", _SM90_LAYOUTS)["_triangle_channel_kernel"]
+    assert {name for name, _ in compiled} == {f"{i.name}@{layout}" for i in CHANNEL for layout in LAYOUTS}
+    for name, product in compiled:
+        assert product == ("mma.sync" if "/ieee@" in name else "wgmma"), name  # ieee's dot stays tt.dot (FMA)
