@@ -13,20 +13,23 @@ tri_cap() {
 }
 tri_step() { echo "== $(date -u +%T) +$((SECONDS - tri_start))s: $*" | tee -a "$tri/steps.log"; }
 
-# 1. GPU tests: triton.channel's contracts (tf32 rounding included) on every layout; they also fill
-#    Triton's cache with the kernels the run autotunes (full log).
+# 1. GPU tests: triton.channel's contracts (tf32 rounding included) on every layout, which also fill
+#    Triton's cache with the kernels the run autotunes; then native.c4's contracts on the edge shapes,
+#    graph capture and streams of tests/test_native_gpu.py (full logs).
 tri_step "gpu tests"
-timeout -k 2 "$(tri_cap 30)" python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_triangle_gpu.py \
+timeout -k 2 "$(tri_cap 25)" python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_triangle_gpu.py \
     > "$tri/gpu-tests.log" 2>&1 || echo "gpu tests: exit $?" | tee -a "$tri/steps.log"
+timeout -k 2 "$(tri_cap 8)" python3 -m pytest -q -rA -p no:cacheprovider -m gpu tests/test_native_gpu.py \
+    -k "triangle and c4 and not large" > "$tri/gpu-tests-native.log" 2>&1 || echo "native gpu tests: exit $?" | tee -a "$tri/steps.log"
 
-# 2. The run: seed, large, the layout cases and N 768 / 1024 (large and sweep suites; the layout cases
-#    come first in the sweep), cold L2 and warm, single path, in-process (worker start-ups would cost
-#    seconds a case). Stopped by SIGTERM at its cap, it keeps its finished cases (marked incomplete).
+# 2. The run: seed, large, the layout cases and N 768 / 1024 (they come first in the sweep), cold L2 and
+#    warm, single path, in-process (worker start-ups would cost seconds a case); outgoing only but for
+#    triton.channel tf32, whose incoming variant meets k contiguous in the other channel-first layout.
+#    Stopped by SIGTERM at its cap, it keeps its finished cases (marked incomplete).
 tri_step "run"
-timeout -k 5 -s TERM "$(tri_cap 85)" python3 -m mage run --db "$db" --suite seed --suite large --suite sweep --op triangle \
-    --impl eager --impl native --impl triton.split \
-    --impl triton.channel/outgoing/tf32 --impl triton.channel/incoming/tf32 \
-    --impl triton.channel/outgoing/ieee --impl triton.channel/incoming/ieee \
+timeout -k 5 -s TERM "$(tri_cap 78)" python3 -m mage run --db "$db" --suite seed --suite large --suite sweep --op triangle \
+    --impl eager/outgoing --impl native/outgoing --impl native.c4/outgoing --impl triton.split/outgoing \
+    --impl triton.channel/outgoing/tf32 --impl triton.channel/incoming/tf32 --impl triton.channel/outgoing/ieee \
     --path single --cold --budget 0.05 --min-samples 10 --no-isolate \
     --hypothesis "Layout decides what the contraction can reuse. Channel-first with k contiguous makes every channel a dense K-major matrix product, so one 2-D dot per channel (triton.channel) runs as a batched matmul (wgmma on swizzled shared tiles, whole 32-byte sectors) and beats eager's permute-bmm-permute; with the row index contiguous the operands arrive M-major and cost a little more; channel-last hands each SM whole sectors for single floats (8x the bytes its dots use), so the same kernel is slowest there. The layout cases time the contraction alone: the caller's transposition is made when the inputs are drawn. Native ieee: 4 channels a block (native.c4, 256 threads) lets two blocks share an SM, so one block's barrier no longer idles it, which outweighs the half-sector rows it loads." \
     --predict "triangle/native.c4/outgoing/ieee@B1-N512-C128[single/cold]:kernel<0.85*native/outgoing/ieee" \
@@ -61,7 +64,7 @@ if rows:
 EOF
 )
 echo "$picks" > "$tri/ncu-picks.txt"
-tensor_metrics=$(timeout -k 1 10 ncu --query-metrics 2>> "$tri/steps.log" | awk '{print $1}' |
+tensor_metrics=$(timeout -k 1 6 ncu --query-metrics 2>> "$tri/steps.log" | awk '{print $1}' |
     grep -E '^sm__(pipe_tensor_op_(hmma|gmma)_cycles_active|inst_executed_pipe_tensor_op_(hmma|gmma)|inst_executed_pipe_tensor)$' |
     sed -E 's/_cycles_active$/_cycles_active.avg.pct_of_peak_sustained_active/; /cycles_active/!s/$/.sum/' | paste -sd, -)
 echo "tensor-pipe metrics: ${tensor_metrics:-none found}" | tee -a "$tri/steps.log"
