@@ -34,12 +34,18 @@ def products(kernel: CompiledKernel) -> str:
     return "wgmma" if "warp_group_dot" in ttgir else "mma.sync" if " tt.dot " in ttgir else "none"
 
 
-def main() -> None:
+def compile_for_hopper() -> list[CompiledKernel]:
+    """From here on, launches compile for sm_90 and run nothing: the list they append their kernels to."""
     launched = []
     driver.set_active(Hopper())
     CompiledKernel._init_handles = lambda self: None  # nothing to load a binary into
     CompiledKernel.run = property(lambda self: lambda *args: launched.append(self))
     Autotuner._bench = lambda self, *args, config, **kwargs: [float(self.configs.index(config))]
+    return launched
+
+
+def main() -> None:
+    launched = compile_for_hopper()
     for op in sorted(registry.ops()):
         spec = registry.get_op(op)
         for impl in registry.implementations(op):

@@ -30,7 +30,7 @@ import torch
 
 from mage.errors import InputError
 from mage.identity import DEFAULT_STRATEGY
-from mage.registry import implementation
+from mage.registry import CaseRule, implementation
 
 OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
 ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
@@ -306,16 +306,18 @@ LAUNCHERS: dict[tuple[str, str], Callable] = {}
 
 
 def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequence[str] = ("ieee",),
-             family: str | None = None, hosts: Sequence[Host] = HOSTS, strategy: str = DEFAULT_STRATEGY):
+             family: str | None = None, hosts: Sequence[Host] = HOSTS, strategy: str = DEFAULT_STRATEGY,
+             takes: CaseRule | None = None):
     """Register ``launcher(host, *inputs[, variant][, precision])`` once per host path, under the
-    host's family unless ``family`` names it (then give a single host), as ``strategy``."""
+    host's family unless ``family`` names it (then give a single host), as ``strategy``; ``takes`` as
+    for ``registry.implementation``."""
     if family is not None and len(hosts) != 1:
         raise ValueError("a family of its own goes with exactly one host")
 
     def decorate(launcher: Callable) -> Callable:
         for host in hosts:
             implementation(op, family=family or host.family, strategy=strategy, variants=variants,
-                           precisions=precisions, available=host.available)(functools.partial(launcher, host))
+                           precisions=precisions, available=host.available, takes=takes)(functools.partial(launcher, host))
         if family is None:
             LAUNCHERS[(op, strategy)] = launcher
         return launcher

@@ -5,7 +5,7 @@
 // A_c · B_cᵀ with A_c(i, k) = a[b, i, k, c] (outgoing) or a[b, k, i, c] (incoming), B_c alike
 // with j; one launch computes every (b, c), with no permuted copies.
 //
-// A block owns TC = 8 consecutive channels and a TI × TI tile of (i, j) for each, and walks k
+// A block owns TC = 8 consecutive channels (4: see below) and a TI × TI tile of (i, j) for each, and walks k
 // in stages of KB = 4. Global loads read a[b, i, k, c0 : c0 + 8] (32 contiguous bytes, a whole
 // sector) as two float4s; shared memory holds each operand transposed to [k][c][i], so a
 // thread reads 4 consecutive i (or j) of its channel as one float4. Each thread accumulates an
@@ -19,17 +19,22 @@
 // VEC = true needs C % 4 == 0 and 16-byte aligned a and b; VEC = false loads scalars. Any N,
 // C and batch: tails load zeros and stores are guarded.
 //
-// grid: (ceil(N / TI)², ceil(C / 8), B); block: (8 · (TI / 8)²).
+// grid: (ceil(N / TI)², ceil(C / TC), B); block: (TC · (TI / 8)²).
+//
+// The `_c4` kernels (strategy native.c4) own TC = 4 channels: 256 threads a block at TI = 64, so
+// two blocks share an SM (at most 128 registers a thread, sm_90) and one's __syncthreads is
+// covered by the other's FFMAs, where the 512-thread block holds its SM alone. The price: a row
+// of 4 channels is half a 32-byte sector, so L1 fetches twice the bytes the block uses, the
+// other half going to the block of the next 4 channels (its grid neighbour, reading from L2).
 
 #include "../../backends/native_tiles.cuh"
 
-#define TRI_TC 8
 #define TRI_KB 4
 
-template <int TI, bool OUTGOING, bool VEC>
+template <int TI, int TC, bool OUTGOING, bool VEC>
 __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
                                               int N, int C) {
-    constexpr int TC = TRI_TC, KB = TRI_KB;
+    constexpr int KB = TRI_KB;
     constexpr int TG = TI / 8;               // threads per side of a channel's tile
     constexpr int THREADS = TG * TG * TC;
     constexpr int PADI = TI + 4;
@@ -131,17 +136,25 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
     }
 }
 
-#define TRIANGLE_KERNEL(NAME, TI, OUTGOING, VEC, MIN_BLOCKS)                                                  \
-    extern "C" __global__ void __launch_bounds__(TRI_TC * (TI / 8) * (TI / 8), MIN_BLOCKS)                    \
+#define TRIANGLE_KERNEL(NAME, TI, TC, OUTGOING, VEC, MIN_BLOCKS)                                              \
+    extern "C" __global__ void __launch_bounds__(TC * (TI / 8) * (TI / 8), MIN_BLOCKS)                        \
         NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, int N, int C) { \
-        triangle_tile<TI, OUTGOING, VEC>(a, b, out, N, C);                                                     \
+        triangle_tile<TI, TC, OUTGOING, VEC>(a, b, out, N, C);                                                 \
     }
 
-TRIANGLE_KERNEL(triangle_outgoing_f32_t64_x4, 64, true, true, 1)
-TRIANGLE_KERNEL(triangle_outgoing_f32_t64, 64, true, false, 1)
-TRIANGLE_KERNEL(triangle_outgoing_f32_t32_x4, 32, true, true, 2)
-TRIANGLE_KERNEL(triangle_outgoing_f32_t32, 32, true, false, 2)
-TRIANGLE_KERNEL(triangle_incoming_f32_t64_x4, 64, false, true, 1)
-TRIANGLE_KERNEL(triangle_incoming_f32_t64, 64, false, false, 1)
-TRIANGLE_KERNEL(triangle_incoming_f32_t32_x4, 32, false, true, 2)
-TRIANGLE_KERNEL(triangle_incoming_f32_t32, 32, false, false, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64_x4, 64, 8, true, true, 1)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64, 64, 8, true, false, 1)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32_x4, 32, 8, true, true, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32, 32, 8, true, false, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64_x4, 64, 8, false, true, 1)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64, 64, 8, false, false, 1)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32_x4, 32, 8, false, true, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32, 32, 8, false, false, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64_c4_x4, 64, 4, true, true, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t64_c4, 64, 4, true, false, 2)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32_c4_x4, 32, 4, true, true, 4)
+TRIANGLE_KERNEL(triangle_outgoing_f32_t32_c4, 32, 4, true, false, 4)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64_c4_x4, 64, 4, false, true, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t64_c4, 64, 4, false, false, 2)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32_c4_x4, 32, 4, false, true, 4)
+TRIANGLE_KERNEL(triangle_incoming_f32_t32_c4, 32, 4, false, false, 4)

@@ -1,37 +1,52 @@
 """Triangle multiplication (ieee, FFMA), outgoing or incoming, in one launch (native.cu).
 
-Every (batch, channel) product in one grid: blocks of 8 channels × a TI × TI tile of (i, j),
-TI = 64 when that gives every SM at least one block, else 32.
+Every (batch, channel) product in one grid: blocks of TC channels × a TI × TI tile of (i, j),
+TI = 64 when that gives every SM at least one block, else 32. ``native`` takes 8 channels a block
+(512 threads at TI = 64, a whole sector of each row), ``native.c4`` 4 (256 threads, two blocks an
+SM): which wins is a measurement (native.cu says what each trades).
 """
 
 from mage.backends.native import Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
-from mage.ops.triangle.spec import SPEC
+from mage.ops.triangle.spec import SPEC, channel_last_only
 from mage.outputs import empty_output
 
-CHANNELS = 8  # TRI_TC in native.cu
+CHANNELS = {"default": 8, "c4": 4}  # TC in native.cu, per strategy
 KERNELS = {
-    (variant, tile, vector): Kernel("triangle", f"triangle_{variant}_f32_t{tile}{'_x4' if vector else ''}", "pppii")
+    (strategy, variant, tile, vector): Kernel(
+        "triangle", f"triangle_{variant}_f32_t{tile}{'' if strategy == 'default' else '_' + strategy}{'_x4' if vector else ''}",
+        "pppii")
+    for strategy in CHANNELS
     for variant in ("outgoing", "incoming")
     for tile in (64, 32)
     for vector in (True, False)
 }  # a, b, out, N, C
 
 
-@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",))
-def triangle(host, a, b, variant):
+def _launch(host, a, b, variant, strategy):
     if not (host.holds_float32(a, b) and a.dim() == 4 and a.shape[1] == a.shape[2] and a.shape == b.shape):
         check_inputs(host, SPEC, a=a, b=b)
     batch, n, _, channels = a.shape
     out = empty_output(tuple(a.shape), like=a)
     if out.numel() == 0:
         return out
-    groups = cdiv(channels, CHANNELS)
+    per_block = CHANNELS[strategy]
+    groups = cdiv(channels, per_block)
     if batch > 65535 or groups > 65535:
-        raise InputError(f"the native triangle kernel's grid covers at most 65535 batches and {65535 * CHANNELS} channels, got shape {tuple(a.shape)}")
+        raise InputError(f"the native triangle kernel's grid covers at most 65535 batches and {65535 * per_block} channels, got shape {tuple(a.shape)}")
     tile = 64 if batch * cdiv(n, 64) ** 2 * groups >= host.sm_count(a.device) else 32
     vector = channels % 4 == 0 and aligned(a, b)
     grid = (cdiv(n, tile) ** 2, groups, batch)
-    block = (CHANNELS * (tile // 8) ** 2, 1, 1)
-    host.launch(KERNELS[(variant, tile, vector)], grid, block, a, b, out, n, channels)
+    block = (per_block * (tile // 8) ** 2, 1, 1)
+    host.launch(KERNELS[(strategy, variant, tile, vector)], grid, block, a, b, out, n, channels)
     return out
+
+
+@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",), takes=channel_last_only)
+def triangle(host, a, b, variant):
+    return _launch(host, a, b, variant, "default")
+
+
+@register("triangle", variants=("outgoing", "incoming"), precisions=("ieee",), takes=channel_last_only, strategy="c4")
+def triangle_c4(host, a, b, variant):
+    return _launch(host, a, b, variant, "c4")

@@ -19,7 +19,7 @@ import triton
 import triton.language as tl
 
 from mage.backends.triton import autotune_no_wider, grouped_tile, pick_configs, triton_available, triton_tf32_available, unit_last_stride
-from mage.ops.triangle.spec import SPEC
+from mage.ops.triangle.spec import SPEC, channel_last_only
 from mage.outputs import empty_output
 from mage.registry import implementation
 
@@ -130,10 +130,10 @@ def launch_channel_last(a, b, variant, launch):
     return out
 
 
-@implementation(
-    "triangle", family="triton", variants=("outgoing", "incoming"), precisions=("tf32",), available=triton_tf32_available
-)
-@implementation("triangle", family="triton", variants=("outgoing", "incoming"), precisions=("ieee",), available=triton_available)
+@implementation("triangle", family="triton", variants=("outgoing", "incoming"), precisions=("tf32",),
+                available=triton_tf32_available, takes=channel_last_only)
+@implementation("triangle", family="triton", variants=("outgoing", "incoming"), precisions=("ieee",),
+                available=triton_available, takes=channel_last_only)
 def triangle(a, b, variant, precision):
     def launch(out, a, b, strides, N, C, B):
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]),

@@ -15,6 +15,7 @@ import triton
 import triton.language as tl
 
 from mage.backends.triton import pick_configs, triton_tf32_available
+from mage.ops.triangle.spec import channel_last_only
 from mage.ops.triangle.triton import launch_channel_last, slab_tile, store_slab
 from mage.registry import implementation
 
@@ -105,7 +106,7 @@ def _triangle_channel_split_kernel(
 
 
 @implementation("triangle", family="triton", strategy="split", variants=("outgoing", "incoming"), precisions=("tf32",),
-                available=triton_tf32_available)
+                available=triton_tf32_available, takes=channel_last_only)
 def triangle(a, b, variant, precision):
     def launch(out, a, b, strides, N, C, B):
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_I"]) * triton.cdiv(N, meta["BLOCK_J"]), triton.cdiv(C, CHANNELS), B)
