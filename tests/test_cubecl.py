@@ -94,6 +94,19 @@ def test_float4_kernels_move_16_bytes_per_global_load_and_store(kernel):
     assert widths == ({".v4"} if kernel.file.endswith("_x4.cu") else {""}), accesses
 
 
+@needs_nvrtc
+@pytest.mark.parametrize("kernel, ffmas_a_read", [(matmul.KERNELS[128], 16), (matmul.KERNELS[64], 8),
+                                                  *((k, 16) for k in triangle.KERNELS.values())], ids=lambda k: getattr(k, "file", k))
+def test_the_micro_tile_reads_shared_memory_four_floats_at_a_time_as_native_does(kernel, ffmas_a_read):
+    # CubeCL writes each shared read as one float; NVRTC merges 4 consecutive rows (columns) into
+    # one 16-byte read, which keeps the FFMAs per read at native's: an 8 × 8 micro-tile from four
+    # float4s (16 each), a 4 × 4 one from two (8).
+    text = ptx(native.source(kernel.op, kernel.file))
+    vector_reads, scalar_reads = len(re.findall(r"\bld\.shared\.v4\.f32\b", text)), len(re.findall(r"\bld\.shared\.f32\b", text))
+    assert vector_reads > 0 and scalar_reads == 0
+    assert len(re.findall(r"\bfma\.rn\.f32\b", text)) == ffmas_a_read * vector_reads
+
+
 def test_the_layernorm_cube_size_is_the_one_its_source_was_generated_for():
     for cols in range(1, 5000):
         for width in (1, layernorm.VECTOR):

@@ -8,9 +8,10 @@
 //! operands padded by 4 floats a row; the slices are double-buffered through registers (the next
 //! slice's global loads are issued before the current slice's FFMAs, one barrier a slice).
 //!
-//! What differs from native: loads are scalar (native moves a and b as float4 where K and N
-//! allow), and so are the shared-memory reads of the micro-tile (native reads a float4 of 4 rows
-//! or columns). FINDINGS.md, "Issue 20", says why.
+//! What differs from native: global loads are scalar (native moves a and b as float4 where K and
+//! N allow). The micro-tile's shared-memory reads are written one float at a time, but NVRTC
+//! merges each 4 into one `ld.shared.v4.f32`, as native's float4 reads (tests/test_cubecl.py
+//! checks the PTX). FINDINGS.md, "Issue 20".
 
 use cubecl::prelude::*;
 

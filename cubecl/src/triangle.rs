@@ -11,8 +11,9 @@
 //! `{4·ty + r, tile/2 + 4·ty + r}` and columns likewise, with native's lane layout (a warp is 8
 //! channels × 4 (ty, tx) pairs: its stores write 32 contiguous bytes per (i, j)).
 //!
-//! What differs from native: global loads and shared reads are scalar (native loads 4 channels
-//! as a float4 and reads 4 rows as a float4 from shared memory).
+//! What differs from native: global loads are scalar (native loads 4 channels as a float4). The
+//! shared reads are written one float at a time; NVRTC merges each 4 rows into one
+//! `ld.shared.v4.f32`, as native's (tests/test_cubecl.py checks the PTX).
 
 use cubecl::prelude::*;
 

@@ -1,8 +1,8 @@
 """Matmul (ieee, FFMA) written in Rust with CubeCL (cubecl/src/matmul.rs), one launch, in the
 tiling of the CUDA C++ kernel (native.cu): 256 threads a block compute a 128 × 128 tile of C
 (64 × 64 when 128-tiles would leave SMs idle, native's rule) from double-buffered k slices of 8 in
-shared memory, an 8 × 8 (4 × 4) micro-tile a thread. Unlike native, every load is scalar (see
-cubecl/FINDINGS.md, "Issue 20"). Each tile size is a comptime parameter: a source of its own
+shared memory, an 8 × 8 (4 × 4) micro-tile a thread. Unlike native, global loads are scalar (NVRTC
+merges the shared-memory reads into float4s as native's; cubecl/FINDINGS.md, "Issue 20"). Each tile size is a comptime parameter: a source of its own
 (generated/cubecl_t<tile>.cu). See mage.backends.cubecl.
 """
 
