@@ -263,7 +263,10 @@ pub fn softmax_definition() -> KernelDefinition {
 /// CUDA C++ for matmul with `tile × tile` blocks (one of [`matmul::TILES`]).
 pub fn matmul_cuda(tile: u32, arch: u32) -> Result<CudaKernelSource, Error> {
     if !matmul::TILES.contains(&tile) {
-        return Err(Error::Invalid(format!("matmul tile {tile} is not one of {:?}", matmul::TILES)));
+        return Err(Error::Invalid(format!(
+            "matmul tile {tile} is not one of {:?}",
+            matmul::TILES
+        )));
     }
     to_cuda(matmul_definition(tile), arch)
 }
@@ -271,13 +274,21 @@ pub fn matmul_cuda(tile: u32, arch: u32) -> Result<CudaKernelSource, Error> {
 /// CUDA C++ for triangle with `tile × tile` blocks (one of [`triangle::TILES`]).
 pub fn triangle_cuda(tile: u32, outgoing: bool, arch: u32) -> Result<CudaKernelSource, Error> {
     if !triangle::TILES.contains(&tile) {
-        return Err(Error::Invalid(format!("triangle tile {tile} is not one of {:?}", triangle::TILES)));
+        return Err(Error::Invalid(format!(
+            "triangle tile {tile} is not one of {:?}",
+            triangle::TILES
+        )));
     }
     to_cuda(triangle_definition(tile, outgoing), arch)
 }
 
 /// CUDA C++ for neighbor_agg with int32 (`wide` false) or int64 indices.
-pub fn neighbor_agg_cuda(wide: bool, mean: bool, vector: usize, arch: u32) -> Result<CudaKernelSource, Error> {
+pub fn neighbor_agg_cuda(
+    wide: bool,
+    mean: bool,
+    vector: usize,
+    arch: u32,
+) -> Result<CudaKernelSource, Error> {
     check_vector(vector)?;
     let definition = if wide {
         neighbor_agg_definition::<i64>("i64", mean, vector)
@@ -299,13 +310,24 @@ mod tests {
     #[test]
     fn shared_memory_is_what_the_launchers_reserve() {
         for tile in matmul::TILES {
-            assert_eq!(matmul_cuda(tile, 90).unwrap().shared_mem_bytes, matmul::shared_bytes(tile));
+            assert_eq!(
+                matmul_cuda(tile, 90).unwrap().shared_mem_bytes,
+                matmul::shared_bytes(tile)
+            );
         }
         for tile in triangle::TILES {
             let source = triangle_cuda(tile, true, 90).unwrap();
             assert_eq!(source.shared_mem_bytes, triangle::shared_bytes(tile));
         }
-        assert_eq!(softmax_cuda(90).unwrap().shared_mem_bytes, 4 * softmax::THREADS as usize);
-        assert_eq!(neighbor_agg_cuda(true, true, 4, 90).unwrap().shared_mem_bytes, 0);
+        assert_eq!(
+            softmax_cuda(90).unwrap().shared_mem_bytes,
+            4 * softmax::THREADS as usize
+        );
+        assert_eq!(
+            neighbor_agg_cuda(true, true, 4, 90)
+                .unwrap()
+                .shared_mem_bytes,
+            0
+        );
     }
 }

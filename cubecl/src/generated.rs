@@ -36,7 +36,14 @@ fn kernel_source(op: &str) -> &'static str {
 }
 
 /// The ops with generated kernels, in the order their manifests are listed.
-pub const OPS: [&str; 6] = ["bias_gelu", "layernorm", "matmul", "triangle", "neighbor_agg", "softmax"];
+pub const OPS: [&str; 6] = [
+    "bias_gelu",
+    "layernorm",
+    "matmul",
+    "triangle",
+    "neighbor_agg",
+    "softmax",
+];
 
 const RUNTIME_INCLUDE: &str = "#include <cuda_runtime.h>\n";
 
@@ -179,14 +186,22 @@ pub fn files() -> Result<Vec<File>, Error> {
             for (wide, index) in [(false, "i32"), (true, "i64")] {
                 kernels.push(generated(
                     "neighbor_agg",
-                    format!("cubecl_{}_{index}{suffix}.cu", cuda_source::reduction_name(mean)),
+                    format!(
+                        "cubecl_{}_{index}{suffix}.cu",
+                        cuda_source::reduction_name(mean)
+                    ),
                     vector,
                     cuda_source::neighbor_agg_cuda(wide, mean, vector, ARCH)?,
                 )?);
             }
         }
     }
-    kernels.push(generated("softmax", "cubecl.cu".into(), 1, cuda_source::softmax_cuda(ARCH)?)?);
+    kernels.push(generated(
+        "softmax",
+        "cubecl.cu".into(),
+        1,
+        cuda_source::softmax_cuda(ARCH)?,
+    )?);
     let mut files: Vec<File> = kernels
         .iter()
         .map(|k| File {

@@ -82,7 +82,11 @@ pub fn bias_gelu_kernel<N: Size>(
 /// the cube must call it, and every unit gets the result.
 #[cube]
 pub fn cube_reduce(value: f32, smem: &mut SharedMemory<f32>, #[comptime] maximum: bool) -> f32 {
-    let plane_total = if maximum { plane_max(value) } else { plane_sum(value) };
+    let plane_total = if maximum {
+        plane_max(value)
+    } else {
+        plane_sum(value)
+    };
     if UNIT_POS_PLANE == 0 {
         smem[(UNIT_POS_X / PLANE_DIM) as usize] = plane_total;
     }
@@ -90,7 +94,11 @@ pub fn cube_reduce(value: f32, smem: &mut SharedMemory<f32>, #[comptime] maximum
     let mut total = smem[0];
     for plane in 1..CUBE_DIM_X / PLANE_DIM {
         let other = smem[plane as usize];
-        total = if maximum { max(total, other) } else { total + other };
+        total = if maximum {
+            max(total, other)
+        } else {
+            total + other
+        };
     }
     sync_cube(); // smem is written again by the next reduction
     total

@@ -111,7 +111,11 @@ fn cube_dim(units: u32) -> CubeDim {
 
 /// Refuses a kernel whose cube needs more shared memory than the device has (a launch would
 /// fail without saying so on some backends: lavapipe leaves the output unwritten).
-fn check_shared<R: Runtime>(client: &ComputeClient<R>, kernel: &str, bytes: usize) -> Result<(), Error> {
+fn check_shared<R: Runtime>(
+    client: &ComputeClient<R>,
+    kernel: &str,
+    bytes: usize,
+) -> Result<(), Error> {
     let max = client.properties().hardware.max_shared_memory_size;
     if bytes > max {
         return Err(Error::Invalid(format!(
@@ -140,10 +144,20 @@ pub fn matmul<R: Runtime>(
     check_len("b", elems(b), b_len)?;
     check_len("c", elems(c), c_len)?;
     if !matmul::TILES.contains(&tile) {
-        return Err(Error::Invalid(format!("tile {tile} is not one of {:?}", matmul::TILES)));
+        return Err(Error::Invalid(format!(
+            "tile {tile} is not one of {:?}",
+            matmul::TILES
+        )));
     }
-    check_shared(client, &format!("matmul tile {tile}"), matmul::shared_bytes(tile))?;
-    let cubes = (n.div_ceil(tile as usize) as u32, m.div_ceil(tile as usize) as u32);
+    check_shared(
+        client,
+        &format!("matmul tile {tile}"),
+        matmul::shared_bytes(tile),
+    )?;
+    let cubes = (
+        n.div_ceil(tile as usize) as u32,
+        m.div_ceil(tile as usize) as u32,
+    );
     // SAFETY: lengths checked above; the kernel guards every load and store against m, n, k.
     unsafe {
         matmul::matmul_kernel::launch_unchecked::<R>(
@@ -181,9 +195,16 @@ pub fn triangle<R: Runtime>(
     check_len("b", elems(b), len)?;
     check_len("out", elems(out), len)?;
     if !triangle::TILES.contains(&tile) {
-        return Err(Error::Invalid(format!("tile {tile} is not one of {:?}", triangle::TILES)));
+        return Err(Error::Invalid(format!(
+            "tile {tile} is not one of {:?}",
+            triangle::TILES
+        )));
     }
-    check_shared(client, &format!("triangle tile {tile}"), triangle::shared_bytes(tile))?;
+    check_shared(
+        client,
+        &format!("triangle tile {tile}"),
+        triangle::shared_bytes(tile),
+    )?;
     let tiles = n.div_ceil(tile as usize);
     let groups = channels.div_ceil(triangle::CHANNELS as usize);
     // SAFETY: lengths checked above; the kernel guards every load and store against n and channels.
@@ -272,7 +293,11 @@ pub fn softmax<R: Runtime>(
     let len = check_2d(rows, cols)?;
     check_len("x", elems(x), len)?;
     check_len("out", elems(out), len)?;
-    let g = geometry::per_row(rows, softmax::THREADS, client.properties().hardware.max_cube_count)?;
+    let g = geometry::per_row(
+        rows,
+        softmax::THREADS,
+        client.properties().hardware.max_cube_count,
+    )?;
     // SAFETY: lengths checked above; cubes past the last row read row 0 and write nothing.
     unsafe {
         softmax::softmax_kernel::launch_unchecked::<R>(

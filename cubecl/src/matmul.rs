@@ -86,7 +86,19 @@ pub fn matmul_kernel(
     for t in 0..slices {
         let current = (t % 2) * buffer;
         if t + 1 < slices {
-            load_slice(a, b, &mut a_next, &mut b_next, m, n, k, m0, n0, (t + 1) * BK, tile);
+            load_slice(
+                a,
+                b,
+                &mut a_next,
+                &mut b_next,
+                m,
+                n,
+                k,
+                m0,
+                n0,
+                (t + 1) * BK,
+                tile,
+            );
         }
         #[unroll]
         for kk in 0..BK {
@@ -99,7 +111,8 @@ pub fn matmul_kernel(
                     av[(g * 4 + q) as usize] =
                         shared[(current + kk * row_len + g * group_stride + ty * 4 + q) as usize];
                     bv[(g * 4 + q) as usize] =
-                        shared[(b_base + current + kk * row_len + g * group_stride + tx * 4 + q) as usize];
+                        shared[(b_base + current + kk * row_len + g * group_stride + tx * 4 + q)
+                            as usize];
                 }
             }
             #[unroll]
@@ -129,7 +142,8 @@ pub fn matmul_kernel(
                     for j in 0..4u32 {
                         let col = n0 + h * group_stride + tx * 4 + j;
                         if col < n {
-                            c[(row * n + col) as usize] = acc[((g * 4 + i) * micro + h * 4 + j) as usize];
+                            c[(row * n + col) as usize] =
+                                acc[((g * 4 + i) * micro + h * 4 + j) as usize];
                         }
                     }
                 }

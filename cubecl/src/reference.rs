@@ -86,7 +86,14 @@ pub fn matmul_f64(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f64
 
 /// Triangle contraction in float64 (batch × n × n × channels): outgoing
 /// `Σ_k a[i, k, c] b[j, k, c]`, incoming `Σ_k a[k, i, c] b[k, j, c]`.
-pub fn triangle_f64(a: &[f32], b: &[f32], batch: usize, n: usize, channels: usize, outgoing: bool) -> Vec<f64> {
+pub fn triangle_f64(
+    a: &[f32],
+    b: &[f32],
+    batch: usize,
+    n: usize,
+    channels: usize,
+    outgoing: bool,
+) -> Vec<f64> {
     let at = |z: usize, p: usize, q: usize, c: usize| ((z * n + p) * n + q) * channels + c;
     let mut out = vec![0.0f64; batch * n * n * channels];
     for z in 0..batch {
@@ -111,7 +118,13 @@ pub fn triangle_f64(a: &[f32], b: &[f32], batch: usize, n: usize, channels: usiz
 }
 
 /// Sum (or mean, 0 for a row without edges) of x's rows over a CSR graph, in float64.
-pub fn neighbor_agg_f64(rowptr: &[usize], col: &[usize], x: &[f32], features: usize, mean: bool) -> Vec<f64> {
+pub fn neighbor_agg_f64(
+    rowptr: &[usize],
+    col: &[usize],
+    x: &[f32],
+    features: usize,
+    mean: bool,
+) -> Vec<f64> {
     let nodes = rowptr.len() - 1;
     let mut out = vec![0.0f64; nodes * features];
     for r in 0..nodes {

@@ -21,15 +21,20 @@ pub const THREADS: u32 = 256;
 /// Cubes past the last row (the 2-D cube count can overshoot) run the same barriers on row 0
 /// but write nothing, so every barrier stays in uniform control flow.
 #[cube(launch_unchecked)]
-pub fn softmax_kernel(x: &Array<f32>, out: &mut Array<f32>, rows: u32, cols: u32, #[comptime] block: u32) {
+pub fn softmax_kernel(
+    x: &Array<f32>,
+    out: &mut Array<f32>,
+    rows: u32,
+    cols: u32,
+    #[comptime] block: u32,
+) {
     let cube = CUBE_POS_Y * CUBE_COUNT_X + CUBE_POS_X;
     let valid = cube < rows;
     let base = select(valid, cube, 0u32) * cols;
     let mut smem = SharedMemory::<f32>::new(comptime!(block as usize));
 
-    // The max of no value (−FLT_MAX; `f32::new`, since a `let mut` cannot start from a constant
-    // expression such as `-3.4e38f32`):
-    // exp(m − grown) is then 0, never NaN.
+    // The max of no value, −FLT_MAX, so that exp(m − grown) is 0, never NaN. (`f32::new`: a
+    // `let mut` cannot start from a constant expression such as `-3.4e38f32`.)
     let mut m = f32::new(-3.402_823_5e38);
     let mut s = 0.0f32;
     let mut c = UNIT_POS_X;

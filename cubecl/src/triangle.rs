@@ -83,14 +83,42 @@ pub fn triangle_kernel(
 
     let stages = (n + KB - 1) / KB;
     if stages > 0 {
-        load_stage(a, b, &mut a_next, &mut b_next, n, channels, batch, i0, j0, c0, 0u32, tile, outgoing);
+        load_stage(
+            a,
+            b,
+            &mut a_next,
+            &mut b_next,
+            n,
+            channels,
+            batch,
+            i0,
+            j0,
+            c0,
+            0u32,
+            tile,
+            outgoing,
+        );
         store_stage(&a_next, &b_next, &mut shared, 0u32, tile);
     }
     sync_cube();
     for t in 0..stages {
         let current = (t % 2) * buffer;
         if t + 1 < stages {
-            load_stage(a, b, &mut a_next, &mut b_next, n, channels, batch, i0, j0, c0, (t + 1) * KB, tile, outgoing);
+            load_stage(
+                a,
+                b,
+                &mut a_next,
+                &mut b_next,
+                n,
+                channels,
+                batch,
+                i0,
+                j0,
+                c0,
+                (t + 1) * KB,
+                tile,
+                outgoing,
+            );
         }
         #[unroll]
         for k in 0..KB {
@@ -128,7 +156,8 @@ pub fn triangle_kernel(
                 for s in 0..8u32 {
                     let j = j0 + (s / 4) * half + tx * 4 + s % 4;
                     if j < n {
-                        out[(batch + (i * n + j) * channels + c0 + c) as usize] = acc[(r * 8 + s) as usize];
+                        out[(batch + (i * n + j) * channels + c0 + c) as usize] =
+                            acc[(r * 8 + s) as usize];
                     }
                 }
             }
@@ -192,7 +221,9 @@ fn store_stage(
     #[unroll]
     for l in 0..comptime!(tile * KB * CHANNELS / units) {
         let f = UNIT_POS_X + l * units;
-        let at = offset + (((f / CHANNELS) % KB) * CHANNELS + f % CHANNELS) * row_len + f / (CHANNELS * KB);
+        let at = offset
+            + (((f / CHANNELS) % KB) * CHANNELS + f % CHANNELS) * row_len
+            + f / (CHANNELS * KB);
         shared[at as usize] = a_next[l as usize];
         shared[(b_base + at) as usize] = b_next[l as usize];
     }

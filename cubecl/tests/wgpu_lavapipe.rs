@@ -16,7 +16,10 @@ fn client() -> Option<ComputeClient<WgpuRuntime>> {
     if std::env::var_os("VK_ICD_FILENAMES").is_none() {
         if !std::path::Path::new(LVP_ICD).exists() {
             let why = format!("no Vulkan driver ({LVP_ICD} is missing: apt-get install mesa-vulkan-drivers libvulkan1)");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}, and CI=true: CI must provide it");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{why}, and CI=true: CI must provide it"
+            );
             eprintln!("SKIPPED: {why}");
             return None;
         }
@@ -227,16 +230,29 @@ fn poisoned(client: &ComputeClient<WgpuRuntime>, n: usize) -> cubecl::server::Ha
 /// FP32 results of these sizes against float64: a wrong index or a lost term is off by far more.
 const FP32_RELATIVE: f64 = 1e-6;
 
-fn run_matmul(client: &ComputeClient<WgpuRuntime>, m: usize, n: usize, k: usize, tile: u32, seed: u64) {
+fn run_matmul(
+    client: &ComputeClient<WgpuRuntime>,
+    m: usize,
+    n: usize,
+    k: usize,
+    tile: u32,
+    seed: u64,
+) {
     let mut rng = Rng::new(seed);
     let a = rng.vec(m * k, -1.0, 1.0);
     let b = rng.vec(k * n, -1.0, 1.0);
-    let (ha, hb) = (client.create_from_slice(f32::as_bytes(&a)), client.create_from_slice(f32::as_bytes(&b)));
+    let (ha, hb) = (
+        client.create_from_slice(f32::as_bytes(&a)),
+        client.create_from_slice(f32::as_bytes(&b)),
+    );
     let hc = poisoned(client, m * n);
     launch::matmul(client, &ha, &hb, &hc, m, n, k, tile).unwrap();
     let err = relative_error(&read(client, hc), &reference::matmul_f64(&a, &b, m, n, k));
     eprintln!("matmul {m}x{n}x{k} (tile {tile}): relative error {err:.2e}");
-    assert!(err <= FP32_RELATIVE, "matmul {m}x{n}x{k} tile {tile}: relative error {err:.2e}");
+    assert!(
+        err <= FP32_RELATIVE,
+        "matmul {m}x{n}x{k} tile {tile}: relative error {err:.2e}"
+    );
 }
 
 #[test]
@@ -250,12 +266,23 @@ fn matmul_on_lavapipe() {
     }
 }
 
-fn run_triangle(client: &ComputeClient<WgpuRuntime>, batch: usize, n: usize, c: usize, outgoing: bool, tile: u32, seed: u64) {
+fn run_triangle(
+    client: &ComputeClient<WgpuRuntime>,
+    batch: usize,
+    n: usize,
+    c: usize,
+    outgoing: bool,
+    tile: u32,
+    seed: u64,
+) {
     let mut rng = Rng::new(seed);
     let len = batch * n * n * c;
     let a = rng.vec(len, -1.0, 1.0);
     let b = rng.vec(len, -1.0, 1.0);
-    let (ha, hb) = (client.create_from_slice(f32::as_bytes(&a)), client.create_from_slice(f32::as_bytes(&b)));
+    let (ha, hb) = (
+        client.create_from_slice(f32::as_bytes(&a)),
+        client.create_from_slice(f32::as_bytes(&b)),
+    );
     let ho = poisoned(client, len);
     if let Err(error) = launch::triangle(client, &ha, &hb, &ho, batch, n, c, outgoing, tile) {
         // lavapipe has 32 KiB a workgroup; the 64-tile kernel (native's tiling) takes 34 KiB. It is
@@ -265,9 +292,17 @@ fn run_triangle(client: &ComputeClient<WgpuRuntime>, batch: usize, n: usize, c: 
         eprintln!("SKIPPED triangle tile {tile} here: {error}");
         return;
     }
-    let err = relative_error(&read(client, ho), &reference::triangle_f64(&a, &b, batch, n, c, outgoing));
-    eprintln!("triangle B{batch} N{n} C{c} outgoing={outgoing} (tile {tile}): relative error {err:.2e}");
-    assert!(err <= FP32_RELATIVE, "triangle B{batch} N{n} C{c} outgoing={outgoing} tile {tile}: {err:.2e}");
+    let err = relative_error(
+        &read(client, ho),
+        &reference::triangle_f64(&a, &b, batch, n, c, outgoing),
+    );
+    eprintln!(
+        "triangle B{batch} N{n} C{c} outgoing={outgoing} (tile {tile}): relative error {err:.2e}"
+    );
+    assert!(
+        err <= FP32_RELATIVE,
+        "triangle B{batch} N{n} C{c} outgoing={outgoing} tile {tile}: {err:.2e}"
+    );
 }
 
 #[test]
@@ -317,15 +352,37 @@ fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
     let hc = client.create_from_slice(I::as_bytes(&indices(&col)));
     let hx = client.create_from_slice(f32::as_bytes(&x));
     let ho = poisoned(client, nodes * features);
-    launch::neighbor_agg::<WgpuRuntime, I>(client, &hr, &hc, &hx, &ho, nodes, col.len(), sources, features, mean)
-        .unwrap();
+    launch::neighbor_agg::<WgpuRuntime, I>(
+        client,
+        &hr,
+        &hc,
+        &hx,
+        &ho,
+        nodes,
+        col.len(),
+        sources,
+        features,
+        mean,
+    )
+    .unwrap();
     let got = read(client, ho);
-    let err = relative_error(&got, &reference::neighbor_agg_f64(&rowptr, &col, &x, features, mean));
+    let err = relative_error(
+        &got,
+        &reference::neighbor_agg_f64(&rowptr, &col, &x, features, mean),
+    );
     let index = core::any::type_name::<I>();
-    eprintln!("neighbor_agg {nodes} nodes F{features} mean={mean} {index}: relative error {err:.2e}");
-    assert!(err <= FP32_RELATIVE, "neighbor_agg {nodes} nodes F{features} mean={mean} {index}: {err:.2e}");
+    eprintln!(
+        "neighbor_agg {nodes} nodes F{features} mean={mean} {index}: relative error {err:.2e}"
+    );
+    assert!(
+        err <= FP32_RELATIVE,
+        "neighbor_agg {nodes} nodes F{features} mean={mean} {index}: {err:.2e}"
+    );
     // Rows without edges are 0 in both reductions.
-    assert!(got[..features].iter().all(|&v| v == 0.0), "row 0 has no edges");
+    assert!(
+        got[..features].iter().all(|&v| v == 0.0),
+        "row 0 has no edges"
+    );
 }
 
 #[test]
@@ -344,7 +401,13 @@ fn neighbor_agg_on_lavapipe() {
     }
 }
 
-fn run_softmax(client: &ComputeClient<WgpuRuntime>, rows: usize, cols: usize, offset: f32, seed: u64) {
+fn run_softmax(
+    client: &ComputeClient<WgpuRuntime>,
+    rows: usize,
+    cols: usize,
+    offset: f32,
+    seed: u64,
+) {
     let mut rng = Rng::new(seed);
     let x = rng.vec(rows * cols, offset - 4.0, offset + 4.0);
     let hx = client.create_from_slice(f32::as_bytes(&x));
@@ -352,7 +415,10 @@ fn run_softmax(client: &ComputeClient<WgpuRuntime>, rows: usize, cols: usize, of
     launch::softmax(client, &hx, &ho, rows, cols).unwrap();
     let err = relative_error(&read(client, ho), &reference::softmax_f64(&x, rows, cols));
     eprintln!("softmax {rows}x{cols} around {offset}: relative error {err:.2e}");
-    assert!(err <= FP32_RELATIVE, "softmax {rows}x{cols} around {offset}: {err:.2e}");
+    assert!(
+        err <= FP32_RELATIVE,
+        "softmax {rows}x{cols} around {offset}: {err:.2e}"
+    );
 }
 
 #[test]
