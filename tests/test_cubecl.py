@@ -211,6 +211,7 @@ def test_a_source_without_the_struct_is_refused():
 def test_registered_for_the_rust_host_only_and_unavailable_on_the_cpu():
     for op in OPS:
         impls = [i for i in registry.implementations(op) if i.family == "cubecl"]
+        assert {i.strategy for i in impls} == ({"default", "warp"} if op == "neighbor_agg" else {"default"})
         assert impls and {i.precision for i in impls} == {"ieee"}
         assert impls[0].unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
@@ -281,8 +282,21 @@ def test_neighbor_agg_picks_float4_or_scalar_and_the_index_kernel(features, alig
     index = "i32" if dtype == torch.int32 else "i64"
     assert kernel is neighbor_agg.KERNELS[("mean", index, width)]
     assert f"const {'int32' if dtype == torch.int32 else 'int64'}* __restrict__ buffer_0" in native.source("neighbor_agg", kernel.file)
-    assert (grid, block, shared) == ((1, 1, 1), (256, 1, 1), 0)  # 4 rows, 256 / group a block
-    assert args[4] == cubecl.pack_info(kernel, uint32=(4, features, group))
+    assert (grid, block, shared) == ((1, 1, 1), (256, 1, 1), 4 * width * 256)  # 4 rows; phase 2's partials
+    assert args[4] == cubecl.pack_info(kernel, uint32=(4, features, group, neighbor_agg.NO_LONG_ROWS))  # degrees ≤ 5
+
+
+@pytest.mark.parametrize("strategy, long_row", [("default", 128), ("warp", neighbor_agg.NO_LONG_ROWS)])
+def test_neighbor_agg_sends_long_rows_to_the_block_only_where_a_graph_has_one(strategy, long_row):
+    from mage.ops.neighbor_agg.native import LONG_ROW
+
+    rowptr, col = csr([3, LONG_ROW + 1, 0], torch.int32)
+    host = RecordingHost()
+    impl = next(i for i in registry.implementations("neighbor_agg")
+                if i.family == "cubecl" and i.strategy == strategy and i.variant == "sum")
+    impl.fn.func(host, rowptr, col, torch.randn(1, 8), **impl.fn.keywords)  # the registered launcher, on this host
+    [(kernel, _, _, args, _)] = host.launches
+    assert args[4] == cubecl.pack_info(kernel, uint32=(3, 8, 2, long_row))
 
 
 def test_neighbor_agg_group_is_the_rust_launcher_s():

@@ -4,7 +4,8 @@ names CubeCL's dialect adds, and launched by the cubecl launchers themselves thr
 so the kernel choice, the grid, the packed ``info_st`` and the dynamic shared memory are the ones the
 GPU gets. Every op's cubecl implementation then passes its contract on the shapes test_native
 emulates (tails in every dimension, both tile sizes, float4 and scalar rows, int32 and int64 graphs
-with hubs). This reaches what lavapipe cannot: triangle's 64-tile kernel (34 KiB of shared memory)."""
+with hubs, rows above LONG_ROW for neighbor_agg's block phase). This reaches what lavapipe cannot:
+triangle's 64-tile kernel (34 KiB of shared memory)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -40,7 +42,7 @@ template <class T> inline T min(T a, T b) { return a < b ? a : b; }
 template <class T> inline T max(T a, T b) { return a > b ? a : b; }
 alignas(16) static unsigned char emu_dynamic_shared[1 << 16];
 """
-DYNAMIC_SHARED = "extern __shared__ __align__(4) uint8 dynamic_shared_mem[];"
+DYNAMIC_SHARED = re.compile(r"extern __shared__ __align__\(\d+\) uint8 dynamic_shared_mem\[\];")
 C_TYPES = {"p": "void*", "i": "int", "l": "long long", "f": "float", "b": "const void*"}
 
 
@@ -48,8 +50,8 @@ C_TYPES = {"p": "void*", "i": "int", "l": "long long", "f": "float", "b": "const
 def library(kernel: native.Kernel) -> ctypes.CDLL:
     """The generated file of ``kernel`` built for the CPU, with one wrapper ``emu_launch``."""
     text = native.source(kernel.op, kernel.file)
-    assert text.count(DYNAMIC_SHARED) <= 1
-    body = text.replace(DYNAMIC_SHARED, "uint8* dynamic_shared_mem = emu_dynamic_shared;")
+    body, declared = DYNAMIC_SHARED.subn("uint8* dynamic_shared_mem = emu_dynamic_shared;", text)
+    assert declared <= 1
     params = ", ".join(f"{C_TYPES[k]} a{i}" for i, k in enumerate(kernel.signature))
     args = ", ".join("*static_cast<const info_st*>(a{})".format(i) if k == "b" else f"emu::Ptr{{a{i}}}" if k == "p"
                      else f"a{i}" for i, k in enumerate(kernel.signature))
@@ -85,24 +87,25 @@ class CubeclEmuHost(EmuHost):
         function(*grid, *block, *kernel.values(args))
 
 
-CUBECL = {(impl.op, impl.variant): impl for op in OPS for impl in registry.implementations(op) if impl.family == "cubecl"}
-RUNS = [pytest.param(op, variant, params, 300 + n, id=f"{op}-{n}-{variant}")
-        for (op, variant) in CUBECL for n, params in enumerate(EMULATED[op])]
+CUBECL = {(impl.op, impl.strategy, impl.variant): impl
+          for op in OPS for impl in registry.implementations(op) if impl.family == "cubecl"}
+RUNS = [pytest.param(op, strategy, variant, params, 300 + n, id=f"{op}-{strategy}-{n}-{variant}")
+        for (op, strategy, variant) in CUBECL for n, params in enumerate(EMULATED[op])]
 _LAUNCHED: set[str] = set()
 
 
-def _emulated(op: str, variant: str, host) -> registry.Implementation:
-    registered = CUBECL[(op, variant)]
+def _emulated(op: str, strategy: str, variant: str, host) -> registry.Implementation:
+    registered = CUBECL[(op, strategy, variant)]  # fn: partial(launcher, its host, **keywords)
     launcher = functools.partial(registered.fn.func, host, *registered.fn.args[1:], **registered.fn.keywords)
-    return registry.Implementation(op=op, family="cubecl-emu", strategy="default", variant=variant, precision="ieee",
+    return registry.Implementation(op=op, family="cubecl-emu", strategy=strategy, variant=variant, precision="ieee",
                                    fn=launcher)
 
 
 @needs_compiler
-@pytest.mark.parametrize("op, variant, params, seed", RUNS)
-def test_generated_kernels_pass_their_contract_under_emulation(op, variant, params, seed):
+@pytest.mark.parametrize("op, strategy, variant, params, seed", RUNS)
+def test_generated_kernels_pass_their_contract_under_emulation(op, strategy, variant, params, seed):
     host = CubeclEmuHost()
-    result = check(_emulated(op, variant, host), registry.baseline_for(op, variant, "ieee"), registry.get_op(op),
+    result = check(_emulated(op, strategy, variant, host), registry.baseline_for(op, variant, "ieee"), registry.get_op(op),
                    Case(op, "emulated", "seed", params, seed=seed), "cpu", seed=seed)
     assert result.passed, result.reason
     assert host.launches, "the launcher returned without launching"

@@ -227,6 +227,7 @@ pub fn neighbor_agg_definition<I: Int>(index: &str, mean: bool, vector: usize) -
     let nodes = <u32 as LaunchArg>::expand(&(), &mut b);
     let features = <u32 as LaunchArg>::expand(&(), &mut b);
     let group = <u32 as LaunchArg>::expand(&(), &mut b);
+    let long_row = <u32 as LaunchArg>::expand(&(), &mut b);
     neighbor_agg::neighbor_agg_kernel::expand::<I, VectorSize>(
         &mut b.scope,
         vector,
@@ -237,6 +238,7 @@ pub fn neighbor_agg_definition<I: Int>(index: &str, mean: bool, vector: usize) -
         nodes,
         features,
         group,
+        long_row,
         mean,
     );
     b.build(settings(
@@ -323,11 +325,13 @@ mod tests {
             softmax_cuda(90).unwrap().shared_mem_bytes,
             4 * softmax::THREADS as usize
         );
-        assert_eq!(
-            neighbor_agg_cuda(true, true, 4, 90)
-                .unwrap()
-                .shared_mem_bytes,
-            0
-        );
+        // Phase 2's partial sums: a vector of floats a unit.
+        for vector in crate::geometry::VECTOR_SIZES {
+            let source = neighbor_agg_cuda(true, true, vector, 90).unwrap();
+            assert_eq!(
+                source.shared_mem_bytes,
+                4 * vector * neighbor_agg::THREADS as usize
+            );
+        }
     }
 }

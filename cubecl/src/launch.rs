@@ -232,8 +232,9 @@ pub fn neighbor_agg_group(vectors: usize) -> u32 {
 }
 
 /// Sum (or mean) over the CSR graph (`rowptr`: nodes + 1, `col`: edges, both of `I`) of `x`'s
-/// rows (sources × features f32) into `out` (nodes × features). The indices are trusted (Mage
-/// validates the graph before the first launch).
+/// rows (sources × features f32) into `out` (nodes × features); rows of more than `long_row`
+/// edges are summed by a whole cube (`neighbor_agg::NO_LONG_ROWS`: none). The indices are
+/// trusted (Mage validates the graph before the first launch).
 #[allow(clippy::too_many_arguments)]
 pub fn neighbor_agg<R: Runtime, I: Int + CubeElement>(
     client: &ComputeClient<R>,
@@ -245,6 +246,7 @@ pub fn neighbor_agg<R: Runtime, I: Int + CubeElement>(
     edges: usize,
     sources: usize,
     features: usize,
+    long_row: u32,
     mean: bool,
 ) -> Result<(), Error> {
     let x_len = check_2d(sources, features)?;
@@ -276,6 +278,7 @@ pub fn neighbor_agg<R: Runtime, I: Int + CubeElement>(
             nodes as u32,
             features as u32,
             group,
+            long_row,
             mean,
         );
     }

@@ -6,7 +6,7 @@
 
 use cubecl::prelude::*;
 use cubecl_wgpu::{WgpuDevice, WgpuRuntime};
-use mage_cubecl::{erf, geometry, launch, reference, reference::Rng, LAYERNORM_EPS};
+use mage_cubecl::{erf, geometry, launch, neighbor_agg, reference, reference::Rng, LAYERNORM_EPS};
 
 const LVP_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -338,6 +338,7 @@ fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
     client: &ComputeClient<WgpuRuntime>,
     nodes: usize,
     features: usize,
+    long_row: u32,
     mean: bool,
     seed: u64,
 ) where
@@ -362,6 +363,7 @@ fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
         col.len(),
         sources,
         features,
+        long_row,
         mean,
     )
     .unwrap();
@@ -371,13 +373,10 @@ fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
         &reference::neighbor_agg_f64(&rowptr, &col, &x, features, mean),
     );
     let index = core::any::type_name::<I>();
-    eprintln!(
-        "neighbor_agg {nodes} nodes F{features} mean={mean} {index}: relative error {err:.2e}"
-    );
-    assert!(
-        err <= FP32_RELATIVE,
-        "neighbor_agg {nodes} nodes F{features} mean={mean} {index}: {err:.2e}"
-    );
+    let what =
+        format!("neighbor_agg {nodes} nodes F{features} long_row {long_row} mean={mean} {index}");
+    eprintln!("{what}: relative error {err:.2e}");
+    assert!(err <= FP32_RELATIVE, "{what}: {err:.2e}");
     // Rows without edges are 0 in both reductions.
     assert!(
         got[..features].iter().all(|&v| v == 0.0),
@@ -388,16 +387,22 @@ fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
 #[test]
 fn neighbor_agg_on_lavapipe() {
     let Some(client) = client() else { return };
-    for mean in [false, true] {
-        // F 7 and 1: scalar loads; 16: float4s, a group of 4 units a row; 264: 66 float4s, a
-        // group of 32 that takes each row's features in three rounds.
-        for features in [7, 1, 16, 264] {
-            run_neighbor_agg::<i32>(&client, 300, features, mean, features as u64);
+    // Rows over 10 edges (about half of them) and the hub of 700 by the whole cube, or every row by
+    // its group.
+    for long_row in [10, neighbor_agg::LONG_ROW, neighbor_agg::NO_LONG_ROWS] {
+        for mean in [false, true] {
+            // F 7 and 1: scalar loads; 16: float4s, a group of 4 units a row; 264: 66 float4s, a
+            // group of 32 that takes each row's features in three rounds.
+            for features in [7, 1, 16, 264] {
+                run_neighbor_agg::<i32>(&client, 300, features, long_row, mean, features as u64);
+            }
+            run_neighbor_agg::<i64>(&client, 300, 16, long_row, mean, 6); // int64 indices
+            run_neighbor_agg::<i64>(&client, 300, 7, long_row, mean, 7);
         }
-        // More rows than one grid row of cubes holds (65535 × 64 at F 16): the count wraps into y.
-        run_neighbor_agg::<i32>(&client, 600_000, 16, mean, 5);
-        run_neighbor_agg::<i64>(&client, 300, 16, mean, 6); // int64 indices
-        run_neighbor_agg::<i64>(&client, 300, 7, mean, 7);
+    }
+    // More rows than one grid row of cubes holds (65535 × 64 at F 16): the count wraps into y.
+    for mean in [false, true] {
+        run_neighbor_agg::<i32>(&client, 600_000, 16, neighbor_agg::LONG_ROW, mean, 5);
     }
 }
 
