@@ -22,8 +22,14 @@ from mage.ops.bias_gelu import cubecl as bias_gelu
 from mage.ops.bias_gelu import native as bias_gelu_native
 from mage.ops.layernorm import cubecl as layernorm
 from mage.ops.layernorm.spec import EPS
+from mage.ops.matmul import cubecl as matmul
+from mage.ops.neighbor_agg import cubecl as neighbor_agg
+from mage.ops.softmax import cubecl as softmax
+from mage.ops.triangle import cubecl as triangle
 
-KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values()]
+KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values(), *matmul.KERNELS.values(),
+           *triangle.KERNELS.values(), *neighbor_agg.KERNELS.values(), softmax.KERNEL]
+OPS = ("bias_gelu", "layernorm", "matmul", "triangle", "neighbor_agg", "softmax")
 needs_nvrtc = required(preload_nvrtc() is None, "no libnvrtc here (install nvidia-cuda-nvrtc)")
 
 
@@ -45,6 +51,14 @@ def test_the_manifest_names_each_generated_file_s_kernel_and_parameters():
             assert entry["kernel"] == kernel.name
             assert entry["vector"] == (4 if kernel.name.endswith("_x4") else 1)
             assert f"__launch_bounds__({entry['cube']}){kernel.name} (" in native.source(op, kernel.file)
+
+
+def test_the_manifest_s_shared_memory_is_what_each_source_declares():
+    # CubeCL places every shared array in one dynamic buffer and comments each one's size.
+    for kernel in KERNELS:
+        declared = sum(int(b) for b in re.findall(r"// Shared array size: \d+, (\d+) bytes", native.source(kernel.op, kernel.file)))
+        assert cubecl.shared_bytes(kernel) == declared, kernel.file
+    assert cubecl.shared_bytes(triangle.KERNELS[("outgoing", 64)]) == 2 * 2 * 4 * 8 * 68 * 4
 
 
 @needs_nvrtc
@@ -78,6 +92,19 @@ def test_float4_kernels_move_16_bytes_per_global_load_and_store(kernel):
     assert {kind for kind, _ in accesses} == {"ld", "st"}
     widths = {vector for _, vector in accesses}
     assert widths == ({".v4"} if kernel.file.endswith("_x4.cu") else {""}), accesses
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kernel, ffmas_a_read", [(matmul.KERNELS[128], 16), (matmul.KERNELS[64], 8),
+                                                  *((k, 16) for k in triangle.KERNELS.values())], ids=lambda k: getattr(k, "file", k))
+def test_the_micro_tile_reads_shared_memory_four_floats_at_a_time_as_native_does(kernel, ffmas_a_read):
+    # CubeCL writes each shared read as one float; NVRTC merges 4 consecutive rows (columns) into
+    # one 16-byte read, which keeps the FFMAs per read at native's: an 8 × 8 micro-tile from four
+    # float4s (16 each), a 4 × 4 one from two (8).
+    text = ptx(native.source(kernel.op, kernel.file))
+    vector_reads, scalar_reads = len(re.findall(r"\bld\.shared\.v4\.f32\b", text)), len(re.findall(r"\bld\.shared\.f32\b", text))
+    assert vector_reads > 0 and scalar_reads == 0
+    assert len(re.findall(r"\bfma\.rn\.f32\b", text)) == ffmas_a_read * vector_reads
 
 
 def test_the_layernorm_cube_size_is_the_one_its_source_was_generated_for():
@@ -114,8 +141,12 @@ class RecordingHost(native.Host):
 
     device_type = "cpu"
 
-    def __init__(self):
+    def __init__(self, sms: int = 132):
         self.launches = []
+        self.sms = sms
+
+    def sm_count(self, device) -> int:
+        return self.sms
 
     def holds(self, t) -> bool:
         return isinstance(t, torch.Tensor) and t.device.type == "cpu"
@@ -178,9 +209,10 @@ def test_a_source_without_the_struct_is_refused():
 
 
 def test_registered_for_the_rust_host_only_and_unavailable_on_the_cpu():
-    for op in ("bias_gelu", "layernorm"):
+    for op in OPS:
         impls = [i for i in registry.implementations(op) if i.family == "cubecl"]
-        assert [i.precision for i in impls] == ["ieee"]
+        assert {i.strategy for i in impls} == ({"default", "warp"} if op == "neighbor_agg" else {"default"})
+        assert impls and {i.precision for i in impls} == {"ieee"}
         assert impls[0].unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
 
@@ -204,3 +236,102 @@ def test_sizes_past_32_bit_indexing_are_refused_before_allocating():
     with pytest.raises(InputError, match="index with 32 bits"):
         cubecl.output_like(big)
     assert cubecl.output_like(torch.randn(3, 5)).shape == (3, 5)
+
+
+@pytest.mark.parametrize("m, n, tile", [(2048, 2048, 128), (1024, 1024, 64), (1000, 70, 64)])
+def test_matmul_picks_native_s_tile_and_covers_c_with_it(m, n, tile):
+    # 128-tiles once they give each of the 132 SMs a block (16 × 16 = 256 at 2048²; 64 at 1024²).
+    host = RecordingHost()
+    a, b = torch.randn(m, 3), torch.randn(3, n)
+    out = matmul.matmul(host, a, b)
+    [(kernel, grid, block, args, shared)] = host.launches
+    assert kernel is matmul.KERNELS[tile] and f"__launch_bounds__(256)matmul_kernel_t{tile}" in native.source("matmul", kernel.file)
+    assert grid == (-(-n // tile), -(-m // tile), 1) and block == (256, 1, 1)
+    assert shared == cubecl.shared_bytes(kernel) > 0
+    assert args[3] == cubecl.pack_info(kernel, uint32=(m, n, 3)) and out.shape == (m, n)
+
+
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+def test_triangle_picks_native_s_tile_per_variant(variant):
+    host = RecordingHost()
+    x = torch.randn(1, 512, 512, 24)  # 64 tiles of 64² × 3 channel groups ≥ 132 SMs
+    triangle.triangle(host, x, x, variant)
+    small = torch.randn(1, 128, 128, 8)  # 4 tiles of 64²: too few, so 32
+    triangle.triangle(host, small, small, variant)
+    (big_kernel, big_grid, big_block, big_args, _), (kernel, grid, block, _, shared) = host.launches
+    assert big_kernel is triangle.KERNELS[(variant, 64)] and big_grid == (64, 3, 1) and big_block == (512, 1, 1)
+    assert big_args[3] == cubecl.pack_info(big_kernel, uint32=(512, 24))
+    assert kernel is triangle.KERNELS[(variant, 32)] and grid == (16, 1, 1) and block == (128, 1, 1)
+    assert shared == cubecl.shared_bytes(kernel)
+
+
+def csr(degrees, dtype):
+    rowptr = torch.tensor([0, *torch.tensor(degrees).cumsum(0).tolist()], dtype=dtype)
+    return rowptr, torch.zeros(int(rowptr[-1]), dtype=dtype)
+
+
+@pytest.mark.parametrize("features, aligned_x, width, group", [(128, True, 4, 32), (16, True, 4, 4), (7, True, 1, 8),
+                                                                (64, False, 1, 32)])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_neighbor_agg_picks_float4_or_scalar_and_the_index_kernel(features, aligned_x, width, group, dtype):
+    rowptr, col = csr([3, 0, 5, 1], dtype)
+    x = torch.randn(2, features) if aligned_x else misaligned(2, features)
+    host = RecordingHost()
+    neighbor_agg.neighbor_agg(host, rowptr, col, x, "mean")
+    [(kernel, grid, block, args, shared)] = host.launches
+    index = "i32" if dtype == torch.int32 else "i64"
+    assert kernel is neighbor_agg.KERNELS[("mean", index, width)]
+    assert f"const {'int32' if dtype == torch.int32 else 'int64'}* __restrict__ buffer_0" in native.source("neighbor_agg", kernel.file)
+    assert (grid, block, shared) == ((1, 1, 1), (256, 1, 1), 4 * width * 256)  # 4 rows; phase 2's partials
+    assert args[4] == cubecl.pack_info(kernel, uint32=(4, features, group, neighbor_agg.NO_LONG_ROWS))  # degrees ≤ 5
+
+
+@pytest.mark.parametrize("strategy, long_row", [("default", 128), ("warp", neighbor_agg.NO_LONG_ROWS)])
+def test_neighbor_agg_sends_long_rows_to_the_block_only_where_a_graph_has_one(strategy, long_row):
+    from mage.ops.neighbor_agg.native import LONG_ROW
+
+    rowptr, col = csr([3, LONG_ROW + 1, 0], torch.int32)
+    host = RecordingHost()
+    impl = next(i for i in registry.implementations("neighbor_agg")
+                if i.family == "cubecl" and i.strategy == strategy and i.variant == "sum")
+    impl.fn.func(host, rowptr, col, torch.randn(1, 8), **impl.fn.keywords)  # the registered launcher, on this host
+    [(kernel, _, _, args, _)] = host.launches
+    assert args[4] == cubecl.pack_info(kernel, uint32=(3, 8, 2, long_row))
+
+
+def test_neighbor_agg_group_is_the_rust_launcher_s():
+    assert [neighbor_agg.group_size(v) for v in (0, 1, 2, 3, 16, 17, 32, 66)] == [1, 1, 2, 4, 16, 32, 32, 32]
+
+
+def test_neighbor_agg_refuses_a_graph_that_indexes_past_x_before_any_launch():
+    rowptr, col = csr([2], torch.int64)
+    col[1] = 5
+    host = RecordingHost()
+    with pytest.raises(InputError, match="col"):
+        neighbor_agg.neighbor_agg(host, rowptr, col, torch.randn(3, 4), "sum")
+    assert host.launches == []
+
+
+def test_softmax_launches_a_block_per_row():
+    host = RecordingHost()
+    softmax.softmax(host, torch.randn(5, 1000))
+    [(kernel, grid, block, args, shared)] = host.launches
+    assert (kernel, grid, block, shared) == (softmax.KERNEL, (5, 1, 1), (256, 1, 1), 4 * 256)
+    assert args[2] == cubecl.pack_info(kernel, uint32=(5, 1000))
+    assert f"__launch_bounds__({softmax.THREADS})softmax_kernel" in native.source("softmax", kernel.file)
+
+
+def test_new_ops_refuse_bad_inputs_by_name():
+    host = RecordingHost()
+    with pytest.raises(InputError, match="b"):
+        matmul.matmul(host, torch.randn(4, 3), torch.randn(4, 3))
+    with pytest.raises(InputError, match="b"):
+        triangle.triangle(host, torch.randn(1, 4, 4, 2), torch.randn(1, 4, 4, 3), "outgoing")
+    with pytest.raises(InputError, match="x"):
+        softmax.softmax(host, torch.randn(4, 3).double())
+    assert host.launches == []
+
+
+def test_outputs_past_32_bit_indexing_are_refused_before_allocating():
+    with pytest.raises(InputError, match="the output has 4294967296 elements"):
+        cubecl.output((2**16, 2**16), like=torch.randn(1))

@@ -15,7 +15,7 @@ use cubecl_cuda::{CudaCompiler, CudaRuntime};
 use cubecl_runtime::compiler::Compiler;
 use cubecl_runtime::kernel::KernelDefinition;
 
-use crate::{kernels, Error};
+use crate::{kernels, matmul, neighbor_agg, softmax, triangle, Error};
 
 /// The compilation options cubecl-cuda 0.10.0 derives for a device of compute capability
 /// `arch` (e.g. 90 for H100/H200), mirrored from `cubecl-cuda/src/runtime.rs`
@@ -176,4 +176,162 @@ fn check_vector(vector: usize) -> Result<(), Error> {
         "vector size {vector} is not one of {:?}",
         crate::geometry::VECTOR_SIZES
     )))
+}
+
+/// IR of `matmul_kernel` for `tile × tile` blocks of c (256 units a cube).
+pub fn matmul_definition(tile: u32) -> KernelDefinition {
+    let mut b = builder();
+    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let y = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let m = <u32 as LaunchArg>::expand(&(), &mut b);
+    let n = <u32 as LaunchArg>::expand(&(), &mut b);
+    let k = <u32 as LaunchArg>::expand(&(), &mut b);
+    matmul::matmul_kernel::expand(&mut b.scope, x, y, out, m, n, k, tile);
+    b.build(settings(&format!("matmul_kernel_t{tile}"), matmul::THREADS))
+}
+
+/// IR of `triangle_kernel` (outgoing or incoming) for `tile × tile` blocks of (i, j).
+pub fn triangle_definition(tile: u32, outgoing: bool) -> KernelDefinition {
+    let mut b = builder();
+    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let y = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let n = <u32 as LaunchArg>::expand(&(), &mut b);
+    let channels = <u32 as LaunchArg>::expand(&(), &mut b);
+    triangle::triangle_kernel::expand(&mut b.scope, x, y, out, n, channels, tile, outgoing);
+    let variant = if outgoing { "outgoing" } else { "incoming" };
+    b.build(settings(
+        &format!("triangle_{variant}_kernel_t{tile}"),
+        triangle::threads(tile),
+    ))
+}
+
+/// The variant name of neighbor_agg's `mean` flag.
+pub fn reduction_name(mean: bool) -> &'static str {
+    if mean {
+        "mean"
+    } else {
+        "sum"
+    }
+}
+
+/// IR of `neighbor_agg_kernel` with `I` indices (i32 or i64), sum or mean, `vector` floats a load.
+pub fn neighbor_agg_definition<I: Int>(index: &str, mean: bool, vector: usize) -> KernelDefinition {
+    let mut b = builder();
+    b.scope.register_size::<VectorSize>(vector);
+    let rowptr = <Array<I> as LaunchArg>::expand(&ARRAY, &mut b);
+    let col = <Array<I> as LaunchArg>::expand(&ARRAY, &mut b);
+    let x = <Floats as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Floats as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let nodes = <u32 as LaunchArg>::expand(&(), &mut b);
+    let features = <u32 as LaunchArg>::expand(&(), &mut b);
+    let group = <u32 as LaunchArg>::expand(&(), &mut b);
+    let long_row = <u32 as LaunchArg>::expand(&(), &mut b);
+    neighbor_agg::neighbor_agg_kernel::expand::<I, VectorSize>(
+        &mut b.scope,
+        vector,
+        rowptr,
+        col,
+        x,
+        out,
+        nodes,
+        features,
+        group,
+        long_row,
+        mean,
+    );
+    b.build(settings(
+        &format!(
+            "neighbor_agg_{}_{index}_kernel{}",
+            reduction_name(mean),
+            vector_suffix(vector)
+        ),
+        neighbor_agg::THREADS,
+    ))
+}
+
+/// IR of `softmax_kernel` (a cube of 256 units per row).
+pub fn softmax_definition() -> KernelDefinition {
+    let mut b = builder();
+    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let rows = <u32 as LaunchArg>::expand(&(), &mut b);
+    let cols = <u32 as LaunchArg>::expand(&(), &mut b);
+    softmax::softmax_kernel::expand(&mut b.scope, x, out, rows, cols, softmax::THREADS);
+    b.build(settings("softmax_kernel", softmax::THREADS))
+}
+
+/// CUDA C++ for matmul with `tile × tile` blocks (one of [`matmul::TILES`]).
+pub fn matmul_cuda(tile: u32, arch: u32) -> Result<CudaKernelSource, Error> {
+    if !matmul::TILES.contains(&tile) {
+        return Err(Error::Invalid(format!(
+            "matmul tile {tile} is not one of {:?}",
+            matmul::TILES
+        )));
+    }
+    to_cuda(matmul_definition(tile), arch)
+}
+
+/// CUDA C++ for triangle with `tile × tile` blocks (one of [`triangle::TILES`]).
+pub fn triangle_cuda(tile: u32, outgoing: bool, arch: u32) -> Result<CudaKernelSource, Error> {
+    if !triangle::TILES.contains(&tile) {
+        return Err(Error::Invalid(format!(
+            "triangle tile {tile} is not one of {:?}",
+            triangle::TILES
+        )));
+    }
+    to_cuda(triangle_definition(tile, outgoing), arch)
+}
+
+/// CUDA C++ for neighbor_agg with int32 (`wide` false) or int64 indices.
+pub fn neighbor_agg_cuda(
+    wide: bool,
+    mean: bool,
+    vector: usize,
+    arch: u32,
+) -> Result<CudaKernelSource, Error> {
+    check_vector(vector)?;
+    let definition = if wide {
+        neighbor_agg_definition::<i64>("i64", mean, vector)
+    } else {
+        neighbor_agg_definition::<i32>("i32", mean, vector)
+    };
+    to_cuda(definition, arch)
+}
+
+/// CUDA C++ for softmax.
+pub fn softmax_cuda(arch: u32) -> Result<CudaKernelSource, Error> {
+    to_cuda(softmax_definition(), arch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory_is_what_the_launchers_reserve() {
+        for tile in matmul::TILES {
+            assert_eq!(
+                matmul_cuda(tile, 90).unwrap().shared_mem_bytes,
+                matmul::shared_bytes(tile)
+            );
+        }
+        for tile in triangle::TILES {
+            let source = triangle_cuda(tile, true, 90).unwrap();
+            assert_eq!(source.shared_mem_bytes, triangle::shared_bytes(tile));
+        }
+        assert_eq!(
+            softmax_cuda(90).unwrap().shared_mem_bytes,
+            4 * softmax::THREADS as usize
+        );
+        // Phase 2's partial sums: a vector of floats a unit.
+        for vector in crate::geometry::VECTOR_SIZES {
+            let source = neighbor_agg_cuda(true, true, vector, 90).unwrap();
+            assert_eq!(
+                source.shared_mem_bytes,
+                4 * vector * neighbor_agg::THREADS as usize
+            );
+        }
+    }
 }

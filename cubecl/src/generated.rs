@@ -14,11 +14,36 @@ pub const ARCH: u32 = 90;
 /// Layernorm cube sizes Mage launches: every power of two `geometry::layernorm_block` can pick.
 pub const LAYERNORM_BLOCKS: [u32; 4] = [32, 64, 128, 256];
 
-const HEADER: &str =
-    "// Generated from cubecl/src/kernels.rs by CubeCL 0.10.0 for sm_90: do not edit.\n\
+/// The first lines of every generated file, naming the Rust `source` it was generated from.
+fn header(source: &str) -> String {
+    format!(
+        "// Generated from {source} by CubeCL 0.10.0 for sm_90: do not edit.\n\
 // Regenerate with `cargo run --release --bin generate-cuda` in cubecl/ (cargo test checks it).\n\
 // CubeCL's `#include <cuda_runtime.h>` is left out: NVRTC provides everything the kernel uses,\n\
-// and the header would need a CUDA toolkit's include directory on the machine that compiles it.\n";
+// and the header would need a CUDA toolkit's include directory on the machine that compiles it.\n"
+    )
+}
+
+/// The Rust file of each op's `#[cube]` kernel.
+fn kernel_source(op: &str) -> &'static str {
+    match op {
+        "matmul" => "cubecl/src/matmul.rs",
+        "triangle" => "cubecl/src/triangle.rs",
+        "neighbor_agg" => "cubecl/src/neighbor_agg.rs",
+        "softmax" => "cubecl/src/softmax.rs",
+        _ => "cubecl/src/kernels.rs",
+    }
+}
+
+/// The ops with generated kernels, in the order their manifests are listed.
+pub const OPS: [&str; 6] = [
+    "bias_gelu",
+    "layernorm",
+    "matmul",
+    "triangle",
+    "neighbor_agg",
+    "softmax",
+];
 
 const RUNTIME_INCLUDE: &str = "#include <cuda_runtime.h>\n";
 
@@ -40,6 +65,7 @@ struct Generated {
     entrypoint: String,
     vector: usize,
     cube: u32,
+    shared: usize,
     contents: String,
 }
 
@@ -58,19 +84,21 @@ fn generated(
         entrypoint: source.entrypoint,
         vector,
         cube: source.block,
-        contents: format!("{HEADER}{}", sorted_declarations(body)),
+        shared: source.shared_mem_bytes,
+        contents: format!("{}{}", header(kernel_source(op)), sorted_declarations(body)),
     })
 }
 
-/// The manifest of `op`'s generated files, as JSON (read by tests/test_cubecl.py).
+/// The manifest of `op`'s generated files, as JSON: each file's kernel, floats a load, units a
+/// cube and bytes of dynamic shared memory (read by mage.backends.cubecl and tests/test_cubecl.py).
 fn manifest(op: &str, kernels: &[Generated]) -> File {
     let entries: Vec<String> = kernels
         .iter()
         .filter(|k| k.op == op)
         .map(|k| {
             format!(
-                "    {{\"file\": \"{}\", \"kernel\": \"{}\", \"vector\": {}, \"cube\": {}}}",
-                k.file, k.entrypoint, k.vector, k.cube
+                "    {{\"file\": \"{}\", \"kernel\": \"{}\", \"vector\": {}, \"cube\": {}, \"shared\": {}}}",
+                k.file, k.entrypoint, k.vector, k.cube, k.shared
             )
         })
         .collect();
@@ -78,8 +106,9 @@ fn manifest(op: &str, kernels: &[Generated]) -> File {
         path: format!("{op}/{GENERATED_DIR}/{MANIFEST}"),
         contents: format!(
             "{{\n  \"generator\": \"cargo run --release --bin generate-cuda (in cubecl/)\",\n  \
-             \"source\": \"cubecl/src/kernels.rs\",\n  \"cubecl\": \"0.10.0\",\n  \"arch\": \"sm_{ARCH}\",\n  \
+             \"source\": \"{}\",\n  \"cubecl\": \"0.10.0\",\n  \"arch\": \"sm_{ARCH}\",\n  \
              \"files\": [\n{}\n  ]\n}}\n",
+            kernel_source(op),
             entries.join(",\n")
         ),
     }
@@ -110,7 +139,9 @@ fn sorted_declarations(source: &str) -> String {
 
 /// Every file Mage launches, in a stable order: for each vector size (scalar, then float4),
 /// bias_gelu's `generated/cubecl<suffix>.cu` and layernorm's `generated/cubecl_b<block><suffix>.cu`;
-/// then each op's `generated/manifest.json`.
+/// matmul's `generated/cubecl_t<tile>.cu`; triangle's `generated/cubecl_<variant>_t<tile>.cu`;
+/// for each vector size, neighbor_agg's `generated/cubecl_<sum|mean>_<i32|i64><suffix>.cu`;
+/// softmax's `generated/cubecl.cu`; then each op's `generated/manifest.json`.
 pub fn files() -> Result<Vec<File>, Error> {
     let mut kernels = Vec::new();
     for vector in VECTOR_SIZES {
@@ -130,6 +161,47 @@ pub fn files() -> Result<Vec<File>, Error> {
             )?);
         }
     }
+    for tile in crate::matmul::TILES {
+        kernels.push(generated(
+            "matmul",
+            format!("cubecl_t{tile}.cu"),
+            1,
+            cuda_source::matmul_cuda(tile, ARCH)?,
+        )?);
+    }
+    for outgoing in [true, false] {
+        let variant = if outgoing { "outgoing" } else { "incoming" };
+        for tile in crate::triangle::TILES {
+            kernels.push(generated(
+                "triangle",
+                format!("cubecl_{variant}_t{tile}.cu"),
+                1,
+                cuda_source::triangle_cuda(tile, outgoing, ARCH)?,
+            )?);
+        }
+    }
+    for vector in VECTOR_SIZES {
+        let suffix = cuda_source::vector_suffix(vector);
+        for mean in [false, true] {
+            for (wide, index) in [(false, "i32"), (true, "i64")] {
+                kernels.push(generated(
+                    "neighbor_agg",
+                    format!(
+                        "cubecl_{}_{index}{suffix}.cu",
+                        cuda_source::reduction_name(mean)
+                    ),
+                    vector,
+                    cuda_source::neighbor_agg_cuda(wide, mean, vector, ARCH)?,
+                )?);
+            }
+        }
+    }
+    kernels.push(generated(
+        "softmax",
+        "cubecl.cu".into(),
+        1,
+        cuda_source::softmax_cuda(ARCH)?,
+    )?);
     let mut files: Vec<File> = kernels
         .iter()
         .map(|k| File {
@@ -137,7 +209,7 @@ pub fn files() -> Result<Vec<File>, Error> {
             contents: k.contents.clone(),
         })
         .collect();
-    for op in ["bias_gelu", "layernorm"] {
+    for op in OPS {
         files.push(manifest(op, &kernels));
     }
     Ok(files)

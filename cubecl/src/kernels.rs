@@ -76,19 +76,29 @@ pub fn bias_gelu_kernel<N: Size>(
     }
 }
 
-/// The sum of `value` over the cube: within each plane (warp) by `plane_sum`, then the planes'
-/// sums through shared memory (`smem` holds at least one slot a plane). Two barriers; every unit
-/// of the cube must call it, and every unit gets the total.
+/// The sum (or, with `maximum`, the max) of `value` over the cube: within each plane (warp) by
+/// `plane_sum` (`plane_max`), then the planes' results through shared memory (`smem` holds at
+/// least one slot a plane), combined by every unit in plane order. Two barriers; every unit of
+/// the cube must call it, and every unit gets the result.
 #[cube]
-fn cube_sum(value: f32, smem: &mut SharedMemory<f32>) -> f32 {
-    let plane_total = plane_sum(value);
+pub fn cube_reduce(value: f32, smem: &mut SharedMemory<f32>, #[comptime] maximum: bool) -> f32 {
+    let plane_total = if maximum {
+        plane_max(value)
+    } else {
+        plane_sum(value)
+    };
     if UNIT_POS_PLANE == 0 {
         smem[(UNIT_POS_X / PLANE_DIM) as usize] = plane_total;
     }
     sync_cube();
-    let mut total = 0.0f32;
-    for plane in 0..CUBE_DIM_X / PLANE_DIM {
-        total += smem[plane as usize];
+    let mut total = smem[0];
+    for plane in 1..CUBE_DIM_X / PLANE_DIM {
+        let other = smem[plane as usize];
+        total = if maximum {
+            max(total, other)
+        } else {
+            total + other
+        };
     }
     sync_cube(); // smem is written again by the next reduction
     total
@@ -139,7 +149,7 @@ pub fn layernorm_kernel<N: Size>(
         acc += x[(base + c) as usize];
         c += block;
     }
-    let mean = Vector::<f32, N>::new(cube_sum(lane_sum(acc), &mut smem) * inv_cols);
+    let mean = Vector::<f32, N>::new(cube_reduce(lane_sum(acc), &mut smem, false) * inv_cols);
 
     let mut acc2 = Vector::<f32, N>::new(0.0f32);
     c = tid;
@@ -149,7 +159,7 @@ pub fn layernorm_kernel<N: Size>(
         c += block;
     }
     let rstd = Vector::<f32, N>::new(
-        1.0f32 / f32::sqrt(cube_sum(lane_sum(acc2), &mut smem) * inv_cols + eps),
+        1.0f32 / f32::sqrt(cube_reduce(lane_sum(acc2), &mut smem, false) * inv_cols + eps),
     );
 
     if valid {

@@ -15,7 +15,11 @@ pub mod generated;
 pub mod geometry;
 pub mod kernels;
 pub mod launch;
+pub mod matmul;
+pub mod neighbor_agg;
 pub mod reference;
+pub mod softmax;
+pub mod triangle;
 
 /// LayerNorm epsilon used by Mage.
 pub const LAYERNORM_EPS: f32 = 1e-5;
@@ -53,7 +57,7 @@ pub fn check_2d(rows: usize, cols: usize) -> Result<usize, Error> {
     Ok(n)
 }
 
-fn check_len(name: &str, got: usize, want: usize) -> Result<(), Error> {
+pub(crate) fn check_len(name: &str, got: usize, want: usize) -> Result<(), Error> {
     if got != want {
         return Err(Error::Invalid(format!(
             "{name} has {got} elements, expected {want}"

@@ -21,8 +21,27 @@ fn committed_sources_are_what_cubecl_generates() {
             "layernorm/generated/cubecl_b64_x4.cu",
             "layernorm/generated/cubecl_b128_x4.cu",
             "layernorm/generated/cubecl_b256_x4.cu",
+            "matmul/generated/cubecl_t128.cu",
+            "matmul/generated/cubecl_t64.cu",
+            "triangle/generated/cubecl_outgoing_t64.cu",
+            "triangle/generated/cubecl_outgoing_t32.cu",
+            "triangle/generated/cubecl_incoming_t64.cu",
+            "triangle/generated/cubecl_incoming_t32.cu",
+            "neighbor_agg/generated/cubecl_sum_i32.cu",
+            "neighbor_agg/generated/cubecl_sum_i64.cu",
+            "neighbor_agg/generated/cubecl_mean_i32.cu",
+            "neighbor_agg/generated/cubecl_mean_i64.cu",
+            "neighbor_agg/generated/cubecl_sum_i32_x4.cu",
+            "neighbor_agg/generated/cubecl_sum_i64_x4.cu",
+            "neighbor_agg/generated/cubecl_mean_i32_x4.cu",
+            "neighbor_agg/generated/cubecl_mean_i64_x4.cu",
+            "softmax/generated/cubecl.cu",
             "bias_gelu/generated/manifest.json",
             "layernorm/generated/manifest.json",
+            "matmul/generated/manifest.json",
+            "triangle/generated/manifest.json",
+            "neighbor_agg/generated/manifest.json",
+            "softmax/generated/manifest.json",
         ]
     );
     for file in files {
@@ -53,9 +72,9 @@ fn committed_sources_are_what_cubecl_generates() {
             file.path
         );
         let buffer = if vector {
-            "const float_4* __restrict__ buffer_0"
+            "const float_4* __restrict__ buffer_"
         } else {
-            "const float* __restrict__ buffer_0"
+            "const float* __restrict__ buffer_"
         };
         assert!(file.contents.contains(buffer), "{}: no {buffer}", file.path);
     }

@@ -6,7 +6,7 @@
 
 use cubecl::prelude::*;
 use cubecl_wgpu::{WgpuDevice, WgpuRuntime};
-use mage_cubecl::{erf, geometry, launch, reference, reference::Rng, LAYERNORM_EPS};
+use mage_cubecl::{erf, geometry, launch, neighbor_agg, reference, reference::Rng, LAYERNORM_EPS};
 
 const LVP_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -16,7 +16,10 @@ fn client() -> Option<ComputeClient<WgpuRuntime>> {
     if std::env::var_os("VK_ICD_FILENAMES").is_none() {
         if !std::path::Path::new(LVP_ICD).exists() {
             let why = format!("no Vulkan driver ({LVP_ICD} is missing: apt-get install mesa-vulkan-drivers libvulkan1)");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}, and CI=true: CI must provide it");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{why}, and CI=true: CI must provide it"
+            );
             eprintln!("SKIPPED: {why}");
             return None;
         }
@@ -204,4 +207,232 @@ fn launchers_reject_bad_lengths() {
     assert!(launch::layernorm(&client, &h6, &h6, &h3, &h6, 2, 3, 1e-5).is_err());
     assert!(launch::layernorm(&client, &h6, &h3, &h3, &h6, 2, 3, -1.0).is_err());
     cubecl::future::block_on(client.sync()).expect("sync");
+}
+
+/// ‖got − want‖ / ‖want‖ (Frobenius), after checking every output is finite (outputs start as
+/// NaN, so an element no unit wrote fails here).
+fn relative_error(got: &[f32], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!(g.is_finite(), "non-finite output {g} at {i}");
+        diff += (g as f64 - w).powi(2);
+        norm += w * w;
+    }
+    (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+/// A buffer of `n` NaNs: what a kernel leaves unwritten stays non-finite.
+fn poisoned(client: &ComputeClient<WgpuRuntime>, n: usize) -> cubecl::server::Handle {
+    client.create_from_slice(f32::as_bytes(&vec![f32::NAN; n]))
+}
+
+/// FP32 results of these sizes against float64: a wrong index or a lost term is off by far more.
+const FP32_RELATIVE: f64 = 1e-6;
+
+fn run_matmul(
+    client: &ComputeClient<WgpuRuntime>,
+    m: usize,
+    n: usize,
+    k: usize,
+    tile: u32,
+    seed: u64,
+) {
+    let mut rng = Rng::new(seed);
+    let a = rng.vec(m * k, -1.0, 1.0);
+    let b = rng.vec(k * n, -1.0, 1.0);
+    let (ha, hb) = (
+        client.create_from_slice(f32::as_bytes(&a)),
+        client.create_from_slice(f32::as_bytes(&b)),
+    );
+    let hc = poisoned(client, m * n);
+    launch::matmul(client, &ha, &hb, &hc, m, n, k, tile).unwrap();
+    let err = relative_error(&read(client, hc), &reference::matmul_f64(&a, &b, m, n, k));
+    eprintln!("matmul {m}x{n}x{k} (tile {tile}): relative error {err:.2e}");
+    assert!(
+        err <= FP32_RELATIVE,
+        "matmul {m}x{n}x{k} tile {tile}: relative error {err:.2e}"
+    );
+}
+
+#[test]
+fn matmul_on_lavapipe() {
+    let Some(client) = client() else { return };
+    for tile in mage_cubecl::matmul::TILES {
+        run_matmul(&client, 1, 1, 1, tile, 1);
+        run_matmul(&client, 37, 29, 41, tile, 2); // tails in m, n and k
+        run_matmul(&client, 130, 260, 9, tile, 3); // more than one tile each way, one k slice + 1
+        run_matmul(&client, 128, 128, 64, tile, 4); // whole tiles
+    }
+}
+
+fn run_triangle(
+    client: &ComputeClient<WgpuRuntime>,
+    batch: usize,
+    n: usize,
+    c: usize,
+    outgoing: bool,
+    tile: u32,
+    seed: u64,
+) {
+    let mut rng = Rng::new(seed);
+    let len = batch * n * n * c;
+    let a = rng.vec(len, -1.0, 1.0);
+    let b = rng.vec(len, -1.0, 1.0);
+    let (ha, hb) = (
+        client.create_from_slice(f32::as_bytes(&a)),
+        client.create_from_slice(f32::as_bytes(&b)),
+    );
+    let ho = poisoned(client, len);
+    if let Err(error) = launch::triangle(client, &ha, &hb, &ho, batch, n, c, outgoing, tile) {
+        // lavapipe has 32 KiB a workgroup; the 64-tile kernel (native's tiling) takes 34 KiB. It is
+        // the same code as the 32-tile one but for the comptime tile, and is checked on the H200.
+        let limit = client.properties().hardware.max_shared_memory_size;
+        assert!(mage_cubecl::triangle::shared_bytes(tile) > limit, "{error}");
+        eprintln!("SKIPPED triangle tile {tile} here: {error}");
+        return;
+    }
+    let err = relative_error(
+        &read(client, ho),
+        &reference::triangle_f64(&a, &b, batch, n, c, outgoing),
+    );
+    eprintln!(
+        "triangle B{batch} N{n} C{c} outgoing={outgoing} (tile {tile}): relative error {err:.2e}"
+    );
+    assert!(
+        err <= FP32_RELATIVE,
+        "triangle B{batch} N{n} C{c} outgoing={outgoing} tile {tile}: {err:.2e}"
+    );
+}
+
+#[test]
+fn triangle_on_lavapipe() {
+    let Some(client) = client() else { return };
+    for tile in mage_cubecl::triangle::TILES {
+        for outgoing in [true, false] {
+            run_triangle(&client, 2, 37, 13, outgoing, tile, 1); // tails in N and C, two batches
+            run_triangle(&client, 1, 64, 8, outgoing, tile, 2); // whole tiles
+            run_triangle(&client, 1, 5, 3, outgoing, tile, 3);
+        }
+    }
+}
+
+/// A CSR graph of `nodes` rows over `sources` source rows: degrees 0 to 20 (every seventh row
+/// has none), and row 3 a hub of 700 edges.
+fn graph(rng: &mut Rng, nodes: usize, sources: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut rowptr = vec![0usize];
+    let mut col = Vec::new();
+    for r in 0..nodes {
+        let degree = match r {
+            3 => 700,
+            _ if r % 7 == 0 => 0,
+            _ => rng.below(21),
+        };
+        col.extend((0..degree).map(|_| rng.below(sources)));
+        rowptr.push(col.len());
+    }
+    (rowptr, col)
+}
+
+fn run_neighbor_agg<I: Int + CubeElement + TryFrom<usize>>(
+    client: &ComputeClient<WgpuRuntime>,
+    nodes: usize,
+    features: usize,
+    long_row: u32,
+    mean: bool,
+    seed: u64,
+) where
+    <I as TryFrom<usize>>::Error: core::fmt::Debug,
+{
+    let mut rng = Rng::new(seed);
+    let sources = 257;
+    let (rowptr, col) = graph(&mut rng, nodes, sources);
+    let x = rng.vec(sources * features, -1.0, 1.0);
+    let indices = |v: &[usize]| -> Vec<I> { v.iter().map(|&i| I::try_from(i).unwrap()).collect() };
+    let hr = client.create_from_slice(I::as_bytes(&indices(&rowptr)));
+    let hc = client.create_from_slice(I::as_bytes(&indices(&col)));
+    let hx = client.create_from_slice(f32::as_bytes(&x));
+    let ho = poisoned(client, nodes * features);
+    launch::neighbor_agg::<WgpuRuntime, I>(
+        client,
+        &hr,
+        &hc,
+        &hx,
+        &ho,
+        nodes,
+        col.len(),
+        sources,
+        features,
+        long_row,
+        mean,
+    )
+    .unwrap();
+    let got = read(client, ho);
+    let err = relative_error(
+        &got,
+        &reference::neighbor_agg_f64(&rowptr, &col, &x, features, mean),
+    );
+    let index = core::any::type_name::<I>();
+    let what =
+        format!("neighbor_agg {nodes} nodes F{features} long_row {long_row} mean={mean} {index}");
+    eprintln!("{what}: relative error {err:.2e}");
+    assert!(err <= FP32_RELATIVE, "{what}: {err:.2e}");
+    // Rows without edges are 0 in both reductions.
+    assert!(
+        got[..features].iter().all(|&v| v == 0.0),
+        "row 0 has no edges"
+    );
+}
+
+#[test]
+fn neighbor_agg_on_lavapipe() {
+    let Some(client) = client() else { return };
+    // Rows over 10 edges (about half of them) and the hub of 700 by the whole cube, or every row by
+    // its group.
+    for long_row in [10, neighbor_agg::LONG_ROW, neighbor_agg::NO_LONG_ROWS] {
+        for mean in [false, true] {
+            // F 7 and 1: scalar loads; 16: float4s, a group of 4 units a row; 264: 66 float4s, a
+            // group of 32 that takes each row's features in three rounds.
+            for features in [7, 1, 16, 264] {
+                run_neighbor_agg::<i32>(&client, 300, features, long_row, mean, features as u64);
+            }
+            run_neighbor_agg::<i64>(&client, 300, 16, long_row, mean, 6); // int64 indices
+            run_neighbor_agg::<i64>(&client, 300, 7, long_row, mean, 7);
+        }
+    }
+    // More rows than one grid row of cubes holds (65535 × 64 at F 16): the count wraps into y.
+    for mean in [false, true] {
+        run_neighbor_agg::<i32>(&client, 600_000, 16, neighbor_agg::LONG_ROW, mean, 5);
+    }
+}
+
+fn run_softmax(
+    client: &ComputeClient<WgpuRuntime>,
+    rows: usize,
+    cols: usize,
+    offset: f32,
+    seed: u64,
+) {
+    let mut rng = Rng::new(seed);
+    let x = rng.vec(rows * cols, offset - 4.0, offset + 4.0);
+    let hx = client.create_from_slice(f32::as_bytes(&x));
+    let ho = poisoned(client, rows * cols);
+    launch::softmax(client, &hx, &ho, rows, cols).unwrap();
+    let err = relative_error(&read(client, ho), &reference::softmax_f64(&x, rows, cols));
+    eprintln!("softmax {rows}x{cols} around {offset}: relative error {err:.2e}");
+    assert!(
+        err <= FP32_RELATIVE,
+        "softmax {rows}x{cols} around {offset}: {err:.2e}"
+    );
+}
+
+#[test]
+fn softmax_on_lavapipe() {
+    let Some(client) = client() else { return };
+    run_softmax(&client, 7, 33, 0.0, 1); // fewer columns than units
+    run_softmax(&client, 1, 128, 0.0, 2);
+    run_softmax(&client, 2, 16_411, 0.0, 3);
+    run_softmax(&client, 3, 1, 0.0, 4);
+    run_softmax(&client, 5, 1000, 1e4, 5); // large mean: exp(x − max) must not overflow
+    run_softmax(&client, 65_537, 3, 0.0, 6); // the cube count wraps into y
 }

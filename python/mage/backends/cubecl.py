@@ -17,10 +17,11 @@ read (``cargo test`` checks that); ``pack_info`` lays it out from the struct's o
 from __future__ import annotations
 
 import functools
+import json
 import re
 import struct
 
-from mage.backends.native import Kernel, source
+from mage.backends.native import OPS_DIR, Kernel, source
 from mage.errors import InputError
 from mage.outputs import empty_output
 
@@ -33,11 +34,39 @@ GENERATED = "generated"  # the folder of an op's generated sources (cubecl/src/g
 MAX_ELEMENTS = 2**31 - 1  # the generated kernels index with 32-bit unsigned integers (AddressType::U32)
 
 
+def require_32_bit(**tensors) -> None:
+    """Every tensor small enough for the kernels' 32-bit indexing, or an InputError naming it."""
+    for name, t in tensors.items():
+        if t.numel() > MAX_ELEMENTS:
+            raise InputError(f"{name} has {t.numel()} elements: the CubeCL kernels index with 32 bits (at most {MAX_ELEMENTS})")
+
+
+def output(shape: tuple, like):
+    """The (poisoned) output of ``shape``, once its size is one the 32-bit indexing reaches."""
+    numel = 1
+    for size in shape:
+        numel *= size
+    if numel > MAX_ELEMENTS:
+        raise InputError(f"the output has {numel} elements: the CubeCL kernels index with 32 bits (at most {MAX_ELEMENTS})")
+    return empty_output(tuple(shape), like=like)
+
+
 def output_like(x):
     """The (poisoned) output for ``x``'s shape, once its size is one the 32-bit indexing reaches."""
-    if x.numel() > MAX_ELEMENTS:
-        raise InputError(f"x has {x.numel()} elements: the CubeCL kernels index with 32 bits (at most {MAX_ELEMENTS})")
+    require_32_bit(x=x)
     return empty_output(tuple(x.shape), like=x)
+
+
+@functools.lru_cache(maxsize=None)
+def _manifest(op: str) -> dict[str, dict]:
+    entries = json.loads((OPS_DIR / op / GENERATED / "manifest.json").read_text())["files"]
+    return {f"{GENERATED}/{entry['file']}": entry for entry in entries}
+
+
+def shared_bytes(kernel: Kernel) -> int:
+    """The dynamic shared memory the kernel's cube takes, as its manifest says (CubeCL puts every
+    shared array into one ``extern __shared__`` buffer, sized at launch)."""
+    return _manifest(kernel.op)[kernel.file]["shared"]
 
 
 @functools.lru_cache(maxsize=None)

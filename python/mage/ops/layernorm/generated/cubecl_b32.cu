@@ -75,77 +75,81 @@ shared_memory_8[l_19] = l_17;
 }
 __syncthreads();
 
-l_mut_15 = float(0.0);
-const uint32 l_20 = blockDim.x / warpSize;
+const float l_20 = shared_memory_8[uint32(0)];
+l_mut_15 = l_20;
+const uint32 l_21 = blockDim.x / warpSize;
 
-for (uint32 l_mut_21 = uint32(0); l_mut_21 < l_20; ++l_mut_21) {
-const float l_22 = shared_memory_8[l_mut_21];
-l_mut_15 = l_mut_15 + l_22;
+for (uint32 l_mut_22 = uint32(1); l_mut_22 < l_21; ++l_mut_22) {
+const float l_23 = shared_memory_8[l_mut_22];
+const float l_24 = l_mut_15 + l_23;
+l_mut_15 = l_24;
 }
 __syncthreads();
 
-const float l_23 = l_mut_15 * l_7;
+const float l_25 = l_mut_15 * l_7;
 l_mut_15 = float(0.0);
 l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_24 = l_mut_10 < l_4;
-const bool l_25 = !l_24;
-if (l_25) {
+const bool l_26 = l_mut_10 < l_4;
+const bool l_27 = !l_26;
+if (l_27) {
 break;}
-const uint32 l_26 = l_5 + l_mut_10;
-const float l_27 = buffer_0[l_26];
-const float l_28 = l_27 - l_23;
-const float l_29 = l_28 * l_28;
-l_mut_15 = l_mut_15 + l_29;
+const uint32 l_28 = l_5 + l_mut_10;
+const float l_29 = buffer_0[l_28];
+const float l_30 = l_29 - l_25;
+const float l_31 = l_30 * l_30;
+l_mut_15 = l_mut_15 + l_31;
 l_mut_10 = l_mut_10 + uint32(32);
 }
 l_mut_9 = float(0.0);
-const float l_30 = l_mut_15;
-l_mut_9 = l_mut_9 + l_30;
-auto plane_l_31 = [&]() -> float {
+const float l_32 = l_mut_15;
+l_mut_9 = l_mut_9 + l_32;
+auto plane_l_33 = [&]() -> float {
     float acc = l_mut_9;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_31 = plane_l_31();
-const bool l_32 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_32) {
-const uint32 l_33 = threadIdx.x / warpSize;
-shared_memory_8[l_33] = l_31;
+const float l_33 = plane_l_33();
+const bool l_34 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_34) {
+const uint32 l_35 = threadIdx.x / warpSize;
+shared_memory_8[l_35] = l_33;
 }
 __syncthreads();
 
-l_mut_15 = float(0.0);
-const uint32 l_34 = blockDim.x / warpSize;
+const float l_36 = shared_memory_8[uint32(0)];
+l_mut_15 = l_36;
+const uint32 l_37 = blockDim.x / warpSize;
 
-for (uint32 l_mut_35 = uint32(0); l_mut_35 < l_34; ++l_mut_35) {
-const float l_36 = shared_memory_8[l_mut_35];
-l_mut_15 = l_mut_15 + l_36;
+for (uint32 l_mut_38 = uint32(1); l_mut_38 < l_37; ++l_mut_38) {
+const float l_39 = shared_memory_8[l_mut_38];
+const float l_40 = l_mut_15 + l_39;
+l_mut_15 = l_40;
 }
 __syncthreads();
 
-const float l_37 = l_mut_15 * l_7;
-const float l_38 = l_37 + info.scalars_float[0];
-const float l_39 = sqrt(l_38);
-const float l_40 = float(1.0) / l_39;
+const float l_41 = l_mut_15 * l_7;
+const float l_42 = l_41 + info.scalars_float[0];
+const float l_43 = sqrt(l_42);
+const float l_44 = float(1.0) / l_43;
 if (l_2) {
 l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_41 = l_mut_10 < l_4;
-const bool l_42 = !l_41;
-if (l_42) {
+const bool l_45 = l_mut_10 < l_4;
+const bool l_46 = !l_45;
+if (l_46) {
 break;}
-const uint32 l_43 = l_5 + l_mut_10;
-const float l_44 = buffer_0[l_43];
-const float l_45 = l_44 - l_23;
-const float l_46 = l_45 * l_40;
-const float l_47 = buffer_1[l_mut_10];
-const float l_48 = l_46 * l_47;
-const float l_49 = buffer_2[l_mut_10];
-const float l_50 = l_48 + l_49;
-buffer_3[l_43] = l_50;
+const uint32 l_47 = l_5 + l_mut_10;
+const float l_48 = buffer_0[l_47];
+const float l_49 = l_48 - l_25;
+const float l_50 = l_49 * l_44;
+const float l_51 = buffer_1[l_mut_10];
+const float l_52 = l_50 * l_51;
+const float l_53 = buffer_2[l_mut_10];
+const float l_54 = l_52 + l_53;
+buffer_3[l_47] = l_54;
 l_mut_10 = l_mut_10 + uint32(32);
 }
 }

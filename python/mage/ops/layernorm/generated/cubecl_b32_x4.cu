@@ -90,96 +90,100 @@ shared_memory_8[l_23] = l_21;
 }
 __syncthreads();
 
-l_mut_16 = float(0.0);
-const uint32 l_24 = blockDim.x / warpSize;
+const float l_24 = shared_memory_8[uint32(0)];
+l_mut_16 = l_24;
+const uint32 l_25 = blockDim.x / warpSize;
 
-for (uint32 l_mut_25 = uint32(0); l_mut_25 < l_24; ++l_mut_25) {
-const float l_26 = shared_memory_8[l_mut_25];
-l_mut_16 = l_mut_16 + l_26;
+for (uint32 l_mut_26 = uint32(1); l_mut_26 < l_25; ++l_mut_26) {
+const float l_27 = shared_memory_8[l_mut_26];
+const float l_28 = l_mut_16 + l_27;
+l_mut_16 = l_28;
 }
 __syncthreads();
 
-const float l_27 = l_mut_16 * l_7;
-const float_4 l_28 = float_4{
-l_27,l_27,l_27,l_27,};
-const float_4 l_29 = float_4{
+const float l_29 = l_mut_16 * l_7;
+const float_4 l_30 = float_4{
+l_29,l_29,l_29,l_29,};
+const float_4 l_31 = float_4{
 float(0.0),float(0.0),float(0.0),float(0.0),};
-l_mut_10 = l_29;
+l_mut_10 = l_31;
 l_mut_11 = threadIdx.x;
 while (true) {
-const bool l_30 = l_mut_11 < l_4;
-const bool l_31 = !l_30;
-if (l_31) {
+const bool l_32 = l_mut_11 < l_4;
+const bool l_33 = !l_32;
+if (l_33) {
 break;}
-const uint32 l_32 = l_5 + l_mut_11;
-const float_4 l_33 = buffer_0[l_32];
-const float_4 l_34 = float_4{
-l_33.i_0 - l_28.i_0, l_33.i_1 - l_28.i_1, l_33.i_2 - l_28.i_2, l_33.i_3 - l_28.i_3, };
-const float_4 l_35 = float_4{
-l_34.i_0 * l_34.i_0, l_34.i_1 * l_34.i_1, l_34.i_2 * l_34.i_2, l_34.i_3 * l_34.i_3, };
+const uint32 l_34 = l_5 + l_mut_11;
+const float_4 l_35 = buffer_0[l_34];
+const float_4 l_36 = float_4{
+l_35.i_0 - l_30.i_0, l_35.i_1 - l_30.i_1, l_35.i_2 - l_30.i_2, l_35.i_3 - l_30.i_3, };
+const float_4 l_37 = float_4{
+l_36.i_0 * l_36.i_0, l_36.i_1 * l_36.i_1, l_36.i_2 * l_36.i_2, l_36.i_3 * l_36.i_3, };
 l_mut_10 = float_4{
-l_mut_10.i_0 + l_35.i_0, l_mut_10.i_1 + l_35.i_1, l_mut_10.i_2 + l_35.i_2, l_mut_10.i_3 + l_35.i_3, };
+l_mut_10.i_0 + l_37.i_0, l_mut_10.i_1 + l_37.i_1, l_mut_10.i_2 + l_37.i_2, l_mut_10.i_3 + l_37.i_3, };
 l_mut_11 = l_mut_11 + uint32(32);
 }
 l_mut_16 = float(0.0);
-const float l_36 = l_mut_10.i_0;
-l_mut_16 = l_mut_16 + l_36;
-const float l_37 = l_mut_10.i_1;
-l_mut_16 = l_mut_16 + l_37;
-const float l_38 = l_mut_10.i_2;
+const float l_38 = l_mut_10.i_0;
 l_mut_16 = l_mut_16 + l_38;
-const float l_39 = l_mut_10.i_3;
+const float l_39 = l_mut_10.i_1;
 l_mut_16 = l_mut_16 + l_39;
-auto plane_l_40 = [&]() -> float {
+const float l_40 = l_mut_10.i_2;
+l_mut_16 = l_mut_16 + l_40;
+const float l_41 = l_mut_10.i_3;
+l_mut_16 = l_mut_16 + l_41;
+auto plane_l_42 = [&]() -> float {
     float acc = l_mut_16;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_40 = plane_l_40();
-const bool l_41 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_41) {
-const uint32 l_42 = threadIdx.x / warpSize;
-shared_memory_8[l_42] = l_40;
+const float l_42 = plane_l_42();
+const bool l_43 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_43) {
+const uint32 l_44 = threadIdx.x / warpSize;
+shared_memory_8[l_44] = l_42;
 }
 __syncthreads();
 
-l_mut_16 = float(0.0);
-const uint32 l_43 = blockDim.x / warpSize;
+const float l_45 = shared_memory_8[uint32(0)];
+l_mut_16 = l_45;
+const uint32 l_46 = blockDim.x / warpSize;
 
-for (uint32 l_mut_44 = uint32(0); l_mut_44 < l_43; ++l_mut_44) {
-const float l_45 = shared_memory_8[l_mut_44];
-l_mut_16 = l_mut_16 + l_45;
+for (uint32 l_mut_47 = uint32(1); l_mut_47 < l_46; ++l_mut_47) {
+const float l_48 = shared_memory_8[l_mut_47];
+const float l_49 = l_mut_16 + l_48;
+l_mut_16 = l_49;
 }
 __syncthreads();
 
-const float l_46 = l_mut_16 * l_7;
-const float l_47 = l_46 + info.scalars_float[0];
-const float l_48 = sqrt(l_47);
-const float l_49 = float(1.0) / l_48;
-const float_4 l_50 = float_4{
-l_49,l_49,l_49,l_49,};
+const float l_50 = l_mut_16 * l_7;
+const float l_51 = l_50 + info.scalars_float[0];
+const float l_52 = sqrt(l_51);
+const float l_53 = float(1.0) / l_52;
+const float_4 l_54 = float_4{
+l_53,l_53,l_53,l_53,};
 if (l_2) {
 l_mut_11 = threadIdx.x;
 while (true) {
-const bool l_51 = l_mut_11 < l_4;
-const bool l_52 = !l_51;
-if (l_52) {
+const bool l_55 = l_mut_11 < l_4;
+const bool l_56 = !l_55;
+if (l_56) {
 break;}
-const uint32 l_53 = l_5 + l_mut_11;
-const float_4 l_54 = buffer_0[l_53];
-const float_4 l_55 = float_4{
-l_54.i_0 - l_28.i_0, l_54.i_1 - l_28.i_1, l_54.i_2 - l_28.i_2, l_54.i_3 - l_28.i_3, };
-const float_4 l_56 = float_4{
-l_55.i_0 * l_50.i_0, l_55.i_1 * l_50.i_1, l_55.i_2 * l_50.i_2, l_55.i_3 * l_50.i_3, };
-const float_4 l_57 = buffer_1[l_mut_11];
-const float_4 l_58 = float_4{
-l_56.i_0 * l_57.i_0, l_56.i_1 * l_57.i_1, l_56.i_2 * l_57.i_2, l_56.i_3 * l_57.i_3, };
-const float_4 l_59 = buffer_2[l_mut_11];
+const uint32 l_57 = l_5 + l_mut_11;
+const float_4 l_58 = buffer_0[l_57];
+const float_4 l_59 = float_4{
+l_58.i_0 - l_30.i_0, l_58.i_1 - l_30.i_1, l_58.i_2 - l_30.i_2, l_58.i_3 - l_30.i_3, };
 const float_4 l_60 = float_4{
-l_58.i_0 + l_59.i_0, l_58.i_1 + l_59.i_1, l_58.i_2 + l_59.i_2, l_58.i_3 + l_59.i_3, };
-buffer_3[l_53] = reinterpret_cast< float_4 const&>(l_60);
+l_59.i_0 * l_54.i_0, l_59.i_1 * l_54.i_1, l_59.i_2 * l_54.i_2, l_59.i_3 * l_54.i_3, };
+const float_4 l_61 = buffer_1[l_mut_11];
+const float_4 l_62 = float_4{
+l_60.i_0 * l_61.i_0, l_60.i_1 * l_61.i_1, l_60.i_2 * l_61.i_2, l_60.i_3 * l_61.i_3, };
+const float_4 l_63 = buffer_2[l_mut_11];
+const float_4 l_64 = float_4{
+l_62.i_0 + l_63.i_0, l_62.i_1 + l_63.i_1, l_62.i_2 + l_63.i_2, l_62.i_3 + l_63.i_3, };
+buffer_3[l_57] = reinterpret_cast< float_4 const&>(l_64);
 l_mut_11 = l_mut_11 + uint32(32);
 }
 }

@@ -1,0 +1,36 @@
+"""Matmul (ieee, FFMA) written in Rust with CubeCL (cubecl/src/matmul.rs), one launch, in the
+tiling of the CUDA C++ kernel (native.cu): 256 threads a block compute a 128 × 128 tile of C
+(64 × 64 when 128-tiles would leave SMs idle, native's rule) from double-buffered k slices of 8 in
+shared memory, an 8 × 8 (4 × 4) micro-tile a thread. Unlike native, global loads are scalar (NVRTC
+merges the shared-memory reads into float4s as native's; cubecl/FINDINGS.md, "Issue 20"). Each tile size is a comptime parameter: a source of its own
+(generated/cubecl_t<tile>.cu). See mage.backends.cubecl.
+"""
+
+from mage.backends.cubecl import GENERATED, output, pack_info, require_32_bit, shared_bytes
+from mage.backends.native import RUST_HOST, Kernel, cdiv, check_inputs, register
+from mage.errors import InputError
+from mage.ops.matmul.native import THREADS
+from mage.ops.matmul.spec import SPEC
+
+# a, b, c, info (m, n, k).
+KERNELS = {tile: Kernel("matmul", f"matmul_kernel_t{tile}", "pppb", file=f"{GENERATED}/cubecl_t{tile}.cu")
+           for tile in (128, 64)}
+
+
+@register("matmul", precisions=("ieee",), family="cubecl", hosts=(RUST_HOST,))
+def matmul(host, a, b):
+    if not (host.holds_float32(a, b) and a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0]):
+        check_inputs(host, SPEC, a=a, b=b)
+    require_32_bit(a=a, b=b)
+    m, k = a.shape
+    n = b.shape[1]
+    out = output((m, n), like=a)
+    if out.numel() == 0:
+        return out
+    tile = 128 if cdiv(m, 128) * cdiv(n, 128) >= host.sm_count(a.device) else 64
+    if cdiv(m, tile) > 65535:
+        raise InputError(f"a has {m} rows; the CubeCL matmul's grid covers at most {65535 * tile}")
+    kernel = KERNELS[tile]
+    host.launch(kernel, (cdiv(n, tile), cdiv(m, tile), 1), (THREADS, 1, 1), a, b, out,
+                pack_info(kernel, uint32=(m, n, k)), shared=shared_bytes(kernel))
+    return out

@@ -1,0 +1,119 @@
+"""The CUDA C++ CubeCL generated, run on the CPU: each generated file is compiled with the native
+kernels' emulation (tests/cuda_emu: a thread per CUDA thread, barriers, warp shuffles) plus the few
+names CubeCL's dialect adds, and launched by the cubecl launchers themselves through an emulation host,
+so the kernel choice, the grid, the packed ``info_st`` and the dynamic shared memory are the ones the
+GPU gets. Every op's cubecl implementation then passes its contract on the shapes test_native
+emulates (tails in every dimension, both tile sizes, float4 and scalar rows, int32 and int64 graphs
+with hubs, rows above LONG_ROW for neighbor_agg's block phase). This reaches what lavapipe cannot:
+triangle's 64-tile kernel (34 KiB of shared memory)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from mage import registry
+from mage.backends import native
+from mage.backends.cubecl import shared_bytes
+from mage.check import check
+from mage.spec import Case
+from native_emu import CTYPES, HEADER, EmuHost, compiler
+from test_cubecl import KERNELS, OPS
+from test_native import EMULATED
+
+needs_compiler = pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+
+# What CubeCL's CUDA C++ uses beyond the native kernels. Blocks run one after another in the emulation,
+# so one buffer serves every block's dynamic shared memory.
+PRELUDE = """
+struct uint3 { unsigned x, y, z; };
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+#define warpSize 32u
+#define __grid_constant__
+template <class T> inline T min(T a, T b) { return a < b ? a : b; }
+template <class T> inline T max(T a, T b) { return a > b ? a : b; }
+alignas(16) static unsigned char emu_dynamic_shared[1 << 16];
+"""
+DYNAMIC_SHARED = re.compile(r"extern __shared__ __align__\(\d+\) uint8 dynamic_shared_mem\[\];")
+C_TYPES = {"p": "void*", "i": "int", "l": "long long", "f": "float", "b": "const void*"}
+
+
+@functools.lru_cache(maxsize=None)
+def library(kernel: native.Kernel) -> ctypes.CDLL:
+    """The generated file of ``kernel`` built for the CPU, with one wrapper ``emu_launch``."""
+    text = native.source(kernel.op, kernel.file)
+    body, declared = DYNAMIC_SHARED.subn("uint8* dynamic_shared_mem = emu_dynamic_shared;", text)
+    assert declared <= 1
+    params = ", ".join(f"{C_TYPES[k]} a{i}" for i, k in enumerate(kernel.signature))
+    args = ", ".join("*static_cast<const info_st*>(a{})".format(i) if k == "b" else f"emu::Ptr{{a{i}}}" if k == "p"
+                     else f"a{i}" for i, k in enumerate(kernel.signature))
+    unit = (f'#include "{HEADER}"\n{PRELUDE}\n{body}\n'
+            f'extern "C" void emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, '
+            f"{params}) {{\n    emu::launch(dim3{{gx, gy, gz}}, dim3{{bx, by, bz}}, [=] {{ {kernel.name}({args}); }});\n}}\n")
+    digest = hashlib.sha256((unit + HEADER.read_text()).encode()).hexdigest()[:16]
+    build = Path(tempfile.gettempdir()) / "mage-cuda-emu"
+    build.mkdir(exist_ok=True)
+    target = build / f"cubecl-{kernel.name}-{digest}.so"
+    if not target.exists():
+        source = target.with_suffix(".cpp")
+        source.write_text(unit)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        built = subprocess.run([compiler(), "-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread",
+                                "-w", "-o", str(partial), str(source)], capture_output=True, text=True)
+        assert built.returncode == 0, f"building {kernel.file} of {kernel.op} failed:\n{built.stderr[-4000:]}"
+        partial.rename(target)
+    return ctypes.CDLL(str(target))
+
+
+class CubeclEmuHost(EmuHost):
+    """Launches the generated kernels on CPU tensors; a struct argument goes by its bytes."""
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        assert shared == shared_bytes(kernel) and shared <= 48 * 1024, (kernel.file, shared)
+        assert all(1 <= g for g in grid) and grid[1] <= 65535 and grid[2] <= 65535, grid
+        assert 1 <= block[0] * block[1] * block[2] <= 1024, block
+        function = library(kernel).emu_launch
+        function.restype = None
+        function.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_char_p if k == "b" else CTYPES[k] for k in kernel.signature]
+        self.launches.append((kernel.name, tuple(grid), tuple(block)))
+        function(*grid, *block, *kernel.values(args))
+
+
+CUBECL = {(impl.op, impl.strategy, impl.variant): impl
+          for op in OPS for impl in registry.implementations(op) if impl.family == "cubecl"}
+RUNS = [pytest.param(op, strategy, variant, params, 300 + n, id=f"{op}-{strategy}-{n}-{variant}")
+        for (op, strategy, variant) in CUBECL for n, params in enumerate(EMULATED[op])]
+_LAUNCHED: set[str] = set()
+
+
+def _emulated(op: str, strategy: str, variant: str, host) -> registry.Implementation:
+    registered = CUBECL[(op, strategy, variant)]  # fn: partial(launcher, its host, **keywords)
+    launcher = functools.partial(registered.fn.func, host, *registered.fn.args[1:], **registered.fn.keywords)
+    return registry.Implementation(op=op, family="cubecl-emu", strategy=strategy, variant=variant, precision="ieee",
+                                   fn=launcher)
+
+
+@needs_compiler
+@pytest.mark.parametrize("op, strategy, variant, params, seed", RUNS)
+def test_generated_kernels_pass_their_contract_under_emulation(op, strategy, variant, params, seed):
+    host = CubeclEmuHost()
+    result = check(_emulated(op, strategy, variant, host), registry.baseline_for(op, variant, "ieee"), registry.get_op(op),
+                   Case(op, "emulated", "seed", params, seed=seed), "cpu", seed=seed)
+    assert result.passed, result.reason
+    assert host.launches, "the launcher returned without launching"
+    _LAUNCHED.update(name for name, _, _ in host.launches)
+
+
+@needs_compiler
+def test_the_emulated_shapes_reach_every_generated_kernel():
+    if not _LAUNCHED:
+        pytest.skip("run with the contract tests above (they record what they launched)")
+    assert {k.name for k in KERNELS} <= _LAUNCHED, sorted({k.name for k in KERNELS} - _LAUNCHED)
