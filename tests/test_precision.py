@@ -3,10 +3,15 @@ outputs of that dtype, the precision's ceiling, the 10×-eager rule against eage
 and the runner timing implementations of different dtypes together. On the CPU, with torch's own
 formulations and deliberately imprecise fixtures."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 
 from mage import check, registry
+from mage.report import accuracy, figures
 from mage.backends.precision import precision_mode
 from mage.measure.method import Method
 from mage.plan import Planned, Request
@@ -112,14 +117,21 @@ def test_refreshed_16_bit_inputs_keep_their_dtype_and_change_everywhere():
     assert refresh.stale((originals[0] @ originals[1]), "default", "bf16").startswith("error")
 
 
-def test_a_run_times_implementations_of_different_dtypes_together(tmp_path):
+@pytest.fixture(scope="module")
+def three_precisions(tmp_path_factory):
+    """A CPU run of bias_gelu's eager baseline at ieee, bf16 and fp16: (store path, run id, its rows)."""
     spec = registry.get_op("bias_gelu")
     case = Case("bias_gelu", "64x96", "seed", {"rows": 64, "cols": 96}, seed=2)
     impls = [registry.baseline_for("bias_gelu", "erf", p) for p in ("ieee", "bf16", "fp16")]
     request = Request(suites=["seed"], device="cpu", method=QUICK, paths=["single"])
-    store = Store(tmp_path / "mage.db")
+    path = tmp_path_factory.mktemp("precisions") / "mage.db"
+    store = Store(path)
     run_id = Runner(store, request, "pytest").run([Planned(spec, case, impls)])
-    rows = {row["impl"]: row for row in store.rows(run_id)}
+    return path, run_id, store.rows(run_id)
+
+
+def test_a_run_times_implementations_of_different_dtypes_together(three_precisions):
+    rows = {row["impl"]: row for row in three_precisions[2]}
     assert {name: row["status"] for name, row in rows.items()} == {
         "eager/erf/ieee": "pass", "eager/erf/bf16": "pass", "eager/erf/fp16": "pass"}, [r["reason"] for r in rows.values()]
     assert rows["eager/erf/bf16"]["bytes"] == rows["eager/erf/fp16"]["bytes"] == rows["eager/erf/ieee"]["bytes"] / 2
@@ -133,3 +145,29 @@ def test_the_ops_declare_bf16_and_fp16_with_eager_and_triton_at_each(op):
     names = {impl.name for impl in registry.implementations(op)}
     for precision in ("bf16", "fp16"):
         assert {f"eager/{spec.variants[0]}/{precision}", f"triton/{spec.variants[0]}/{precision}"} <= names
+
+
+def test_accuracy_points_are_one_per_implementation_of_a_case_measured_at_several_precisions(three_precisions):
+    _, _, rows = three_precisions
+    (key, pts), = accuracy.points(rows).items()
+    assert key == ("bias_gelu", "64x96")
+    assert sorted(p.precision for p in pts) == ["bf16", "fp16", "ieee"]
+    assert [p.time_us for p in pts] == sorted(p.time_us for p in pts)
+    assert accuracy.points([r for r in rows if r["precision"] == "ieee"]) == {}  # one precision: nothing to trade
+
+
+def test_the_accuracy_figure_is_drawn_only_where_there_is_a_trade(three_precisions, tmp_path):
+    path, run_id, rows = three_precisions
+    run = Store(path).run(run_id)
+    assert [p.name for p in figures.draw_accuracy(run, rows, tmp_path)] == ["accuracy.png", "accuracy.svg"]
+    assert (tmp_path / "accuracy.png").stat().st_size > 1000
+    assert figures.draw_accuracy(run, [r for r in rows if r["precision"] == "ieee"], tmp_path / "none") == []
+
+
+def test_show_prints_the_accuracy_table(three_precisions):
+    path, run_id, _ = three_precisions
+    shown = subprocess.run([sys.executable, "-m", "mage", "show", str(run_id), "--db", str(path)], capture_output=True,
+                           text=True, timeout=300, env=os.environ | {"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    table = shown.stdout[shown.stdout.index("accuracy against speed"):]
+    assert all(f"eager/erf/{p}" in table for p in ("ieee", "bf16", "fp16")) and "1.00×" in table
