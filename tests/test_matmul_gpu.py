@@ -21,8 +21,9 @@ pytestmark = [
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
 ]
 
+# torch.compile's are left out: max-autotune alone takes minutes, beyond this file's budget in gemm.sh.
 LOW = [impl for op in ("matmul", "bias_gelu", "layernorm") for impl in registry.implementations(op)
-       if impl.precision in ("bf16", "fp16")]
+       if impl.precision in ("bf16", "fp16") and impl.family != "compile"]
 # Aligned (the persistent TMA path; the sizes a run measures specialize alike, so its compiled kernels are
 # reused there) and odd (the tile kernel).
 MATMUL_SHAPES = [{"m": 1024, "k": 1024, "n": 1024}, {"m": 333, "k": 517, "n": 129}]

@@ -206,7 +206,8 @@ class Runner:
                     continue
                 row = Result(path, cache, outcome.status, outcome.reason, contract=outcome.contract,
                              rel_error=outcome.rel_error, eager_error=outcome.eager_error,
-                             flops=spec.flops(case, impl.variant), bytes=spec.bytes_at(case, impl.variant, impl.precision),
+                             flops=spec.flops(case, impl.variant),
+                             bytes=spec.bytes_at(case, impl.variant, impl.precision),
                              gpu_index=self.gpu[0], gpu_uuid=self.gpu[1])
                 self.store.add_result(self.run_id, case_id, impl_id, row)
 

@@ -192,7 +192,8 @@ def require_one_float_dtype(dtypes: Sequence[torch.dtype], **tensors) -> None:
     for name, t in rest:
         require_tensor(name, t)
         if t.dtype != leading.dtype:
-            raise InputError(f"{name} must have {first}'s dtype {_dtype_name(leading.dtype)}, got {_dtype_name(t.dtype)}")
+            raise InputError(
+                f"{name} must have {first}'s dtype {_dtype_name(leading.dtype)}, got {_dtype_name(t.dtype)}")
 
 
 def _dtype_name(dtype: torch.dtype) -> str:

@@ -35,7 +35,8 @@ def points(rows: list[StoredRow]) -> dict[tuple[str, str], list[Point]]:
     found: dict[tuple[str, str], list[Point]] = {}
     for r in rows:
         time_us = r["kernel_us"] if r["kernel_us"] is not None else r["span_mean_us"]
-        if (r["path"], r["cache"], r["status"]) != ("single", cache, "pass") or time_us is None or r["rel_error"] is None:
+        measured = time_us is not None and r["rel_error"] is not None
+        if (r["path"], r["cache"], r["status"]) != ("single", cache, "pass") or not measured:
             continue
         found.setdefault((r["op"], r["case"]), []).append(
             Point(r["impl"], r["precision"], bool(r["baseline"]), time_us, r["rel_error"]))

@@ -19,7 +19,8 @@ import math
 import torch
 
 from mage import registry
-from mage.spec import Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype, require_same_device
+from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
+                        require_same_device)
 
 FLOPS_PER_ELEMENT = 10
 

@@ -44,13 +44,15 @@ def _bias_gelu_tile_kernel(
     mask = (r < rows)[:, None] & col_ok[None, :]
     bias = tl.load(bias_ptr + c, mask=col_ok, other=0.0).to(tl.float32)
     r64 = r.to(tl.int64)
-    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0, eviction_policy="evict_first")
+    x = x.to(tl.float32)
     z = x + bias[None, :]
     out = 0.5 * z * (1.0 + tl.math.erf(z * INV_SQRT2))
     tl.store(out_ptr + r64[:, None] * cols + c[None, :], out, mask=mask)
 
 
-@implementation("bias_gelu", family="triton", variants=("erf",), precisions=("ieee", "bf16", "fp16"), available=triton_available)
+@implementation("bias_gelu", family="triton", variants=("erf",), precisions=("ieee", "bf16", "fp16"),
+                available=triton_available)
 def bias_gelu(x, bias):
     SPEC.validate(x, bias)
     rows, cols = x.shape

@@ -19,7 +19,8 @@ import torch
 
 from mage import registry
 from mage.backends.rows import row_cases
-from mage.spec import Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype, require_same_device
+from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
+                        require_same_device)
 
 EPS = 1e-5
 
@@ -71,7 +72,8 @@ class LayerNormSpec(OpSpec):
         f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
         return [
             (lambda: (f32(4, 8, 2), f32(8), f32(8)), r"x must be 2-D"),
-            (lambda: (f32(4, 8).double(), f32(8), f32(8)), r"x must have dtype float32 or bfloat16 or float16, got float64"),
+            (lambda: (f32(4, 8).double(), f32(8), f32(8)),
+             r"x must have dtype float32 or bfloat16 or float16, got float64"),
             (lambda: (f32(4, 8), f32(8).half(), f32(8)), r"weight must have x's dtype float32, got float16"),
             (lambda: (f32(4, 8), f32(7), f32(8)), r"weight dimension 0 must equal x's cols \(8\)"),
             (lambda: (f32(4, 8), f32(8), f32(1, 8)), r"bias must be 1-D"),
