@@ -74,7 +74,7 @@ def test_bad_suite_is_refused_by_the_parser(tmp_path):
 
 def test_batch_size_and_sample_floor_are_chosen_on_the_command_line(tmp_path):
     # A budget of a nanosecond affords no sample, so the floor decides how many spans are taken: one a round.
-    result = mage("run", "--op", "layernorm", "--impl", "eager", "--path", "batch", "--batch", "3",
+    result = mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", "--path", "batch", "--batch", "3",
                   "--budget", "1e-9", "--min-samples", "3", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     rows = json.loads(mage("export", "--json", cwd=tmp_path).stdout)

@@ -24,7 +24,8 @@ def test_a_run_on_a_local_ray_cluster_stores_every_row_once_from_the_parent(tmp_
     environment = os.environ | {"COLUMNS": "200", "PYTHONPATH": os.pathsep.join(
         filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([sys.executable, "-m", "mage", "run", "--device", "cpu", "--op", "layernorm", "--op",
-                             "bias_gelu", "--impl", "eager", "--min-samples", "3", "--ray", "local"],
+                             "bias_gelu", "--impl", "eager/erf/ieee", "--impl", "eager/affine/ieee", "--min-samples", "3",
+                             "--ray", "local"],
                             cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     store = Store(tmp_path / "mage.db")

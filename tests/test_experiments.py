@@ -72,7 +72,8 @@ def test_predictions_the_run_cannot_judge_are_refused_before_it_starts(text, ove
 
 
 def test_a_prediction_the_run_can_judge_passes_validation():
-    experiments.validate([parse("layernorm/triton@65536x4096[graph/cold]:span<0.5*eager", OPS)],
+    # eager/affine/ieee, not eager: layernorm has an eager baseline per precision (ieee, bf16, fp16).
+    experiments.validate([parse("layernorm/triton@65536x4096[graph/cold]:span<0.5*eager/affine/ieee", OPS)],
                          request(suites=["large"], paths=["single", "graph"], caches=["warm", "cold"]))
 
 

@@ -180,8 +180,8 @@ def test_compiled_variants_of_a_baseline_follow_the_op_s_own_implementations():
     names = [i.name for i in registry.implementations("layernorm")]
     assert names.index("compile/affine/ieee") > names.index("triton/affine/ieee")  # eager.py is imported first
     assert {i.name for i in registry.implementations("matmul") if i.family == compiled.FAMILY} == {
-        "compile/default/ieee", "compile.max-autotune/default/ieee", "compile/default/tf32",
-        "compile.max-autotune/default/tf32"}
+        f"{backend}/default/{precision}" for backend in ("compile", "compile.max-autotune")
+        for precision in ("ieee", "tf32", "bf16", "fp16")}
 
 
 def test_a_baseline_marked_with_compiled_after_loading_is_compiled_at_once(scratch_registry):

@@ -212,6 +212,19 @@ def test_non_contiguous_inputs_are_refused(op):
         launcher(*NON_CONTIGUOUS[op]())
 
 
+LOW_PRECISION_OPS = [op for op in NATIVE_OPS if "bf16" in registry.get_op(op).precisions]
+
+
+@pytest.mark.parametrize("op", LOW_PRECISION_OPS)
+def test_16_bit_inputs_the_spec_accepts_are_refused_by_the_float32_kernels(op):
+    # The spec validates bf16 for its bf16 implementations; a float32 kernel must not read them as float32.
+    spec = registry.get_op(op)
+    inputs = spec.make_inputs_at(Case(op, "t", "seed", spec.test_params[0]), 1, "cpu", "normal", "bf16")
+    spec.validate(*inputs)
+    with pytest.raises(InputError, match=r"native kernels take float32 tensors: \w+ is bfloat16"):
+        LAUNCHERS[op](EmuHost(), *inputs)
+
+
 def test_holds_float32_is_true_only_for_contiguous_float32_tensors_on_one_device_of_the_host():
     host, x = EmuHost(), torch.zeros(4, 4)
     assert host.holds_float32(x) and host.holds_float32(x, torch.zeros(4))

@@ -84,7 +84,7 @@ def test_without_the_interpreter_the_cpu_is_refused_with_the_remedy(monkeypatch)
 def test_every_op_has_triton_implementations_for_all_its_variants():
     for op, spec in registry.ops().items():
         assert {i.variant for i in TRITON if i.op == op} == set(spec.variants), op
-    assert {i.precision for i in TRITON if i.op == "matmul"} == {"ieee", "tf32", "tf32x3"}
+    assert {i.precision for i in TRITON if i.op == "matmul"} == {"ieee", "tf32", "tf32x3", "bf16", "fp16"}
     assert {i.precision for i in TRITON if i.op == "triangle"} == {"ieee", "tf32", "tf32x3"}
 
 
@@ -401,12 +401,12 @@ def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
         full = [triton.Config({"BLOCK_R": r}, num_warps=w) for r in (1, 2, 4, 8, 16) for w in (4, 8, 16)]
         kept = prune(full, {"cols": cols}, BLOCK_C=block_c)
         assert kept and all(c.kwargs["BLOCK_R"] * block_c <= max(16384, block_c) for c in kept)
-    for precision in ("ieee", "tf32", "tf32x3"):
+    for precision in ("ieee", "tf32", "tf32x3", "bf16", "fp16"):
         assert all(c.kwargs["BLOCK_K"] >= 16 for c in matmul._tile_configs(precision))  # tl.dot's least K
     persistent = matmul._persistent_configs()
-    for precision, tiles in (("tf32", 1), ("tf32x3", 2)):
+    for precision, tiles, element_bytes in (("tf32", 1, 4), ("tf32x3", 2, 4), ("bf16", 1, 2)):
         kept = matmul._prune_persistent(persistent, {}, PRECISION=precision)
-        assert kept and all(matmul._shared_bytes(c, tiles) <= matmul.SHARED_BYTES for c in kept)
+        assert kept and all(matmul._shared_bytes(c, tiles, element_bytes) <= matmul.SHARED_BYTES for c in kept)
     kept = matmul._prune_persistent(persistent, {}, PRECISION="tf32x3")
     assert len(kept) < len(persistent) and all(c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128 for c in kept)
     assert all(c.kwargs["BLOCK_K"] >= 16 and c.num_warps <= 8 for c in triangle._triangle_configs())
@@ -441,17 +441,24 @@ def compile_first(kernel, signature, constexprs, config=None):
     options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
     compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
     products = "wgmma" if "warp_group_dot" in compiled.asm["ttgir"] else "mma.sync" if " tt.dot " in compiled.asm["ttgir"] else "none"
-    print("compiled", "tma", fn.__name__, "products:", products, flush=True)
+    print("compiled", "tma/" + "/".join(str(constexprs.get(k)) for k in ("PRECISION", "SPLIT_IN_LOAD")), fn.__name__,
+          "products:", products, flush=True)
 
 f32 = "*fp32"
-for precision in ("tf32", "tf32x3"):
+# (precision, split in the load, b read transposed, element type): every way _matmul launches it.
+for precision, split_in_load, b_transposed, dtype in (("tf32", False, True, "fp32"), ("tf32x3", False, True, "fp32"),
+                                                      ("tf32x3", True, False, "fp32"), ("bf16", False, False, "bf16"),
+                                                      ("fp16", False, False, "fp16")):
     config = matmul._prune_persistent(matmul._matmul_persistent_kernel.configs, {}, PRECISION=precision)[0]
     bm, bn, bk = (config.kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     c_block = [bm, bn // 2] if config.kwargs["EPILOGUE_SUBTILE"] else [bm, bn]
-    a_block, b_block = f"tensordesc<fp32[{bm}, {bk}]>", f"tensordesc<fp32[{bn}, {bk}]>"
+    a_block = f"tensordesc<{dtype}[{bm}, {bk}]>"
+    b_block = f"tensordesc<{dtype}[{bn}, {bk}]>" if b_transposed else f"tensordesc<{dtype}[{bk}, {bn}]>"
     desc = {"a_desc": a_block, "b_desc": b_block, "a_small_desc": a_block, "b_small_desc": b_block,
-            "c_desc": f"tensordesc<fp32{c_block}>", "M": "i32", "N": "i32", "K": "i32"}
-    compile_first(matmul._matmul_persistent_kernel, desc, {"NUM_SMS": 132, "PRECISION": precision}, config)
+            "c_desc": f"tensordesc<{dtype}{c_block}>", "M": "i32", "N": "i32", "K": "i32"}
+    compile_first(matmul._matmul_persistent_kernel, desc, {
+        "NUM_SMS": 132, "PRECISION": precision, "DOT_PRECISION": matmul.DOT_PRECISION.get(precision, precision),
+        "B_TRANSPOSED": b_transposed, "SPLIT_IN_LOAD": split_in_load}, config)
 split = {"x_ptr": f32, "big_ptr": f32, "small_ptr": f32, "R": "i32", "C": "i32", "stride_r": "i32", "stride_c": "i32"}
 for transpose in (False, True):
     compile_first(matmul._split_tf32_kernel, split, {"TRANSPOSE": transpose, "BLOCK_R": 64, "BLOCK_C": 64},

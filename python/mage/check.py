@@ -2,14 +2,17 @@
 
 An implementation passes on a case when, for fresh inputs from each distribution its spec declares:
 - it returns one plain ``torch.Tensor`` (not a subclass, which could defer work past the timed window),
-  strided and float32, of the reference's shape on the inputs' device;
+  strided, of its precision's dtype (float32; bf16 and fp16 for those), of the reference's shape on the
+  inputs' device;
 - every element is finite (outputs are poisoned with NaN, so unwritten elements fail);
 - its inputs are unchanged after the call;
 - its output shares memory with no input and not with its output of the previous call (an
   implementation that returns an input or a cached tensor would otherwise look instant);
 - ‖out − ref‖ / ‖ref‖ is within its precision's ceiling and within 10× the eager
   formulation's error on the same inputs at the same precision (on a distribution the spec calls
-  ill-conditioned, where no float32 formula reaches the ceiling, within 10× eager's error alone).
+  ill-conditioned, where no float32 formula reaches the ceiling, within 10× eager's error alone). A
+  bf16 or fp16 implementation and its eager baseline are given inputs rounded to that dtype, and the
+  float64 reference is computed on those rounded values: the error is the kernel's, not the inputs'.
 
 While it is timed, its inputs get new values between samples (InputRefresh) and a sample of its timed
 outputs is held to its precision's ceiling against the float64 reference of the values it was given:
@@ -26,7 +29,7 @@ import torch
 from mage.backends.precision import TOLERANCE, precision_mode
 from mage.outputs import poisoned_outputs
 from mage.registry import Implementation
-from mage.spec import Case, OpSpec
+from mage.spec import Case, OpSpec, input_dtype
 
 # The 10×-eager rule compares against eager's error; when eager is exact or nearly so, the
 # rule must still allow ordinary float32 rounding (a few units of float32's epsilon).
@@ -90,7 +93,7 @@ def _call_checked(impl: Implementation, inputs: tuple, ref: torch.Tensor,
         out = impl.fn(*inputs)
     reason = _unfinished_on_return(out)
     if not reason:
-        reason = _output_problem(out, inputs, originals, ref, previous)
+        reason = _output_problem(out, inputs, originals, ref, previous, input_dtype(impl.precision))
     return (None, reason, out) if reason else (rel_error(out, ref), "", out)
 
 
@@ -124,7 +127,7 @@ def _not_plain(out) -> str:
     return ""
 
 
-def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, previous) -> str:
+def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, previous, dtype: torch.dtype) -> str:
     for index, (before, after) in enumerate(zip(originals, inputs)):
         if isinstance(before, torch.Tensor) and not _same(before, after):
             return f"it wrote its input #{index}"
@@ -134,8 +137,8 @@ def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, pre
         return aliased
     if tuple(out.shape) != tuple(ref.shape):
         return f"output shape {tuple(out.shape)} != reference shape {tuple(ref.shape)}"
-    if out.dtype != torch.float32:
-        return f"output dtype {out.dtype} != torch.float32"
+    if out.dtype != dtype:
+        return f"output dtype {out.dtype} != {dtype}"
     if out.device != ref.device:
         return f"output on {out.device}, inputs on {ref.device}"
     bad = (~torch.isfinite(out)).sum().item()
@@ -150,7 +153,7 @@ def check(impl: Implementation, eager: Implementation, spec: OpSpec, case: Case,
     tolerance = TOLERANCE[impl.precision]
     previous = eager_previous = None
     for offset, distribution in enumerate(spec.distributions):
-        inputs = spec.make_inputs(case, seed + offset, device, distribution)
+        inputs = spec.make_inputs_at(case, seed + offset, device, distribution, impl.precision)
         spec.check_inputs(*inputs)
         ref = spec.reference(upcast(inputs), impl.variant)
         eager_error, eager_reason, eager_previous = _call_checked(eager, inputs, ref, eager_previous)
@@ -182,7 +185,7 @@ def recheck(impl: Implementation, spec: OpSpec, case: Case, device: str, seed: i
     a counter). The error is held to its precision's ceiling only: the 10×-eager rule was applied by
     ``check`` and needs eager's error, which would double the cost of every re-check.
     """
-    inputs = spec.make_inputs(case, seed, device)
+    inputs = spec.make_inputs_at(case, seed, device, "normal", impl.precision)
     ref = spec.reference(upcast(inputs), impl.variant)
     error, reason, _ = _call_checked(impl, inputs, ref)
     return reason or _above_ceiling(error, impl.precision)
@@ -196,7 +199,8 @@ def _above_ceiling(error: float, precision: str) -> str:
 class InputRefresh:
     """New values for the timing inputs between timed samples, and the references to verify timed outputs by.
 
-    ``sets`` input sets are drawn beforehand from ``seed`` (normal draws); each refresh copies the next one
+    ``sets`` input sets are drawn beforehand from ``seed`` (normal draws, rounded to the dtype of the
+    buffers they go into: the inputs of a bf16 implementation are bf16); each refresh copies the next one
     into the same buffers, so a graph captured on them reads the new values too. Only floating-point
     tensors are refreshed: the index tensors of a graph (neighbor_agg's rowptr and col) stay, since a
     case's graph is fixed by design (every seed of a case draws the same graph, so each sample does the
@@ -218,7 +222,7 @@ class InputRefresh:
         for offset in range(sets):
             drawn = spec.make_inputs(case, seed + offset, device)
             self.sets.append(tuple(
-                _everywhere_different(drawn[i], [inputs[i], *(earlier[k] for earlier in self.sets)])
+                _everywhere_different(drawn[i].to(inputs[i].dtype), [inputs[i], *(earlier[k] for earlier in self.sets)])
                 for k, i in enumerate(self.positions)))
         self.references = {(variant, index): spec.reference(upcast(self._given(index)), variant)
                            for variant in dict.fromkeys(variants) for index in range(sets)}

@@ -374,6 +374,7 @@ def _run_id(store, run_id: Optional[int]) -> int:
 @app.command()
 def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), db: Path = DB_OPTION):
     """Show a stored run: environment, ceilings and every result."""
+    from mage.report.accuracy import accuracy_table
     from mage.report.format import commit_label
     from mage.report.tables import ceilings_line, failures_table, results_table
 
@@ -389,6 +390,8 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
     console.print(results_table(stored, rows))
+    if (trade := accuracy_table(rows)) is not None:
+        console.print(trade)
     failures = failures_table(rows)
     if failures is not None:
         console.print(failures)
@@ -561,7 +564,8 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
-    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a context run's
+    """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a run measured at
+    several precisions also accuracy.png/.svg (error against time); a context run's
     model blocks also context.png/.svg."""
     from mage import atomic
     from mage.report import figures, html, markdown
@@ -579,6 +583,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     written = ["report.html"]
     if rows:
         written += [path.name for path in figures.draw(stored, rows, out)]
+        written += [path.name for path in figures.draw_accuracy(stored, rows, out)]
     if blocks:
         written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
     console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)

@@ -28,6 +28,7 @@ from mage.measure.l2 import L2Flush
 from mage.plan import Planned, Request, case_rows, path_skip_reason, skip_reason
 from mage.progress import Step
 from mage.registry import Implementation
+from mage.spec import input_dtype
 from mage.store import Result, RowKey, Store
 
 RECHECK_FAILURE = "failed a re-check during timing"  # how a re-check's failure reason begins
@@ -155,14 +156,11 @@ class Runner:
                 self._store_all(case_id, impl_ids[impl.name], spec, case, impl, Outcome("skip", reason))
                 continue
             runnable.append(impl)
-        refresh = None
+        inputs = None
         try:
-            inputs = spec.make_inputs(case, case.seed, device) if runnable else ()
             if runnable:
-                spec.check_inputs(*inputs)
-                refresh = check.InputRefresh(spec, case, inputs, device,
-                                             _seed(self.method.check_seed, "refresh", case.key),
-                                             self.method.refresh_sets, [impl.variant for impl in runnable])
+                inputs = _TimingInputs(spec, case, device, _seed(self.method.check_seed, "refresh", case.key),
+                                       self.method.refresh_sets, runnable)
         except Exception as error:
             status = "skip" if _is_oom(error) else "fail"
             for impl in runnable:
@@ -173,19 +171,19 @@ class Runner:
         passing = {}
         try:
             for impl in runnable:
-                measured = self._check_and_profile(spec, case, impl, inputs, refresh)
+                measured = self._check_and_profile(spec, case, impl, *inputs.of(impl))
                 if isinstance(measured, Outcome):
                     self._store_all(case_id, impl_ids[impl.name], spec, case, impl, measured)
                 else:
                     passing[impl.name] = (impl, measured)
             if passing:
-                self._measure_spans(case_id, impl_ids, spec, case, passing, inputs, refresh)
+                self._measure_spans(case_id, impl_ids, spec, case, passing, inputs)
         except DeviceLost as lost:  # the culprit's rows are stored; the others' cannot be measured here
             culprit = next(impl for impl in runnable if impl.name == lost.culprit)
             self._store_all(case_id, impl_ids[culprit.name], spec, case, culprit, Outcome(
                 "fail", f"{lost.reason}; it left the CUDA context unusable, so the process stopped here"))
             raise
-        del inputs, refresh
+        del inputs
         self._release()
 
     def _release(self) -> None:
@@ -208,7 +206,8 @@ class Runner:
                     continue
                 row = Result(path, cache, outcome.status, outcome.reason, contract=outcome.contract,
                              rel_error=outcome.rel_error, eager_error=outcome.eager_error,
-                             flops=spec.flops(case, impl.variant), bytes=spec.bytes(case, impl.variant),
+                             flops=spec.flops(case, impl.variant),
+                             bytes=spec.bytes_at(case, impl.variant, impl.precision),
                              gpu_index=self.gpu[0], gpu_uuid=self.gpu[1])
                 self.store.add_result(self.run_id, case_id, impl_id, row)
 
@@ -253,12 +252,13 @@ class Runner:
         finally:
             self._release()
 
-    def _measure_spans(self, case_id, impl_ids, spec, case, passing: dict, inputs, refresh) -> None:
-        contenders = [
-            span.Contender(name, _bound(impl, inputs), _mode(impl),
-                           verify=lambda out, impl=impl: refresh.stale(out, impl.variant, impl.precision))
-            for name, (impl, _) in passing.items()
-        ]
+    def _measure_spans(self, case_id, impl_ids, spec, case, passing: dict, inputs: _TimingInputs) -> None:
+        contenders = []
+        for name, (impl, _) in passing.items():
+            buffers, refresh = inputs.of(impl)
+            contenders.append(span.Contender(
+                name, _bound(impl, buffers), _mode(impl),
+                verify=lambda out, impl=impl, refresh=refresh: refresh.stale(out, impl.variant, impl.precision)))
         # Which timed sample of each block is verified: drawn from the run's own check seed.
         rng = random.Random(_seed(self.method.check_seed, "verified samples", case.key))
         timed, stale = [], {}  # (name, result, samples); the first stale answer of each implementation
@@ -274,7 +274,7 @@ class Runner:
             for cache in self.request.caches:
                 self.on_progress(Step(case.key, "span", where=f"{path}/{cache}"))
                 flush = self.flush if cache == "cold" else None
-                stats, failures = span.measure(contenders, path, self.timer, self.method, flush, refresh,
+                stats, failures = span.measure(contenders, path, self.timer, self.method, flush, inputs.refresh_all,
                                                window=lambda name: self.watch.window((name, path, cache)), rng=rng)
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
@@ -306,7 +306,7 @@ class Runner:
 
     def _result(self, spec, case, impl, measured: Profile, path, cache, stats, failure) -> Result:
         contract = measured.contract
-        flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes(case, impl.variant)
+        flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes_at(case, impl.variant, impl.precision)
         memory_floor, compute_floor = ceilings.hardware_floors_us(self.ceilings, flops, bytes_moved, impl.precision)
         result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
@@ -336,6 +336,31 @@ class Runner:
             result.span_rse = stats.rse if math.isfinite(stats.rse) else None  # one sample has no spread
             result.noisy = stats.noisy
         return result
+
+
+class _TimingInputs:
+    """A case's timing buffers, one set per input dtype its implementations take (float32, and bf16 or
+    fp16 for those precisions), each refreshed by its own InputRefresh and drawn from the same seed."""
+
+    def __init__(self, spec, case, device: str, seed: int, sets: int, impls: list[Implementation]):
+        self._of_dtype: dict[torch.dtype, tuple[tuple, check.InputRefresh]] = {}
+        for impl in impls:
+            dtype = input_dtype(impl.precision)
+            if dtype in self._of_dtype:
+                continue
+            buffers = spec.make_inputs_at(case, case.seed, device, "normal", impl.precision)
+            spec.check_inputs(*buffers)
+            variants = [other.variant for other in impls if input_dtype(other.precision) == dtype]
+            self._of_dtype[dtype] = (buffers, check.InputRefresh(spec, case, buffers, device, seed, sets, variants))
+
+    def of(self, impl: Implementation) -> tuple[tuple, check.InputRefresh]:
+        """(the buffers ``impl`` is timed on, their refresh)."""
+        return self._of_dtype[input_dtype(impl.precision)]
+
+    def refresh_all(self) -> None:
+        """New values in every set: implementations of different dtypes are timed together."""
+        for _, refresh in self._of_dtype.values():
+            refresh()
 
 
 def _fail_rows(timed: list, name: str, reason: str) -> None:

@@ -14,6 +14,14 @@ from mage.errors import InputError, UnknownNameError
 
 SUITES = ("seed", "large", "sweep", "reduction", "schedule")
 DISTRIBUTIONS = ("normal", "heavy", "large-mean")
+# The dtype of an implementation's floating-point inputs and output, per precision it declares (float32
+# for every other): a bf16 kernel takes bf16 inputs, returns bf16, and is checked on those same values.
+PRECISION_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def input_dtype(precision: str) -> torch.dtype:
+    """The floating-point dtype an implementation at ``precision`` takes and returns."""
+    return PRECISION_DTYPES.get(precision, torch.float32)
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,17 @@ class OpSpec:
         """Fresh, seeded inputs for ``case``; never zeros."""
         raise NotImplementedError
 
+    def make_inputs_at(self, case: Case, seed: int, device: str, distribution: str, precision: str) -> tuple:
+        """``make_inputs`` with its float32 tensors rounded to ``precision``'s input dtype: the float64
+        reference is then computed on the very values a low-precision implementation is given."""
+        dtype = input_dtype(precision)
+        return tuple(t.to(dtype) if isinstance(t, torch.Tensor) and t.dtype == torch.float32 else t
+                     for t in self.make_inputs(case, seed, device, distribution))
+
+    def input_dtypes(self) -> tuple[torch.dtype, ...]:
+        """The floating-point dtypes ``validate`` accepts: one per declared precision's input dtype."""
+        return tuple(dict.fromkeys(input_dtype(p) for p in self.precisions))
+
     def validate(self, *inputs) -> None:
         """Raise InputError naming the problem if ``inputs`` are not valid for this op.
 
@@ -84,8 +103,13 @@ class OpSpec:
         raise NotImplementedError
 
     def bytes(self, case: Case, variant: str) -> float:
-        """Compulsory device-memory traffic: each input read once, the output written once."""
+        """Compulsory device-memory traffic: each input read once, the output written once (float32)."""
         raise NotImplementedError
+
+    def bytes_at(self, case: Case, variant: str, precision: str) -> float:
+        """``bytes`` at ``precision``'s input dtype: every element counted by ``bytes`` is a float32 one,
+        narrowed alike. An op whose traffic holds other data (indices) overrides this if it declares bf16."""
+        return self.bytes(case, variant) * input_dtype(precision).itemsize / 4
 
     def case_stats(self, case: Case) -> dict | None:
         """Facts about a case's inputs worth storing beside its results (a graph's degree skew), or None."""
@@ -149,8 +173,8 @@ def require_tensor(name: str, value) -> torch.Tensor:
 
 def require_dtype(name: str, tensor: torch.Tensor, *dtypes: torch.dtype) -> None:
     if tensor.dtype not in dtypes:
-        wanted = " or ".join(str(d).removeprefix("torch.") for d in dtypes)
-        raise InputError(f"{name} must have dtype {wanted}, got {str(tensor.dtype).removeprefix('torch.')}")
+        wanted = " or ".join(_dtype_name(d) for d in dtypes)
+        raise InputError(f"{name} must have dtype {wanted}, got {_dtype_name(tensor.dtype)}")
 
 
 def require_float32(**tensors) -> None:
@@ -158,6 +182,22 @@ def require_float32(**tensors) -> None:
     for name, t in tensors.items():
         require_tensor(name, t)
         require_dtype(name, t, torch.float32)
+
+
+def require_one_float_dtype(dtypes: Sequence[torch.dtype], **tensors) -> None:
+    """Each of ``tensors`` a torch.Tensor; the first of a dtype in ``dtypes``, the others of the first's."""
+    (first, leading), *rest = tensors.items()
+    require_tensor(first, leading)
+    require_dtype(first, leading, *dtypes)
+    for name, t in rest:
+        require_tensor(name, t)
+        if t.dtype != leading.dtype:
+            raise InputError(
+                f"{name} must have {first}'s dtype {_dtype_name(leading.dtype)}, got {_dtype_name(t.dtype)}")
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 def require_ndim(name: str, tensor: torch.Tensor, ndim: int, layout: str) -> None:

@@ -5,7 +5,7 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks, float4, erff/sqrtf/fmaf from <math.h>, and an int atomicAdd (blocks
+// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>, and an int atomicAdd (blocks
 // run one after another, so __threadfence and __ldcg order nothing here).
 #pragma once
 
@@ -25,6 +25,10 @@ struct alignas(16) float4 {
 };
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+
+struct alignas(8) float2 {
+    float x, y;
+};
 
 namespace emu {
 

@@ -346,10 +346,13 @@ def check_inputs(host: Host, spec, **inputs) -> None:
 
 
 def require_device_layout(host: Host, **tensors: torch.Tensor) -> None:
-    """Every tensor on the host's device type and contiguous (after the op's own validate)."""
+    """Every tensor on the host's device type and contiguous, its floating-point ones float32 (after the op's
+    own validate, which may accept the bf16 or fp16 of the op's other precisions: these kernels read float32)."""
     for name, t in tensors.items():
         if t.device.type != host.device_type:
             raise InputError(f"native kernels run on {host.device_type} tensors: {name} is on {t.device}")
+        if t.is_floating_point() and t.dtype != torch.float32:
+            raise InputError(f"native kernels take float32 tensors: {name} is {str(t.dtype).removeprefix('torch.')}")
         if not t.is_contiguous():
             raise InputError(
                 f"{name} must be contiguous for native kernels, got shape {tuple(t.shape)} with strides {t.stride()}"

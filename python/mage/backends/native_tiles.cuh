@@ -49,3 +49,58 @@ __device__ __forceinline__ void double_buffered(int depth, Load load, Store stor
         __syncthreads();
     }
 }
+
+// 16 bytes from base[at] on into shared memory at `dst` without passing through registers
+// (cp.async, sm_80 and later), zeros where `ok` is false (a copy of no bytes, zero-filled; the
+// address read is then `base` itself, always valid). Both addresses 16-byte aligned. The copy
+// lands once this thread waits for its group (copy_async_wait); others see it after a barrier.
+// Compiled for the host (the CPU emulation), it is a plain copy and the waits do nothing.
+__device__ __forceinline__ void copy_async16(float* dst, const float* base, long long at, bool ok) {
+#ifdef __CUDA_ARCH__
+    const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(ok ? base + at : base),
+                 "r"(ok ? 16 : 0));
+#else
+    for (int q = 0; q < 4; ++q) dst[q] = ok ? base[at + q] : 0.0f;
+#endif
+}
+
+// Close this thread's copies issued since the last commit into one group.
+__device__ __forceinline__ void copy_async_commit() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Wait until at most PENDING of this thread's committed groups are still in flight.
+template <int PENDING>
+__device__ __forceinline__ void copy_async_wait() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+
+// A product over `depth` in stages of STAGE through STAGES shared buffers filled by cp.async: the
+// copies of the next STAGES − 1 stages are in flight while the block computes on one, and no
+// register holds them on the way. issue(k0, s): start copying the stage at k0 into buffer s
+// (copy_async16); compute(s): the stage in buffer s into the accumulators. One barrier a stage:
+// after it every thread's copies of this stage have landed and every thread has finished computing
+// the previous one, whose buffer the stage STAGES − 1 ahead then overwrites.
+template <int STAGE, int STAGES, typename Issue, typename Compute>
+__device__ __forceinline__ void pipelined_async(int depth, Issue issue, Compute compute) {
+    static_assert(STAGES >= 2, "one buffer computes while another fills");
+    const int stages = (depth + STAGE - 1) / STAGE;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < stages) issue(s * STAGE, s);
+        copy_async_commit();  // empty groups past the end complete at once, so the count stays exact
+    }
+    for (int t = 0; t < stages; ++t) {
+        copy_async_wait<STAGES - 2>();
+        __syncthreads();
+        const int ahead = t + STAGES - 1;
+        if (ahead < stages) issue(ahead * STAGE, ahead % STAGES);
+        copy_async_commit();
+        compute(t % STAGES);
+    }
+}

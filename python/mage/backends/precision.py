@@ -12,16 +12,22 @@ TOLERANCE = {"ieee": 1e-5, "tf32x3": 1e-5, "tf32": 2e-3, "bf16": 2e-2, "fp16": 2
 
 @contextlib.contextmanager
 def precision_mode(precision: str):
-    """Let torch's library matmuls use TF32 only for implementations that declare it."""
+    """Let torch's library matmuls use TF32 only for implementations that declare it, and keep their
+    bf16/fp16 products accumulating in float32 (cuBLAS may otherwise reduce split-K partials in the
+    16-bit type, which is not the precision declared)."""
     matmul = torch.backends.cuda.matmul
-    previous = (matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    previous = (matmul.allow_tf32, torch.backends.cudnn.allow_tf32, matmul.allow_bf16_reduced_precision_reduction,
+                matmul.allow_fp16_reduced_precision_reduction)
     allow = precision == "tf32"
     matmul.allow_tf32 = allow
     torch.backends.cudnn.allow_tf32 = allow
+    matmul.allow_bf16_reduced_precision_reduction = False
+    matmul.allow_fp16_reduced_precision_reduction = False
     try:
         yield
     finally:
-        matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = previous
+        (matmul.allow_tf32, torch.backends.cudnn.allow_tf32, matmul.allow_bf16_reduced_precision_reduction,
+         matmul.allow_fp16_reduced_precision_reduction) = previous
 
 
 def cuda_only(precision: str):

@@ -190,5 +190,31 @@ def _patch_interpreter_for_numpy_2_4() -> None:
     interpreter._patch_lang_tensor = patch_lang_tensor
 
 
+def _patch_interpreter_bf16_dot() -> None:
+    """Let the Triton 3.6 interpreter's tl.dot multiply bf16 tiles.
+
+    The interpreter holds bf16 values as their raw uint16 bits, and its dot multiplies those
+    integers (a product off by 1e10). Widened to float32 first (exact: bf16 is float32's top half),
+    the operands multiply as a bf16 tensor core's do, into a float32 accumulator.
+    """
+    from triton.runtime import interpreter
+
+    original = interpreter.InterpreterBuilder.create_dot
+    if getattr(original, "_mage_bf16_fix", False):
+        return
+
+    def widened(handle):
+        if handle.dtype != tl.bfloat16:
+            return handle
+        return interpreter.TensorHandle((handle.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return original(self, widened(a), widened(b), d, input_precision, max_num_imprecise_acc)
+
+    create_dot._mage_bf16_fix = True
+    interpreter.InterpreterBuilder.create_dot = create_dot
+
+
 if INTERPRETED:
     _patch_interpreter_for_numpy_2_4()
+    _patch_interpreter_bf16_dot()

@@ -4,6 +4,9 @@ One column per op and case, each column on its own scale, so implementations com
 column and never across ops. Single path, one cache state (warm where measured); the Markdown
 tables carry the same numbers.
 
+A run measured at several precisions also gets accuracy.png/.svg (draw_accuracy): relative error against
+time, one point per implementation and precision.
+
 A context run also gets context.png/.svg (draw_context): Amdahl's predicted block speedup against the
 measured one, with the y = x line, and each block's kernel time stacked by op call site per assignment.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mage import atomic
-from mage.report import context
+from mage.report import accuracy, context
 from mage.report.findings import caches_of, short_labels
 from mage.report.format import us
 from mage.store import BlockOpShare, BlockResult, StoredRow
@@ -102,6 +105,45 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
                     fontsize=10)
     figure.tight_layout()
     return _save(figure, run, out_dir, "figure")
+
+
+PRECISION_MARKERS = {"ieee": "o", "tf32x3": "D", "tf32": "s", "bf16": "^", "fp16": "v"}
+
+
+def draw_accuracy(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
+    """Write accuracy.png and accuracy.svg: per op and case measured at two precisions or more, relative error
+    (log) against time (log), one point per implementation and precision (mage.report.accuracy). Their
+    paths; none when no case has points to compare."""
+    found = accuracy.points(rows)
+    if not found:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+
+    style = styles(rows)
+    figure, axes = plt.subplots(1, len(found), figsize=(max(5.0, 4.6 * len(found)), 4.4), squeeze=False)
+    for axis, ((op, case), pts) in zip(axes[0], found.items()):
+        labels = short_labels([p.impl for p in pts])
+        for p in pts:
+            axis.scatter(p.time_us, p.rel_error, s=36, color=style[p.impl][0], edgecolor="black", linewidth=0.4,
+                         marker=PRECISION_MARKERS.get(p.precision, "o"), zorder=3)
+            axis.annotate(labels[p.impl], (p.time_us, p.rel_error), textcoords="offset points", xytext=(4, 3),
+                          fontsize=6)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_title(f"{op}\n{case}", fontsize=9)
+        axis.set_xlabel("kernel time, µs (span where none)", fontsize=8)
+        axis.tick_params(labelsize=7)
+        axis.grid(True, which="major", linewidth=0.3)
+        axis.spines[["top", "right"]].set_visible(False)
+    axes[0][0].set_ylabel("relative error ‖out − ref‖ / ‖ref‖", fontsize=8)
+    clock = "CPU wall clock" if run["clock"] == "cpu" else run["env"].get("gpu", "GPU")
+    figure.suptitle(f"Mage run {run['id']} · {clock}\naccuracy against speed · single path · "
+                    f"{accuracy.point_cache(rows)} L2 · lower left is better", fontsize=10)
+    figure.tight_layout()
+    return _save(figure, run, out_dir, "accuracy")
 
 
 def _save(figure, run: dict, out_dir: Path, name: str) -> list[Path]:

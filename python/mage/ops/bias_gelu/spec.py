@@ -1,4 +1,4 @@
-"""Bias add followed by the exact (erf) GELU, float32.
+"""Bias add followed by the exact (erf) GELU, float32 (bf16 and fp16 too: inputs and output of that dtype).
 
     z[r, c]   = x[r, c] + bias[c]
     out[r, c] = gelu(z) = ½ · z · (1 + erf(z / √2))
@@ -19,7 +19,8 @@ import math
 import torch
 
 from mage import registry
-from mage.spec import Case, OpSpec, draw, generator, require_dim, require_float32, require_ndim, require_same_device
+from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
+                        require_same_device)
 
 FLOPS_PER_ELEMENT = 10
 
@@ -27,6 +28,7 @@ FLOPS_PER_ELEMENT = 10
 class BiasGeluSpec(OpSpec):
     name = "bias_gelu"
     variants = ("erf",)
+    precisions = ("ieee", "bf16", "fp16")
     # For the tests: small cases, odd on purpose (a prime width, one row).
     test_params = ({"rows": 5, "cols": 37}, {"rows": 1, "cols": 1024})
 
@@ -45,7 +47,7 @@ class BiasGeluSpec(OpSpec):
         return x.to(device), bias.to(device)
 
     def validate(self, x, bias) -> None:
-        require_float32(x=x, bias=bias)
+        require_one_float_dtype(self.input_dtypes(), x=x, bias=bias)
         require_ndim("x", x, 2, "rows × cols")
         require_ndim("bias", bias, 1, "cols")
         require_dim("bias", bias, 0, x.shape[1], "x's cols")
@@ -70,7 +72,8 @@ class BiasGeluSpec(OpSpec):
             (lambda: (f32(32), f32(32)), r"x must be 2-D"),
             (lambda: (f32(4, 32), f32(31)), r"bias dimension 0 must equal x's cols \(32\)"),
             (lambda: (f32(4, 32), f32(4, 32)), r"bias must be 1-D"),
-            (lambda: (f32(4, 32).to(torch.bfloat16), f32(32)), r"x must have dtype float32, got bfloat16"),
+            (lambda: (f32(4, 32).to(torch.bfloat16), f32(32)), r"bias must have x's dtype bfloat16, got float32"),
+            (lambda: (f32(4, 32).double(), f32(32)), r"x must have dtype float32 or bfloat16 or float16, got float64"),
             (lambda: (meta(4, 32), f32(32)), r"inputs must be on one device: x on meta, bias on cpu"),
         ]
 

@@ -5,6 +5,7 @@ broadcast over the tile's rows, so it costs BLOCK_C loads per BLOCK_R · BLOCK_C
 are contiguous and their stride is a multiple of 16 bytes at the large case, which Triton's
 argument specialization sees, so loads and stores are 128-bit (checked in the sm_90 PTX). erf
 is libdevice's erff (within 2 ulp); its ~20 flops per element hide under the memory traffic.
+bf16 and fp16 tiles are widened to float32 on load and rounded once, on the store.
 """
 
 import triton
@@ -41,15 +42,17 @@ def _bias_gelu_tile_kernel(
     r, c = row_major_tile(cols, BLOCK_R, BLOCK_C)
     col_ok = c < cols
     mask = (r < rows)[:, None] & col_ok[None, :]
-    bias = tl.load(bias_ptr + c, mask=col_ok, other=0.0)
+    bias = tl.load(bias_ptr + c, mask=col_ok, other=0.0).to(tl.float32)
     r64 = r.to(tl.int64)
     x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0, eviction_policy="evict_first")
+    x = x.to(tl.float32)
     z = x + bias[None, :]
     out = 0.5 * z * (1.0 + tl.math.erf(z * INV_SQRT2))
     tl.store(out_ptr + r64[:, None] * cols + c[None, :], out, mask=mask)
 
 
-@implementation("bias_gelu", family="triton", variants=("erf",), available=triton_available)
+@implementation("bias_gelu", family="triton", variants=("erf",), precisions=("ieee", "bf16", "fp16"),
+                available=triton_available)
 def bias_gelu(x, bias):
     SPEC.validate(x, bias)
     rows, cols = x.shape

@@ -19,7 +19,8 @@ import torch
 
 from mage import registry
 from mage.backends.rows import row_cases
-from mage.spec import Case, OpSpec, draw, generator, require_dim, require_dtype, require_ndim, require_same_device, require_tensor
+from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
+                        require_same_device)
 
 EPS = 1e-5
 
@@ -27,6 +28,7 @@ EPS = 1e-5
 class LayerNormSpec(OpSpec):
     name = "layernorm"
     variants = ("affine",)
+    precisions = ("ieee", "bf16", "fp16")  # bf16/fp16: x, weight, bias and the output of that dtype
     distributions = ("normal", "heavy", "large-mean")
     ill_conditioned = ("large-mean",)
     # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
@@ -44,9 +46,7 @@ class LayerNormSpec(OpSpec):
         return tuple(t.to(device) for t in (x, weight, bias))
 
     def validate(self, x, weight, bias) -> None:
-        for name, t in (("x", x), ("weight", weight), ("bias", bias)):
-            require_tensor(name, t)
-            require_dtype(name, t, torch.float32)
+        require_one_float_dtype(self.input_dtypes(), x=x, weight=weight, bias=bias)
         require_ndim("x", x, 2, "rows × cols")
         require_ndim("weight", weight, 1, "cols")
         require_ndim("bias", bias, 1, "cols")
@@ -72,7 +72,9 @@ class LayerNormSpec(OpSpec):
         f32, meta = torch.randn, lambda *shape: torch.empty(*shape, device="meta")
         return [
             (lambda: (f32(4, 8, 2), f32(8), f32(8)), r"x must be 2-D"),
-            (lambda: (f32(4, 8).double(), f32(8), f32(8)), r"x must have dtype float32, got float64"),
+            (lambda: (f32(4, 8).double(), f32(8), f32(8)),
+             r"x must have dtype float32 or bfloat16 or float16, got float64"),
+            (lambda: (f32(4, 8), f32(8).half(), f32(8)), r"weight must have x's dtype float32, got float16"),
             (lambda: (f32(4, 8), f32(7), f32(8)), r"weight dimension 0 must equal x's cols \(8\)"),
             (lambda: (f32(4, 8), f32(8), f32(1, 8)), r"bias must be 1-D"),
             (lambda: (f32(4, 8), f32(8), meta(8)), r"inputs must be on one device: .*bias on meta"),

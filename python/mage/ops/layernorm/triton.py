@@ -45,13 +45,13 @@ def _layernorm_rows_kernel(
     col_ok = c < cols
     mask = row_ok[:, None] & col_ok[None, :]
     r64 = r.to(tl.int64)
-    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0)
+    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0).to(tl.float32)
     mean = tl.sum(x, axis=1) / cols
     centered = tl.where(mask, x - mean[:, None], 0.0)
     var = tl.sum(centered * centered, axis=1) / cols
     rstd = 1.0 / tl.sqrt(var + eps)
-    w = tl.load(w_ptr + c, mask=col_ok, other=0.0)
-    b = tl.load(b_ptr + c, mask=col_ok, other=0.0)
+    w = tl.load(w_ptr + c, mask=col_ok, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + c, mask=col_ok, other=0.0).to(tl.float32)
     out = centered * rstd[:, None] * w[None, :] + b[None, :]
     tl.store(out_ptr + r64[:, None] * cols + c[None, :], out, mask=mask)
 
@@ -77,7 +77,7 @@ def _online_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.const
     seen = 0.0
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
-        x = tl.load(x_rows + start + c[None, :], mask=ok, other=0.0)
+        x = tl.load(x_rows + start + c[None, :], mask=ok, other=0.0).to(tl.float32)
         n = tl.minimum(cols - start, BLOCK_C).to(tl.float32)
         chunk_mean, chunk_m2 = _chunk_stats(x, ok, n)
         total = seen + n
@@ -143,9 +143,9 @@ def _layernorm_streaming_kernel(
     for start in range(0, cols, BLOCK_C):
         col_ok = start + c < cols
         ok = row_ok[:, None] & col_ok[None, :]
-        x = tl.load(x_rows + start + c[None, :], mask=ok, other=0.0)
-        w = tl.load(w_ptr + start + c, mask=col_ok, other=0.0)
-        b = tl.load(b_ptr + start + c, mask=col_ok, other=0.0)
+        x = tl.load(x_rows + start + c[None, :], mask=ok, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + start + c, mask=col_ok, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + start + c, mask=col_ok, other=0.0).to(tl.float32)
         tl.store(out_rows + start + c[None, :], (x - mean[:, None]) * rstd[:, None] * w[None, :] + b[None, :], mask=ok)
 
 
@@ -200,7 +200,9 @@ def _layernorm_split_normalize_kernel(
     tl.store(out_ptr + r.to(tl.int64)[:, None] * cols + c[None, :], out, mask=ok)
 
 
-@implementation("layernorm", family="triton", variants=("affine",), available=triton_available)
+# bf16/fp16 (the registers and online kernels widen their loads to float32, and round once on the store).
+@implementation("layernorm", family="triton", variants=("affine",), precisions=("ieee", "bf16", "fp16"),
+                available=triton_available)
 def layernorm(x, weight, bias):
     x, out = launch.prepared(SPEC, x, weight, bias)
     if x.shape[1] <= MAX_FUSED_COLS:

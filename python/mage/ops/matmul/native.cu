@@ -53,6 +53,35 @@ __device__ __forceinline__ void load_block(float (&dst)[LOADS][WIDTH], const flo
     }
 }
 
+// The block's BM × BN tile of C from the accumulators of thread (ty, tx) (the layout above),
+// guarded at the edges; VEC stores float4s (N % 4 == 0, C 16-byte aligned).
+template <int BM, int BN, bool VEC>
+__device__ __forceinline__ void store_tile(const float (&acc)[BM / 16][BN / 16], float* __restrict__ C, int M, int N,
+                                           int m0, int n0, int ty, int tx) {
+    constexpr int GM = BM / 64, GN = BN / 64;
+#pragma unroll
+    for (int g = 0; g < GM; ++g) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int m = m0 + g * (BM / GM) + ty * 4 + i;
+            if (m >= M) continue;
+            float* c_row = C + (long long)m * N;
+#pragma unroll
+            for (int h = 0; h < GN; ++h) {
+                const int n = n0 + h * (BN / GN) + tx * 4;
+                const float* v = acc[g * 4 + i] + h * 4;
+                if (VEC) {
+                    if (n < N) *reinterpret_cast<float4*>(c_row + n) = make_float4(v[0], v[1], v[2], v[3]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        if (n + j < N) c_row[n + j] = v[j];
+                }
+            }
+        }
+    }
+}
+
 template <int BM, int BN, bool VEC>
 __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                             int M, int N, int K) {
@@ -125,28 +154,86 @@ __device__ __forceinline__ void matmul_tile(const float* __restrict__ A, const f
         }
     };
     double_buffered<BK>(K, load_slice, store_slice, multiply_slice);
+    store_tile<BM, BN, VEC>(acc, C, M, N, m0, n0, ty, tx);
+}
 
+// The same product with operands copied global → shared by cp.async through STAGES buffers of BK
+// (pipelined_async in native_tiles.cuh): no register holds the next slice, which leaves the
+// registers of the 8 × 8 micro-tile and its operands, and lets a slice be 16 deep (half the
+// barriers of BK = 8) or the pipeline 4 slices deep. cp.async copies 16 bytes as they lie, so A
+// is kept as it is (As[m][k], rows padded by 4 floats) instead of transposed: a thread reads, per
+// 4 k, one float4 along k for each of its TM rows (TM loads for 4 · TM · TN FFMAs, as many as
+// the transposed layout's), and the 16 threads of a half-warp that share a row get it broadcast.
+// VEC only: K % 4 == 0, N % 4 == 0 and 16-byte aligned pointers (a float4 is then wholly inside
+// or wholly outside A and B).
+template <int BM, int BN, int BK, int STAGES>
+__device__ __forceinline__ void matmul_tile_async(const float* __restrict__ A, const float* __restrict__ B,
+                                                  float* __restrict__ C, int M, int N, int K) {
+    constexpr int TM = BM / 16, TN = BN / 16;
+    constexpr int GM = TM / 4, GN = TN / 4;
+    constexpr int PAD = 4;
+    constexpr int A_LOADS = (BM * BK / 4 + MATMUL_THREADS - 1) / MATMUL_THREADS;
+    constexpr int B_LOADS = (BK * BN / 4 + MATMUL_THREADS - 1) / MATMUL_THREADS;
+    static_assert(BK % 4 == 0, "A is read in float4s along k");
+
+    __shared__ __align__(16) float As[STAGES][BM][BK + PAD];
+    __shared__ __align__(16) float Bs[STAGES][BK][BN + PAD];
+
+    const int tid = threadIdx.x;
+    const int tx = tid % 16, ty = tid / 16;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+
+    auto issue = [&](int k0, int s) {
 #pragma unroll
-    for (int g = 0; g < GM; ++g) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int m = m0 + g * (BM / GM) + ty * 4 + i;
-            if (m >= M) continue;
-            float* c_row = C + (long long)m * N;
-#pragma unroll
-            for (int h = 0; h < GN; ++h) {
-                const int n = n0 + h * (BN / GN) + tx * 4;
-                const float* v = acc[g * 4 + i] + h * 4;
-                if (VEC) {
-                    if (n < N) *reinterpret_cast<float4*>(c_row + n) = make_float4(v[0], v[1], v[2], v[3]);
-                } else {
-#pragma unroll
-                    for (int j = 0; j < 4; ++j)
-                        if (n + j < N) c_row[n + j] = v[j];
-                }
+        for (int l = 0; l < A_LOADS; ++l) {
+            const Run run = block_run<BM, BK, A_LOADS, 4>(l);
+            if (run.inside) {
+                const bool ok = m0 + run.r < M && k0 + run.c < K;
+                copy_async16(&As[s][run.r][run.c], A, (long long)(m0 + run.r) * K + k0 + run.c, ok);
             }
         }
-    }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const Run run = block_run<BK, BN, B_LOADS, 4>(l);
+            if (run.inside) {
+                const bool ok = k0 + run.r < K && n0 + run.c < N;
+                copy_async16(&Bs[s][run.r][run.c], B, (long long)(k0 + run.r) * N + n0 + run.c, ok);
+            }
+        }
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    auto compute = [&](int s) {
+#pragma unroll
+        for (int k2 = 0; k2 < BK; k2 += 2) {
+            float a[TM][2];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+                const float2 q = *reinterpret_cast<const float2*>(&As[s][(i / 4) * (BM / GM) + ty * 4 + i % 4][k2]);
+                a[i][0] = q.x; a[i][1] = q.y;
+            }
+#pragma unroll
+            for (int kk = 0; kk < 2; ++kk) {
+                float b[TN];
+#pragma unroll
+                for (int h = 0; h < GN; ++h) {
+                    const float4 q = *reinterpret_cast<const float4*>(&Bs[s][k2 + kk][h * (BN / GN) + tx * 4]);
+                    b[h * 4 + 0] = q.x; b[h * 4 + 1] = q.y; b[h * 4 + 2] = q.z; b[h * 4 + 3] = q.w;
+                }
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i][kk], b[j], acc[i][j]);
+            }
+        }
+    };
+    pipelined_async<BK, STAGES>(K, issue, compute);
+    store_tile<BM, BN, true>(acc, C, M, N, m0, n0, ty, tx);
 }
 
 // grid: (ceil(N / BN), ceil(M / BM)); block: (256).
@@ -160,3 +247,13 @@ MATMUL_KERNEL(matmul_f32_128x128_x4, 128, 128, true, 2)
 MATMUL_KERNEL(matmul_f32_128x128, 128, 128, false, 2)
 MATMUL_KERNEL(matmul_f32_64x64_x4, 64, 64, true, 2)
 MATMUL_KERNEL(matmul_f32_64x64, 64, 64, false, 2)
+
+// grid: (ceil(N / 128), ceil(M / 128)); block: (256). Names: _k<BK>_s<STAGES>.
+#define MATMUL_ASYNC_KERNEL(NAME, BK, STAGES)                                                                  \
+    extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, 2)                                            \
+        NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int M, int N, int K) { \
+        matmul_tile_async<128, 128, BK, STAGES>(a, b, c, M, N, K);                                              \
+    }
+
+MATMUL_ASYNC_KERNEL(matmul_f32_128x128_k16_s2, 16, 2)
+MATMUL_ASYNC_KERNEL(matmul_f32_128x128_k8_s4, 8, 4)

@@ -1,4 +1,5 @@
-"""Matmul at three precisions: ieee (FMA), tf32 (tensor cores) and tf32x3 (three tf32 products).
+"""Matmul at five precisions: ieee (FMA), tf32 (tensor cores), tf32x3 (three tf32 products), and bf16
+and fp16 (16-bit operands and output, float32 accumulation).
 
 Two kernels share the tile order (GROUP_M row-tiles sweep the columns together, so the A rows
 and B columns in flight stay in L2):
@@ -14,7 +15,8 @@ and B columns in flight stay in L2):
   result leaves by TMA store. A tf32 wgmma needs both operands K-major in shared memory and b
   is N-major: fed b as it is, Triton copies every B tile through registers into a transposed
   buffer and waits for each wgmma (seen in its sm_90 TTGIR). So b is transposed once instead,
-  an extra copy of K·N floats (about 4 % of the 8192³ time).
+  an extra copy of K·N floats (about 4 % of the 8192³ time). bf16 and fp16 need no copy: a 16-bit
+  wgmma reads an N-major B from shared memory as it is.
 
 tf32x3 on the persistent path splits its operands once, before the product, instead of in
 every tile: ``_split_tf32_kernel`` writes big = tf32(x) and small = tf32(x − big) for a, and for
@@ -24,6 +26,12 @@ between shared memory and the tensor cores. Split in
 registers, each B tile took the detour above, and the kernel ran slower than cuBLAS's
 FMA matmul at 8192³ (results/README.md). The small·small term is left out: each product is then exact to
 about 2⁻²² relative, which meets the ieee ceiling of 1e-5.
+
+``triton.onelaunch`` is tf32x3 in one launch: the persistent kernel loads fp32 tiles of a and of b
+(as it is, K × N) by TMA and splits them in registers after the load, so nothing is written before
+the product; the three dots then take their B operands from registers through shared memory. It
+reads a and b once instead of writing and reading their four parts (3 × 768 MiB of traffic at 8192³
+fewer), at the cost of the split's integer work in every tile and of that register detour.
 """
 
 import torch
@@ -35,6 +43,7 @@ from mage.backends.triton import grouped_tile, num_sms, pick_configs, tma_ready,
 from mage.ops.matmul.spec import SPEC
 from mage.outputs import empty_output
 from mage.registry import implementation
+from mage.spec import input_dtype
 
 
 # The tile kernel's candidate (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages), per precision.
@@ -47,7 +56,13 @@ _TILE_SHAPES = {
              (64, 64, 32, 4, 5)],
     # tf32x3 keeps both splits of each operand live: 4-warp tiles above 64 × 64 spill.
     "tf32x3": [(128, 128, 32, 8, 3), (128, 128, 32, 8, 4), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4), (64, 64, 32, 4, 5)],
+    # 16-bit tiles are half the bytes of fp32's: K steps of 64 at the same shared memory.
+    "bf16": [(128, 128, 64, 8, 3), (128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 64, 64, 4, 4), (64, 64, 64, 4, 5)],
 }
+_TILE_SHAPES["fp16"] = _TILE_SHAPES["bf16"]
+# The dot's input_precision per precision: it names how fp32 operands are multiplied; 16-bit operands
+# go to the tensor cores whatever it says, under Triton's default name for that.
+DOT_PRECISION = {"bf16": "tf32", "fp16": "tf32"}
 
 
 def _tile_configs(precision):
@@ -71,7 +86,7 @@ def _tile_kernel(precision):
         stride_ak,
         stride_bk,
         stride_bn,
-        PRECISION: tl.constexpr,
+        DOT_PRECISION: tl.constexpr,
         BLOCK_M: tl.constexpr,
         BLOCK_N: tl.constexpr,
         BLOCK_K: tl.constexpr,
@@ -92,17 +107,17 @@ def _tile_kernel(precision):
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-            acc = tl.dot(a, b, acc, input_precision=PRECISION)
+            acc = tl.dot(a, b, acc, input_precision=DOT_PRECISION)
             a_ptrs += BLOCK_K * stride_ak
             b_ptrs += BLOCK_K * stride_bk
         c_ptrs = c_ptr + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
-        tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
     return _matmul_tile_kernel
 
 
 # One autotuned kernel object per precision, so each keeps its own tuning cache and config list.
-_TILE_KERNELS = {p: _tile_kernel(p) for p in ("ieee", "tf32", "tf32x3")}
+_TILE_KERNELS = {p: _tile_kernel(p) for p in _TILE_SHAPES}
 
 
 @triton.jit
@@ -110,6 +125,13 @@ def _round_tf32(x):
     """x rounded to the nearest tf32 (10 mantissa bits; halves away from zero), kept as fp32."""
     bits = x.to(tl.int32, bitcast=True)
     return ((bits + 0x1000) & -8192).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _split_tf32_parts(x):
+    """(big, small): x's tf32 rounding and the tf32 rounding of what it left, big + small = x to ~2⁻²²."""
+    big = _round_tf32(x)
+    return big, _round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
 
 
 @triton.jit
@@ -129,8 +151,7 @@ def _split_tf32_kernel(
     offs_c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (offs_r[:, None] < R) & (offs_c[None, :] < C)
     x = tl.load(x_ptr + offs_r[:, None].to(tl.int64) * stride_r + offs_c[None, :] * stride_c, mask=mask, other=0.0)
-    big = _round_tf32(x)
-    small = _round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
+    big, small = _split_tf32_parts(x)
     if TRANSPOSE:
         offsets = offs_c[None, :].to(tl.int64) * R + offs_r[:, None]
     else:
@@ -163,10 +184,12 @@ def _persistent_configs():
     # fp32 tiles are twice the bytes of the fp16 tutorial's: 128×128×32 is 32 KiB a stage, so
     # 3–4 stages fit Hopper's 227 KiB of shared memory next to the epilogue buffer. tf32x3 loads
     # four tiles a stage (big and small of each operand): its own configs take K steps of 16.
+    # bf16/fp16 take the K steps of 64 that fit the same bytes.
     full = [
         config(128, 128, 32, 8, 4, False),
         config(128, 128, 32, 8, 3, True),
         config(128, 256, 32, 8, 3, True),
+        config(128, 256, 32, 8, 4, True),
         config(128, 256, 16, 8, 4, True),
         config(256, 128, 32, 8, 3, True),
         config(128, 128, 64, 8, 3, True),
@@ -175,6 +198,9 @@ def _persistent_configs():
         config(128, 128, 16, 8, 5, True),
         config(128, 256, 16, 8, 3, True),
         config(128, 128, 32, 8, 2, True),
+        config(128, 256, 64, 8, 3, True),
+        config(256, 128, 64, 8, 3, True),
+        config(128, 128, 64, 8, 4, True),
     ]
     return pick_configs(full, [config(128, 128, 32, 4, 1, True)])
 
@@ -182,18 +208,21 @@ def _persistent_configs():
 SHARED_BYTES = 227 * 1024  # Hopper's shared memory a block may use
 
 
-def _shared_bytes(config, tiles_per_operand: int) -> int:
+def _shared_bytes(config, tiles_per_operand: int, element_bytes: int) -> int:
     bm, bn, bk = (config.kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
-    epilogue = bm * bn * 4 // (2 if config.kwargs["EPILOGUE_SUBTILE"] else 1)
-    return config.num_stages * tiles_per_operand * (bm + bn) * bk * 4 + epilogue
+    epilogue = bm * bn * element_bytes // (2 if config.kwargs["EPILOGUE_SUBTILE"] else 1)
+    return config.num_stages * tiles_per_operand * (bm + bn) * bk * element_bytes + epilogue
 
 
 def _prune_persistent(configs, named_args, **kwargs):
-    """Configs whose stages fit in shared memory. tf32x3 stages hold two tiles of each operand, and
-    it keeps a second accumulator (a K step's sum): tiles above 128 × 128 would spill registers."""
-    if kwargs["PRECISION"] != "tf32x3":
-        return [c for c in configs if _shared_bytes(c, 1) <= SHARED_BYTES] or configs[:1]
-    kept = [c for c in configs if _shared_bytes(c, 2) <= SHARED_BYTES
+    """Configs whose stages fit in shared memory. tf32x3 stages hold two tiles of each operand (split
+    beforehand; split in the load, the B parts' copies for the dot take that room), and it keeps a
+    second accumulator (a K step's sum): tiles above 128 × 128 would spill registers."""
+    precision = kwargs["PRECISION"]
+    element_bytes = input_dtype(precision).itemsize
+    if precision != "tf32x3":
+        return [c for c in configs if _shared_bytes(c, 1, element_bytes) <= SHARED_BYTES] or configs[:1]
+    kept = [c for c in configs if _shared_bytes(c, 2, element_bytes) <= SHARED_BYTES
             and c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] <= 128 * 128]
     return kept or configs[:1]
 
@@ -203,27 +232,31 @@ def _set_descriptor_blocks(nargs):
     for name in ("a_desc", "a_small_desc"):
         nargs[name].block_shape = [bm, bk]
     for name in ("b_desc", "b_small_desc"):
-        nargs[name].block_shape = [bn, bk]
+        nargs[name].block_shape = [bn, bk] if nargs["B_TRANSPOSED"] else [bk, bn]
     nargs["c_desc"].block_shape = [bm, bn // 2] if nargs["EPILOGUE_SUBTILE"] else [bm, bn]
 
 
 @triton.autotune(
     configs=_persistent_configs(),
-    key=["M", "N", "K", "PRECISION"],
+    key=["M", "N", "K", "PRECISION", "SPLIT_IN_LOAD"],
     prune_configs_by={"early_config_prune": _prune_persistent},
 )
 @triton.jit
 def _matmul_persistent_kernel(
-    a_desc,  # descriptor of a: M × K, block BLOCK_M × BLOCK_K (tf32x3: of a's big part)
-    b_desc,  # descriptor of bᵀ: N × K, block BLOCK_N × BLOCK_K (tf32x3: of bᵀ's big part)
-    a_small_desc,  # tf32x3: a's small part, like a_desc (otherwise a_desc again, unread)
-    b_small_desc,  # tf32x3: bᵀ's small part, like b_desc (otherwise b_desc again, unread)
+    a_desc,  # descriptor of a: M × K, block BLOCK_M × BLOCK_K (tf32x3 split beforehand: of a's big part)
+    b_desc,  # B_TRANSPOSED: of bᵀ, N × K, block BLOCK_N × BLOCK_K (tf32x3 split beforehand: of its big
+    # part); otherwise of b, K × N, block BLOCK_K × BLOCK_N
+    a_small_desc,  # tf32x3 split beforehand: a's small part, like a_desc (otherwise a_desc again, unread)
+    b_small_desc,  # tf32x3 split beforehand: bᵀ's small part, like b_desc (otherwise b_desc again, unread)
     c_desc,  # descriptor of c: M × N, block BLOCK_M × BLOCK_N (or half of BLOCK_N)
     M,
     N,
     K,
     NUM_SMS: tl.constexpr,
     PRECISION: tl.constexpr,
+    DOT_PRECISION: tl.constexpr,
+    B_TRANSPOSED: tl.constexpr,
+    SPLIT_IN_LOAD: tl.constexpr,  # tf32x3: split the loaded fp32 tiles in registers (one launch)
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -243,10 +276,17 @@ def _matmul_persistent_kernel(
         for k in range(k_tiles):
             # Out-of-bounds boxes arrive zero-filled, so ragged K, M and N need no masks.
             a = a_desc.load([off_m, k * BLOCK_K])
-            b = b_desc.load([off_n, k * BLOCK_K]).T
+            if B_TRANSPOSED:
+                b = b_desc.load([off_n, k * BLOCK_K]).T
+            else:
+                b = b_desc.load([k * BLOCK_K, off_n])
             if PRECISION == "tf32x3":
-                a_small = a_small_desc.load([off_m, k * BLOCK_K])
-                b_small = b_small_desc.load([off_n, k * BLOCK_K]).T
+                if SPLIT_IN_LOAD:
+                    a, a_small = _split_tf32_parts(a)
+                    b, b_small = _split_tf32_parts(b)
+                else:
+                    a_small = a_small_desc.load([off_m, k * BLOCK_K])
+                    b_small = b_small_desc.load([off_n, k * BLOCK_K]).T
                 # The tensor cores add into their accumulator truncating, so a K step's three
                 # products are summed from zero and then added to acc in one rounded fp32 add
                 # (as Triton's own tf32x3 does): fed straight into acc, 3·K/8 truncations at
@@ -255,15 +295,16 @@ def _matmul_persistent_kernel(
                 step = tl.dot(a, b_small, step, input_precision="tf32")
                 acc += tl.dot(a, b, step, input_precision="tf32")
             else:
-                acc = tl.dot(a, b, acc, input_precision=PRECISION)
+                acc = tl.dot(a, b, acc, input_precision=DOT_PRECISION)
+        out = acc.to(c_desc.dtype)
         if EPILOGUE_SUBTILE:
             # Two half-width stores halve the epilogue's shared buffer, leaving room for a stage.
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            halves = tl.permute(tl.reshape(out, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
             left, right = tl.split(halves)
             c_desc.store([off_m, off_n], left)
             c_desc.store([off_m, off_n + BLOCK_N // 2], right)
         else:
-            c_desc.store([off_m, off_n], acc)
+            c_desc.store([off_m, off_n], out)
 
 
 def _descriptor(t: torch.Tensor) -> TensorDescriptor:
@@ -271,9 +312,22 @@ def _descriptor(t: torch.Tensor) -> TensorDescriptor:
     return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
 
 
-@implementation("matmul", family="triton", precisions=("tf32",), available=triton_tf32_available)
-@implementation("matmul", family="triton", precisions=("ieee", "tf32x3"), available=triton_available)
-def matmul(a, b, precision):
+def _persistent_operands(a, b, precision: str, split_in_load: bool) -> tuple[torch.Tensor, ...]:
+    """(a, b, a's small part, b's small part) as the persistent kernel reads them, and whether b is bᵀ.
+
+    tf32 and tf32x3 split beforehand read bᵀ (K-major for the tf32 wgmma); tf32x3 split beforehand
+    reads the four parts; split in the load, and at 16 bits, the operands are read as they are.
+    """
+    if precision == "tf32x3" and not split_in_load:
+        (a_big, a_small), (bt_big, bt_small) = _split_tf32(a, transpose=False), _split_tf32(b, transpose=True)
+        return (a_big, bt_big, a_small, bt_small), True
+    if precision == "tf32":
+        bt = b.t().contiguous()
+        return (a, bt, a, bt), True
+    return (a, b, a, b), False
+
+
+def _matmul(a, b, precision: str, split_in_load: bool):
     SPEC.validate(a, b)
     M, K = a.shape
     N = b.shape[1]
@@ -284,19 +338,29 @@ def matmul(a, b, precision):
         return c.zero_()
     # K % 4: the transposed b's rows must be 16-byte aligned too.
     if precision != "ieee" and tma_ready(a, b, c) and K % 4 == 0:
-        if precision == "tf32x3":
-            (a_big, a_small), (bt_big, bt_small) = _split_tf32(a, transpose=False), _split_tf32(b, transpose=True)
-        else:
-            a_big, bt_big = a, b.t().contiguous()
-            a_small, bt_small = a_big, bt_big
+        operands, b_transposed = _persistent_operands(a, b, precision, split_in_load)
         sms = num_sms(a.device)
         grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
         _matmul_persistent_kernel[grid](
-            *(_descriptor(t) for t in (a_big, bt_big, a_small, bt_small, c)), M, N, K, NUM_SMS=sms, PRECISION=precision,
+            *(_descriptor(t) for t in (*operands, c)), M, N, K, NUM_SMS=sms, PRECISION=precision,
+            DOT_PRECISION=DOT_PRECISION.get(precision, precision), B_TRANSPOSED=b_transposed,
+            SPLIT_IN_LOAD=split_in_load,
         )
     else:
         grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
         _TILE_KERNELS[precision][grid](
-            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), PRECISION=precision
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+            DOT_PRECISION=DOT_PRECISION.get(precision, precision),
         )
     return c
+
+
+@implementation("matmul", family="triton", precisions=("tf32",), available=triton_tf32_available)
+@implementation("matmul", family="triton", precisions=("ieee", "tf32x3", "bf16", "fp16"), available=triton_available)
+def matmul(a, b, precision):
+    return _matmul(a, b, precision, split_in_load=False)
+
+
+@implementation("matmul", family="triton", strategy="onelaunch", precisions=("tf32x3",), available=triton_available)
+def matmul_onelaunch(a, b):
+    return _matmul(a, b, "tf32x3", split_in_load=True)

@@ -1,0 +1,173 @@
+"""Precisions whose inputs are not float32 (bf16, fp16): inputs rounded to the dtype before the reference,
+outputs of that dtype, the precision's ceiling, the 10×-eager rule against eager at the same precision,
+and the runner timing implementations of different dtypes together. On the CPU, with torch's own
+formulations and deliberately imprecise fixtures."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from mage import check, registry
+from mage.report import accuracy, figures
+from mage.backends.precision import precision_mode
+from mage.measure.method import Method
+from mage.plan import Planned, Request
+from mage.runner import Runner
+from mage.spec import Case, input_dtype
+from mage.store import Store
+
+registry.load()
+QUICK = Method(span_samples=6, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=2)
+MATMUL = Case("matmul", "test", "seed", {"m": 33, "k": 65, "n": 17}, seed=5)
+
+
+def _matmul_at(precision: str, fn, impl_like):
+    return impl_like(registry.baseline_for("matmul", "default", precision), fn)
+
+
+def test_each_precision_names_its_input_dtype():
+    assert [input_dtype(p) for p in ("ieee", "tf32", "tf32x3", "bf16", "fp16")] == [
+        torch.float32, torch.float32, torch.float32, torch.bfloat16, torch.float16]
+
+
+def test_inputs_at_a_16_bit_precision_are_the_float32_draw_rounded_and_indices_are_kept():
+    spec = registry.get_op("matmul")
+    drawn = spec.make_inputs(MATMUL, 3, "cpu", "heavy")
+    rounded = spec.make_inputs_at(MATMUL, 3, "cpu", "heavy", "bf16")
+    assert all(r.dtype == torch.bfloat16 and torch.equal(r, d.to(torch.bfloat16)) for r, d in zip(rounded, drawn))
+    assert all(torch.equal(a, b) for a, b in zip(spec.make_inputs_at(MATMUL, 3, "cpu", "heavy", "ieee"), drawn))
+    agg = registry.get_op("neighbor_agg")
+    case = agg.case("uniform-4096-d16-F64")
+    dtypes = [t.dtype for t in agg.make_inputs_at(case, 1, "cpu", "normal", "fp16")]
+    assert dtypes == [torch.int64, torch.int64, torch.float16]
+
+
+def test_the_reference_is_computed_on_the_rounded_inputs(impl_like):
+    """On large-mean rows bf16 holds 1e4 + N(0, 1) only to multiples of 64: a layernorm computed exactly on
+    the bf16 values it is given is right only against a reference on those same values."""
+    spec = registry.get_op("layernorm")
+    eager = registry.baseline_for("layernorm", "affine", "bf16")
+    exact = impl_like(eager, lambda *inputs: spec.reference(check.upcast(inputs), "affine").to(torch.bfloat16))
+    case = Case("layernorm", "test", "seed", {"rows": 9, "cols": 257}, seed=3)
+    result = check.check(exact, eager, spec, case, "cpu", seed=4)
+    assert result.passed, result.reason
+    assert result.rel_error < 2 ** -8  # the output's own rounding, nothing of the inputs'
+
+
+def test_a_16_bit_implementation_must_return_its_dtype(impl_like):
+    spec = registry.get_op("matmul")
+    widened = _matmul_at("bf16", lambda a, b: a.float() @ b.float(), impl_like)
+    result = check.check(widened, registry.baseline_of(widened), spec, MATMUL, "cpu", seed=1)
+    assert not result.passed and "output dtype torch.float32 != torch.bfloat16" in result.reason
+
+
+def test_a_16_bit_implementation_is_held_to_its_precision_s_ceiling(impl_like):
+    spec = registry.get_op("matmul")
+    # Rounded through float8 (3 mantissa bits, about 3 % relative) on its way out: above bf16's 2e-2.
+    coarse = _matmul_at("bf16", lambda a, b: (a @ b).to(torch.float8_e4m3fn).to(torch.bfloat16), impl_like)
+    result = check.check(coarse, registry.baseline_of(coarse), spec, MATMUL, "cpu", seed=1)
+    assert not result.passed and "bf16 ceiling 0.02" in result.reason
+
+
+def test_the_ten_times_eager_rule_compares_with_eager_at_the_same_precision(impl_like):
+    spec = registry.get_op("matmul")
+    eager = registry.baseline_for("matmul", "default", "fp16")
+    assert eager.precision == "fp16"
+    # fp16 eager's error here is about 2e-4: an error of 1e-2 is within the ceiling, not within 10× eager's.
+    noisy = _matmul_at("fp16", lambda a, b: (a @ b) * (1 + 1e-2 * torch.randn(a.shape[0], b.shape[1])).half(),
+                       impl_like)
+    result = check.check(noisy, eager, spec, MATMUL, "cpu", seed=1)
+    assert not result.passed and "fp16 ceiling 0.02" in result.reason and result.rel_error < 2e-2
+    # eager bf16 itself is far from eager ieee's 1e-7 and passes: it is held to eager bf16.
+    bf16 = registry.baseline_for("matmul", "default", "bf16")
+    assert check.check(bf16, registry.baseline_of(bf16), spec, MATMUL, "cpu", seed=1).passed
+
+
+def test_compulsory_bytes_narrow_with_the_input_dtype():
+    spec = registry.get_op("matmul")
+    case = spec.case("1024x1024x1024")
+    assert spec.bytes_at(case, "default", "bf16") == spec.bytes_at(case, "default", "fp16") == 2 * 3 * 1024**2
+    assert spec.bytes_at(case, "default", "tf32x3") == spec.bytes(case, "default")
+
+
+def test_16_bit_library_products_accumulate_in_float32_inside_the_mode_only():
+    matmul = torch.backends.cuda.matmul
+    before = (matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction)
+    matmul.allow_bf16_reduced_precision_reduction = matmul.allow_fp16_reduced_precision_reduction = True
+    try:
+        with precision_mode("bf16"):
+            assert not matmul.allow_bf16_reduced_precision_reduction
+            assert not matmul.allow_fp16_reduced_precision_reduction
+        assert matmul.allow_bf16_reduced_precision_reduction and matmul.allow_fp16_reduced_precision_reduction
+    finally:
+        matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = before
+
+
+def test_refreshed_16_bit_inputs_keep_their_dtype_and_change_everywhere():
+    spec = registry.get_op("matmul")
+    inputs = spec.make_inputs_at(MATMUL, 1, "cpu", "normal", "bf16")
+    refresh = check.InputRefresh(spec, MATMUL, inputs, "cpu", seed=9, sets=2, variants=["default"])
+    originals = tuple(t.clone() for t in inputs)
+    refresh()
+    assert all(t.dtype == torch.bfloat16 and not (t == o).any() for t, o in zip(inputs, originals))
+    assert refresh.stale((inputs[0].double() @ inputs[1].double()).bfloat16(), "default", "bf16") == ""
+    assert refresh.stale((originals[0] @ originals[1]), "default", "bf16").startswith("error")
+
+
+@pytest.fixture(scope="module")
+def three_precisions(tmp_path_factory):
+    """A CPU run of bias_gelu's eager baseline at ieee, bf16 and fp16: (store path, run id, its rows)."""
+    spec = registry.get_op("bias_gelu")
+    case = Case("bias_gelu", "64x96", "seed", {"rows": 64, "cols": 96}, seed=2)
+    impls = [registry.baseline_for("bias_gelu", "erf", p) for p in ("ieee", "bf16", "fp16")]
+    request = Request(suites=["seed"], device="cpu", method=QUICK, paths=["single"])
+    path = tmp_path_factory.mktemp("precisions") / "mage.db"
+    store = Store(path)
+    run_id = Runner(store, request, "pytest").run([Planned(spec, case, impls)])
+    return path, run_id, store.rows(run_id)
+
+
+def test_a_run_times_implementations_of_different_dtypes_together(three_precisions):
+    rows = {row["impl"]: row for row in three_precisions[2]}
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "eager/erf/ieee": "pass", "eager/erf/bf16": "pass", "eager/erf/fp16": "pass"}, [r["reason"] for r in rows.values()]
+    assert rows["eager/erf/bf16"]["bytes"] == rows["eager/erf/fp16"]["bytes"] == rows["eager/erf/ieee"]["bytes"] / 2
+    assert rows["eager/erf/ieee"]["rel_error"] < 1e-6 < 1e-4 < rows["eager/erf/fp16"]["rel_error"] < rows["eager/erf/bf16"]["rel_error"]
+
+
+@pytest.mark.parametrize("op", ["matmul", "bias_gelu", "layernorm"])
+def test_the_ops_declare_bf16_and_fp16_with_eager_and_triton_at_each(op):
+    spec = registry.get_op(op)
+    assert {"bf16", "fp16"} <= set(spec.precisions)
+    names = {impl.name for impl in registry.implementations(op)}
+    for precision in ("bf16", "fp16"):
+        assert {f"eager/{spec.variants[0]}/{precision}", f"triton/{spec.variants[0]}/{precision}"} <= names
+
+
+def test_accuracy_points_are_one_per_implementation_of_a_case_measured_at_several_precisions(three_precisions):
+    _, _, rows = three_precisions
+    (key, pts), = accuracy.points(rows).items()
+    assert key == ("bias_gelu", "64x96")
+    assert sorted(p.precision for p in pts) == ["bf16", "fp16", "ieee"]
+    assert [p.time_us for p in pts] == sorted(p.time_us for p in pts)
+    assert accuracy.points([r for r in rows if r["precision"] == "ieee"]) == {}  # one precision: nothing to trade
+
+
+def test_the_accuracy_figure_is_drawn_only_where_there_is_a_trade(three_precisions, tmp_path):
+    path, run_id, rows = three_precisions
+    run = Store(path).run(run_id)
+    assert [p.name for p in figures.draw_accuracy(run, rows, tmp_path)] == ["accuracy.png", "accuracy.svg"]
+    assert (tmp_path / "accuracy.png").stat().st_size > 1000
+    assert figures.draw_accuracy(run, [r for r in rows if r["precision"] == "ieee"], tmp_path / "none") == []
+
+
+def test_show_prints_the_accuracy_table(three_precisions):
+    path, run_id, _ = three_precisions
+    shown = subprocess.run([sys.executable, "-m", "mage", "show", str(run_id), "--db", str(path)], capture_output=True,
+                           text=True, timeout=300, env=os.environ | {"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    table = shown.stdout[shown.stdout.index("accuracy against speed"):]
+    assert all(f"eager/erf/{p}" in table for p in ("ieee", "bf16", "fp16")) and "1.00×" in table
