@@ -1,4 +1,5 @@
-"""The `mage` command: run, check, env, runs, show, report, export, import, compare, history, amdahl, context."""
+"""The `mage` command: run, check, env, runs, show, report, site, export, import, compare, history, amdahl,
+context."""
 
 from __future__ import annotations
 
@@ -581,6 +582,23 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     if blocks:
         written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
     console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)
+
+
+@app.command()
+def site(out: Path = typer.Option(..., "--out", help="Directory to write the site into."),
+         fraction: float = typer.Option(0.2, help="Fraction of a request an op takes, for Amdahl's law (0–1)."),
+         db: Path = DB_OPTION):
+    """Write a static, offline site over every run of the store: an index of runs and experiments, a page per
+    run (its report), per-op history with steps found, one copy of plotly.js (mage.report.site)."""
+    from mage.report import site as notebook
+
+    amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
+    store = _read_store(db)
+    if not store.runs():
+        raise MageError(f"{db} holds no run to build a site of")
+    written = notebook.build(store, out, fraction)
+    console.print(f"site of {len(store.runs())} runs written to {out}: {len(written)} files, open "
+                  f"{out / 'index.html'}", markup=False)
 
 
 @app.command()

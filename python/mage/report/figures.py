@@ -21,6 +21,7 @@ from mage.store import BlockOpShare, BlockResult, StoredRow
 FAMILY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # strategy/variant/precision within a family's colour
 DPI = 150
+FORMATS = ("png", "svg")
 MAX_WIDTH_IN = 16.0  # 2,400 pixels at DPI: a screen or a page, never wider
 LEGEND_WIDTH_IN, ROW_HEIGHT_IN = 2.4, 3.4
 BAR_WIDTH_IN, MIN_BARS, PANEL_MARGIN_IN = 0.2, 4, 0.5  # a panel: its bars and room for its y tick labels
@@ -112,8 +113,8 @@ def _rows_of_panels(cols: list[tuple[str, str, list[dict]]]) -> list[tuple[str, 
     return lines
 
 
-def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
-    """Write figure.png and figure.svg into ``out_dir``; returns their paths.
+def draw(run: dict, rows: list[StoredRow], out_dir: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
+    """Write figure.png and figure.svg (``formats``) into ``out_dir``; returns their paths.
 
     At most MAX_WIDTH_IN × DPI pixels wide: a row of panels per op (wrapped where it would be wider),
     kernel time above call span, each panel on its own scale so a 5 µs case is as legible as a 20 ms one;
@@ -155,26 +156,28 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path) -> list[Path]:
         legend.legend(handles=[Patch(facecolor=style[impl][0], edgecolor="white", label=labels[impl],
                                      hatch=HATCHES[style[impl][1] % len(HATCHES)]) for impl in shown],
                       loc="upper left", fontsize=6, frameon=False, borderaxespad=0)
-    return _save(figure, run, out_dir, "figure")
+    return _save(figure, run, out_dir, "figure", formats)
 
 
-def _save(figure, run: dict, out_dir: Path, name: str) -> list[Path]:
-    """Write ``name``.png and .svg and close the figure; their paths."""
+def _save(figure, run: dict, out_dir: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
+    """Write ``name``.png and .svg (those of ``formats``) and close the figure; their paths."""
     import matplotlib
     import matplotlib.pyplot as plt
 
-    paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
+    paths = [out_dir / f"{name}.{suffix}" for suffix in formats]
     # No date and fixed element ids: the same run draws the same bytes, so a committed figure can be checked.
     # Text stays text in the SVG (smaller, searchable; its labels can be checked for overlap).
     with matplotlib.rc_context({"svg.hashsalt": f"mage-run-{run['id']}", "svg.fonttype": "none"}):
-        for path, metadata in zip(paths, ({"Software": None}, {"Date": None})):
+        for path in paths:
+            metadata = {"png": {"Software": None}, "svg": {"Date": None}}[path.suffix[1:]]
             with atomic.replacing(path, binary=True) as out:
                 figure.savefig(out, format=path.suffix[1:], dpi=DPI, metadata=metadata)
     plt.close(figure)
     return paths
 
 
-def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShare], out_dir: Path) -> list[Path]:
+def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShare], out_dir: Path,
+                 formats: tuple[str, ...] = FORMATS) -> list[Path]:
     """Write context.png and context.svg: predicted against measured block speedup (y = x drawn), then per
     block its single-path kernel time stacked by op call site for each assignment. Their paths."""
     import matplotlib
@@ -227,4 +230,4 @@ def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShar
     figure.suptitle(f"Mage run {run['id']} · model blocks: Amdahl against measured, kernel time by call site",
                     fontsize=10)
     figure.tight_layout()
-    return _save(figure, run, out_dir, "context")
+    return _save(figure, run, out_dir, "context", formats)

@@ -561,12 +561,25 @@ def _plotly_script(plotly_src: str | None) -> str:
     return f'<script src="{_esc(plotly_src)}"></script>'
 
 
-def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, plotly_src: str | None = None) -> str:
+def history_links(rows: list[dict], history_href) -> str:
+    """Where each op's history is drawn, for a page that does not draw it itself."""
+    ops = list(dict.fromkeys(r["op"] for r in rows))
+    return ("<p>Each op's results over every run of the store, with the steps found (improvements and regressions "
+            "side by side): " + ", ".join(f'<a href="{_esc(history_href(op))}">{_esc(op)}</a>' for op in ops)
+            + ".</p>") if ops else ""
+
+
+def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, plotly_src: str | None = None,
+          links: list[tuple[str, str]] = (), history_href=None) -> str:
     """The whole report as one HTML string. ``store``: where the run is stored; without one, the
-    experiment and history sections are left out. ``plotly_src``: the URL of plotly.js, when the page
-    must not carry its own copy (mage.report.site)."""
+    experiment and history sections are left out. For a page of a site (mage.report.site): ``plotly_src``,
+    the URL of plotly.js, when the page must not carry its own copy; ``links``, (href, text) of the pages
+    around it; ``history_href(op)``, the page of an op's history, linked to instead of drawn here."""
     experiment = experiment_html(store, run) if store is not None else ""
-    past = history_html(store, run, rows) if store is not None else ""
+    if history_href is not None:
+        past = history_links(rows, history_href)
+    else:
+        past = history_html(store, run, rows) if store is not None else ""
     blocks = (context_html(store.context_results(run["id"]), store.context_shares(run["id"])) if store is not None
               else "")
     ops = list(dict.fromkeys(r["op"] for r in rows))
@@ -583,6 +596,7 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
         *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
+    nav = " ".join(f'<a href="{_esc(href)}">{_esc(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     reduction = reduction_figure(rows, run["ceilings"])
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
