@@ -23,8 +23,10 @@ HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "||")  # strategy/variant/p
 DPI = 150
 FORMATS = ("png", "svg")
 MAX_WIDTH_IN = 16.0  # 2,400 pixels at DPI: a screen or a page, never wider
-LEGEND_WIDTH_IN, ROW_HEIGHT_IN = 2.4, 3.4
-BAR_WIDTH_IN, MIN_BARS, PANEL_MARGIN_IN = 0.2, 4, 0.5  # a panel: its bars and room for its y tick labels
+# Inches. A row: the op's name, a case title, kernel-time axes, a gap, call-span axes, room below.
+LEGEND_WIDTH_IN, TITLE_IN, LEFT_IN, LEGEND_ENTRY_IN = 2.4, 0.6, 0.75, 0.14  # the legend beside; the figure's title above; y labels left
+AXIS_HEIGHT_IN, AXIS_GAP_IN, ROW_HEIGHT_IN = 1.15, 0.35, 3.3
+BAR_WIDTH_IN, MIN_BARS, PANEL_MARGIN_IN = 0.2, 4, 0.5  # a panel: its bars, and right of them room for the next's y ticks
 UPRIGHT_VALUES = 3  # value labels stand upright over at most this many bars, else they are turned
 
 
@@ -104,7 +106,7 @@ def _rows_of_panels(cols: list[tuple[str, str, list[dict]]]) -> list[tuple[str, 
         for o, case, column in cols:
             if o != op:
                 continue
-            if panels and width + _panel_width(column) > MAX_WIDTH_IN - LEGEND_WIDTH_IN:
+            if panels and width + _panel_width(column) > MAX_WIDTH_IN - LEGEND_WIDTH_IN - LEFT_IN:
                 lines.append((op, panels, not any(line[0] == op for line in lines)))
                 panels, width = [], 0.0
             panels.append((case, column))
@@ -119,7 +121,9 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path, formats: tuple[str, ..
     At most MAX_WIDTH_IN × DPI pixels wide: a row of panels per op (wrapped where it would be wider),
     kernel time above call span, each panel on its own scale so a 5 µs case is as legible as a 20 ms one;
     implementations told apart by colour (family) and hatching (strategy, variant, precision), named once
-    in the op's legend."""
+    in the op's legend. Every axis is placed at computed inches, not by a layout engine: matplotlib's
+    constrained layout moves them by rounding that differs between processes, and a committed figure
+    must come out the same bytes every time."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display: files only
@@ -129,33 +133,40 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path, formats: tuple[str, ..
     cache = figure_cache(rows)
     cols, style = columns(rows, cache), styles(rows)
     lines = _rows_of_panels(cols) if cols else []
-    widths = [[_panel_width(column) for _, column in panels] for _, panels, _ in lines]
-    widest = max((sum(w) for w in widths), default=_panel_width([]))
-    figure = plt.figure(figsize=(widest + LEGEND_WIDTH_IN, ROW_HEIGHT_IN * max(1, len(lines)) + 0.6),
-                        layout="constrained")
+    widest = max((sum(_panel_width(column) for _, column in panels) for _, panels, _ in lines),
+                 default=_panel_width([]))
+    legends = [list(dict.fromkeys(r["impl"] for _, column in panels for r in column)) for _, panels, _ in lines]
+    heights = [max(ROW_HEIGHT_IN, 0.6 + LEGEND_ENTRY_IN * len(shown)) for shown in legends]  # a long legend fits
+    width, height = LEFT_IN + widest + LEGEND_WIDTH_IN, TITLE_IN + (sum(heights) or ROW_HEIGHT_IN)
+    figure = plt.figure(figsize=(width, height))
     clock = "CPU wall clock" if run["clock"] == "cpu" else run["env"].get("gpu", "GPU")
-    figure.suptitle(f"Mage run {run['id']} · {clock} · single path · {cache} L2\nkernel time above, call span "
-                    "below; each panel on its own scale", fontsize=9)
-    for sub, (op, panels, first), row_widths in zip(figure.subfigures(max(1, len(lines)), 1, squeeze=False)[:, 0],
-                                                    lines, widths):
-        sub.suptitle(op if first else f"{op} (continued)", fontsize=9, fontweight="bold", x=0.01, ha="left")
-        filler = [widest - sum(row_widths)] if widest > sum(row_widths) else []  # a shorter row keeps bar widths
-        grid = sub.add_gridspec(2, len(panels) + len(filler) + 1, width_ratios=[*row_widths, *filler, LEGEND_WIDTH_IN])
-        for index, (case, column) in enumerate(panels):
-            top, bottom = sub.add_subplot(grid[0, index]), sub.add_subplot(grid[1, index])
-            top.set_title(case, fontsize=7)
-            _bars(top, column, "kernel_us", style, whiskers=False)
-            _bars(bottom, [r for r in column if r["span_mean_us"] is not None], "span_mean_us", style, whiskers=True)
-            if index == 0:
-                top.set_ylabel("kernel time, µs", fontsize=7)
-                bottom.set_ylabel("call span, µs\n(whiskers: round means)", fontsize=7)
-        legend = sub.add_subplot(grid[:, -1])
-        legend.set_axis_off()
+    figure.text(0.5, 1 - 0.1 / height, f"Mage run {run['id']} · {clock} · single path · {cache} L2\nkernel time "
+                "above, call span below; each panel on its own scale", fontsize=9, ha="center", va="top")
+
+    def box(left: float, top: float, w: float, h: float) -> list[float]:  # inches from the top left → figure
+        return [left / width, 1 - (top + h) / height, w / width, h / height]
+
+    for index, ((op, panels, first), shown) in enumerate(zip(lines, legends)):
+        top = TITLE_IN + sum(heights[:index])
+        figure.text(0.08 / width, 1 - top / height, op if first else f"{op} (continued)", fontsize=9,
+                    fontweight="bold", va="top")
+        left = LEFT_IN
+        for position, (case, column) in enumerate(panels):
+            bars = _panel_width(column) - PANEL_MARGIN_IN
+            upper = figure.add_axes(box(left, top + 0.5, bars, AXIS_HEIGHT_IN))
+            lower = figure.add_axes(box(left, top + 0.5 + AXIS_HEIGHT_IN + AXIS_GAP_IN, bars, AXIS_HEIGHT_IN))
+            upper.set_title(case, fontsize=7)
+            _bars(upper, column, "kernel_us", style, whiskers=False)
+            _bars(lower, [r for r in column if r["span_mean_us"] is not None], "span_mean_us", style, whiskers=True)
+            if position == 0:
+                upper.set_ylabel("kernel time, µs", fontsize=7)
+                lower.set_ylabel("call span, µs\n(whiskers: round means)", fontsize=7)
+            left += _panel_width(column)
         labels = _legend_labels([r for r in rows if r["op"] == op])
-        shown = dict.fromkeys(r["impl"] for _, column in panels for r in column)
-        legend.legend(handles=[Patch(facecolor=style[impl][0], edgecolor="white", label=labels[impl],
+        figure.legend(handles=[Patch(facecolor=style[impl][0], edgecolor="white", label=labels[impl],
                                      hatch=HATCHES[style[impl][1] % len(HATCHES)]) for impl in shown],
-                      loc="upper left", fontsize=6, frameon=False, borderaxespad=0)
+                      loc="upper left", bbox_to_anchor=((LEFT_IN + widest + 0.1) / width, 1 - (top + 0.45) / height),
+                      fontsize=6, frameon=False, borderaxespad=0)
     return _save(figure, run, out_dir, "figure", formats)
 
 
