@@ -140,7 +140,7 @@ def test_the_report_opens_with_the_answer_and_collapses_the_findings(stored):
     page = html.build(run, rows)
     answer, findings = page.index('id="answer"'), page.index('id="findings"')
     assert answer < findings < page.index('id="ops"')
-    assert page.index('id="journal-layernorm"') < findings  # the journal's figure, one per op
+    assert page.index('id="answer-layernorm"><h3>layernorm</h3>') < page.index('id="journal-layernorm"') < findings
     assert '<details class="findings"><summary>' in page  # collapsed: no open attribute
     layernorm = op_summary([r for r in rows if r["op"] == "layernorm"], "warm")
     assert layernorm == [
@@ -176,3 +176,4 @@ def test_skips_are_summarised_one_line_per_family_and_reason(stored):
 def stored(tmp_path):
     store, run_id = make_run(tmp_path / "mage.db")
     return tmp_path, store.run(run_id), store.rows(run_id)
+

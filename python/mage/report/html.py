@@ -549,7 +549,8 @@ def answer_html(rows: list[StoredRow], fraction: float) -> str:
     for op in dict.fromkeys(r["op"] for r in rows):
         mine = [r for r in rows if r["op"] == op]
         sentences = "".join(f"<li>{_esc(s)}</li>" for s in op_summary(mine, figure_cache(mine), fraction))
-        parts.append(f'<section class="answer" id="answer-{_esc(op)}"><ul class="summary">{sentences}</ul>'
+        parts.append(f'<section class="answer" id="answer-{_esc(op)}"><h3>{_esc(op)}</h3>'
+                     f'<ul class="summary">{sentences}</ul>'
                      + _figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
     return "".join(parts)
 
