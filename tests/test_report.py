@@ -52,8 +52,9 @@ def _span_result(path: str, cache: str, round_means: tuple, calls: int, **fields
     return result, samples
 
 
-def make_run(db_path) -> tuple[Store, int]:
-    """A complete two-op run on a pretend H200, with one failure, one skip and one failed graph path."""
+def make_run(db_path, more=None) -> tuple[Store, int]:
+    """A complete two-op run on a pretend H200, with one failure, one skip and one failed graph path;
+    ``more(store, run_id)`` stores more results before the run ends."""
     store = Store(db_path)
     run_id = store.begin_run(clock="gpu", suite="seed", command="mage run --suite seed --cold",
                              env={"gpu": "NVIDIA H200", "torch": "2.11.0", "git_commit": "abc123",
@@ -89,6 +90,8 @@ def make_run(db_path) -> tuple[Store, int]:
                 for path in ("single", "batch", "graph"):
                     store.add_result(run_id, case_id, impl_id, Result(
                         path, cache, status, reason, "fail" if status == "fail" else None, error, 1e-7, **work))
+    if more is not None:
+        more(store, run_id)
     store.end_run(run_id, "complete", {"gpu_state_end": {"sm_clock_mhz": 1980, "temperature_c": 44,
                                                          "throttle_reasons": []}})
     return store, run_id

@@ -165,7 +165,7 @@ def _expected(rows: list, op: str, field: str) -> list:
 def test_view_buttons_change_the_plotted_values_and_the_page_logs_no_error(page):
     browser, rows, tmp_path = page
     figures = browser.evaluate("document.querySelectorAll('.js-plotly-plot').length")
-    assert figures == 2 * len({r["op"] for r in rows}) + 2  # per op two, then the floor and the roofline
+    assert figures == 3 * len({r["op"] for r in rows}) + 2  # per op the answer and two, then the floor and roofline
     browser.screenshot(tmp_path / "report-top.png")
 
     div = "boundaries-layernorm"

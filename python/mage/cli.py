@@ -1,10 +1,12 @@
-"""The `mage` command: run, check, env, runs, show, report, export, import, compare, history, amdahl, context."""
+"""The `mage` command: run, check, env, runs, show, report, site, export, import, compare, history, amdahl,
+context."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import math
+import os
 import shlex
 import sqlite3
 import sys
@@ -25,10 +27,24 @@ from mage.measure.method import Method
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
-console = Console(width=None if sys.stdout.isatty() else 200)
+PIPED_WIDTH = 100  # the width of output that is not a terminal, unless COLUMNS says otherwise
+UNFOLDED = 10_000  # wider than any table: what --wide measures a table within
+
+
+def _output_width() -> int | None:
+    """None on a terminal (rich follows it); elsewhere COLUMNS where it is a positive number, else PIPED_WIDTH."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
+
+
+console = Console(width=_output_width())
 errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
+WIDE_OPTION = typer.Option(False, "--wide", help="Every column of the results table, however wide; by default the "
+                           "columns that matter most, as many as fit the terminal (or COLUMNS, or 100).")
 
 
 class Suite(str, Enum):
@@ -139,13 +155,12 @@ def run(
     ray_address: Optional[str] = typer.Option(None, "--ray", help="Run the cases as tasks on this Ray cluster "
                                               "(an address, or local to start one here), a GPU a case; the parent "
                                               "alone writes the store (mage.ray_workers)."),
+    wide: bool = WIDE_OPTION,
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
     from mage.plan import Request, fresh_method, plan
     from mage import registry
-    from mage.progress import Step
-    from mage.report.tables import failures_table, results_table
     from mage.runner import Runner
 
     if resume_run is not None:
@@ -167,17 +182,7 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with contextlib.ExitStack() as stack, Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                                                   MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                                                   transient=True) as progress:
-        steps = sum(len(w.impls) for w in work)
-        task = progress.add_task("starting", total=steps)
-
-        def on_progress(step: Step) -> None:
-            if step.step == "check":
-                progress.advance(task)
-            progress.update(task, description=str(step))
-
+    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), len(work)) as on_progress:
         command = shlex.join(["mage", *sys.argv[1:]])
         if gpus is not None and ray_address is not None:
             raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
@@ -229,14 +234,58 @@ def run(
         finally:
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)
-    console.print(results_table(store.run(run_id), rows))
-    failures = failures_table(rows)
-    if failures is not None:
-        console.print(failures)
+    _print_results(store.run(run_id), rows, wide)
     _print_experiment(store, run_id)
     console.print(f"stored as run {run_id} in {db}", markup=False)
     _exit_if_failed(sorted({(row["op"], row["impl"], _failure_kind(row)) for row in rows if row["status"] == "fail"
                             and not registry.failed_as_registered(row["op"], row["impl"], row["reason"])}))
+
+
+@contextlib.contextmanager
+def _progress(steps: int, cases: int):
+    """What a run or a check shows as it goes, given as the callback for each mage.progress.Step: a progress bar
+    over ``steps`` implementation checks on a terminal; elsewhere (a log, a pipe) a line per finished case."""
+    from mage.progress import CaseLines
+
+    if console.is_terminal:
+        with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task("starting", total=steps)
+
+            def on_progress(step) -> None:
+                if step.step == "check":
+                    progress.advance(task)
+                progress.update(task, description=str(step))
+
+            yield on_progress
+    else:
+        lines = CaseLines(lambda text: console.print(text, markup=False, highlight=False), cases)
+        yield lines.step
+        lines.close()  # not after an error: the case it was in did not finish
+
+
+def _print_results(stored: dict, rows: list, wide: bool) -> None:
+    """The results table (priority columns unless ``wide``), failures and suspect times, then one line per family
+    and reason for the skipped implementations instead of a row each."""
+    from mage.report.findings import skip_lines
+    from mage.report.tables import failures_table, results_table
+
+    from rich.measure import Measurement
+
+    shown = [row for row in rows if row["status"] != "skip"]
+    table = results_table(stored, shown, width=None if wide else console.width)
+    terminal = console.width
+    if wide:  # as wide as its cells, however narrow the terminal (a pager or an editor scrolls sideways)
+        console.width = max(terminal, Measurement.get(console, console.options.update_width(UNFOLDED), table).maximum)
+    try:
+        console.print(table)
+    finally:
+        console.width = terminal
+    failures = failures_table(shown)
+    if failures is not None:
+        console.print(failures)
+    for line in skip_lines(rows):
+        console.print(line, markup=False, highlight=False)
 
 
 def _gpu_slots(gpus: str, where: str) -> list[str]:
@@ -313,9 +362,9 @@ def check_contracts(
     """Check implementations against the float64 reference without timing them; exit 1 if any fails."""
     from rich.table import Table
 
-    from mage import check, registry
-    from mage.plan import Request, fresh_method, plan, skip_reason
-    from mage.report.tables import add_literal_row
+    from mage.plan import Request, fresh_method, plan
+    from mage.progress import Step
+    from mage.report.findings import skip_lines
 
     where = _device(device)
     request = Request(suites=_suites(suite), ops=op, impls=impl, device=where)
@@ -323,27 +372,42 @@ def check_contracts(
     table = Table(title=f"contracts on {where} (check seed {seed})")
     for column in ("op", "case", "impl", "contract", "rel error", "eager error", "reason"):
         table.add_column(column, overflow="fold")
-    failed = []
-    for planned in plan(request):
-        for implementation in planned.impls:
-            reason = skip_reason(planned.spec, planned.case, implementation, where)
-            if reason:
-                add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
-                                Text("skip", style="yellow"), "", "", reason)
-                continue
-            try:
-                result = check.check(implementation, registry.baseline_of(implementation), planned.spec, planned.case,
-                                     where, seed)
-            except Exception as error:  # one implementation's crash is its own failure
-                result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
-            if not result.passed and not implementation.failed_as_registered(result.reason):
-                failed.append((planned.spec.name, implementation.name, f"contract on {planned.case.name}"))
-            add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
-                            Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
-                            "" if result.rel_error is None else f"{result.rel_error:.2e}",
-                            "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
+    failed, skipped = [], []
+    work = plan(request)
+    with _progress(sum(len(planned.impls) for planned in work), len(work)) as on_progress:
+        for planned in work:
+            for implementation in planned.impls:
+                on_progress(Step(planned.case.key, "check", implementation.name))
+                failed += _check_one(table, skipped, planned, implementation, where, seed)
     console.print(table)
+    for line in skip_lines(skipped):
+        console.print(line, markup=False, highlight=False)
     _exit_if_failed(failed)
+
+
+def _check_one(table, skipped: list, planned, implementation, where: str, seed: int) -> list[tuple[str, str, str]]:
+    """Check one implementation on one case into ``table`` (a skip into ``skipped``); its failure, if any."""
+    from mage import check, registry
+    from mage.plan import skip_reason
+    from mage.report.tables import add_literal_row
+
+    reason = skip_reason(planned.spec, planned.case, implementation, where)
+    if reason:
+        skipped.append({"op": planned.spec.name, "case": planned.case.name, "impl": implementation.name,
+                        "family": implementation.family, "status": "skip", "reason": reason})
+        return []
+    try:
+        result = check.check(implementation, registry.baseline_of(implementation), planned.spec, planned.case, where,
+                             seed)
+    except Exception as error:  # one implementation's crash is its own failure
+        result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
+    add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
+                    Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
+                    "" if result.rel_error is None else f"{result.rel_error:.2e}",
+                    "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
+    if result.passed or implementation.failed_as_registered(result.reason):
+        return []
+    return [(planned.spec.name, implementation.name, f"contract on {planned.case.name}")]
 
 
 @app.command()
@@ -372,11 +436,12 @@ def _run_id(store, run_id: Optional[int]) -> int:
 
 
 @app.command()
-def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), db: Path = DB_OPTION):
+def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), wide: bool = WIDE_OPTION,
+         db: Path = DB_OPTION):
     """Show a stored run: environment, ceilings and every result."""
     from mage.report.accuracy import accuracy_table
     from mage.report.format import commit_label
-    from mage.report.tables import ceilings_line, failures_table, results_table
+    from mage.report.tables import ceilings_line
 
     store = _read_store(db)
     run_id = _run_id(store, run_id)
@@ -389,12 +454,9 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
         console.print(ceilings_line(stored["ceilings"]), markup=False)
     console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
-    console.print(results_table(stored, rows))
+    _print_results(stored, rows, wide)
     if (trade := accuracy_table(rows)) is not None:
         console.print(trade)
-    failures = failures_table(rows)
-    if failures is not None:
-        console.print(failures)
     _print_experiment(store, run_id)
     _print_findings(stored, rows)
     _print_context(store, run_id)
@@ -587,6 +649,23 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     if blocks:
         written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
     console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)
+
+
+@app.command()
+def site(out: Path = typer.Option(..., "--out", help="Directory to write the site into."),
+         fraction: float = typer.Option(0.2, help="Fraction of a request an op takes, for Amdahl's law (0–1)."),
+         db: Path = DB_OPTION):
+    """Write a static, offline site over every run of the store: an index of runs and experiments, a page per
+    run (its report), per-op history with steps found, one copy of plotly.js (mage.report.site)."""
+    from mage.report import site as notebook
+
+    amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
+    store = _read_store(db)
+    if not store.runs():
+        raise MageError(f"{db} holds no run to build a site of")
+    written = notebook.build(store, out, fraction)
+    console.print(f"site of {len(store.runs())} runs written to {out}: {len(written)} files, open "
+                  f"{out / 'index.html'}", markup=False)
 
 
 @app.command()

@@ -1,11 +1,14 @@
-"""The steps a run reports as it goes: the CLI's progress bar shows them, and an isolated case's worker
-sends each to its parent as one JSON line (mage.worker, mage.isolation), so nothing parses words."""
+"""The steps a run reports as it goes: the CLI's progress bar shows them on a terminal (CaseLines, a line per
+case, elsewhere), and an isolated case's worker sends each to its parent as one JSON line (mage.worker,
+mage.isolation), so nothing parses words."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from dataclasses import dataclass
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -26,3 +29,31 @@ class Step:
     @classmethod
     def from_json(cls, text: str) -> Step:
         return cls(**json.loads(text))
+
+
+class CaseLines:
+    """Progress for a log (output that is not a terminal): one line per case as it finishes, with the seconds
+    it took and the run's elapsed total. A case is finished when a step of another case arrives, or at close."""
+
+    def __init__(self, write: Callable[[str], None], cases: int, clock: Callable[[], float] = time.monotonic):
+        self.write, self.cases, self.clock = write, cases, clock
+        self.started = self.case_started = clock()
+        self.case: str | None = None
+        self.finished = 0
+
+    def step(self, step: Step) -> None:
+        if step.case != self.case:
+            self._finish()
+            self.case, self.case_started = step.case, self.clock()
+
+    def close(self) -> None:
+        self._finish()
+        self.case = None
+
+    def _finish(self) -> None:
+        if self.case is None:
+            return
+        self.finished += 1
+        now = self.clock()
+        self.write(f"[{self.finished}/{self.cases}] {self.case}: {now - self.case_started:.1f} s "
+                   f"(elapsed {now - self.started:.1f} s)")

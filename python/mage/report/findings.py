@@ -291,13 +291,14 @@ def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[
     return sentences
 
 
-def _baseline(rows: list[dict]) -> dict | None:
+def baseline_row(rows: list[dict]) -> dict | None:
+    """The baseline's row among ``rows`` (its IEEE one where there are several); None without one."""
     baselines = [r for r in rows if r["baseline"]]
     return next((r for r in baselines if r["precision"] == "ieee"), baselines[0] if baselines else None)
 
 
 def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]) -> list[str]:
-    base = _baseline([r for r in single if not r.get("suspect")])
+    base = baseline_row([r for r in single if not r.get("suspect")])
     timed = [r for r in single if r["kernel_us"] is not None and not r.get("suspect")]
     if base is None or base["kernel_us"] is None or len(timed) < 2:
         return []
@@ -416,6 +417,16 @@ def _pairs(keys: list[tuple]) -> str:
     return ", ".join(" ".join(key) for key in keys)
 
 
+def skip_lines(rows: list[dict]) -> list[str]:
+    """Skipped implementations, one line per family and reason: 'triton: 12 skipped — reason'."""
+    skipped: dict[tuple[str, str], set] = {}
+    for row in rows:
+        if row["status"] == "skip":
+            skipped.setdefault((row["family"], row["reason"] or "no reason stored"), set()).add(
+                (row["op"], row["case"], row["impl"]))
+    return [f"{family}: {len(pairs)} skipped — {reason}" for (family, reason), pairs in skipped.items()]
+
+
 def run_section(run: dict, rows: list[StoredRow]) -> Section:
     env, ops = run["env"], list(dict.fromkeys(r["op"] for r in rows))
     impls = {(r["op"], r["case"], r["impl"]) for r in rows}
@@ -433,7 +444,8 @@ def run_section(run: dict, rows: list[StoredRow]) -> Section:
         sentences.append(f"No implementation failed its contract or a launch path "
                          f"({len(impls) - len(skipped)} checked).")
     if skipped:
-        sentences.append(f"{len(skipped)} {'was' if len(skipped) == 1 else 'were'} skipped: {_pairs(skipped)}.")
+        sentences.append(f"{len(skipped)} implementation·case pair{'s' * (len(skipped) != 1)} "
+                         f"{'was' if len(skipped) == 1 else 'were'} skipped: " + "; ".join(skip_lines(rows)) + ".")
     suspect = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == "pass" and r.get("suspect")})
     if suspect:
         sentences.append(f"{len(suspect)} implementation·case pair{'s' * (len(suspect) != 1)} passed with a SUSPECT "

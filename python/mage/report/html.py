@@ -1,11 +1,13 @@
-"""The run report: one self-contained HTML file (plotly.js inline, so it opens offline and from file://).
+"""The run report: one self-contained HTML file (plotly.js inline, so it opens offline and from file://),
+or a page of a site that shares one copy of plotly.js (``build(..., plotly_src=)``, mage.report.site).
 
-Sections, top to bottom: failures (if any), findings, the experiment (the run's hypothesis and
-predictions beside their outcomes, when it states any), the model blocks of a context run (predicted
-against measured speedup, kernel time by op call site, findings in words: mage.report.context),
-per-op boundaries, launch paths, fractions of
-the roofline floor, the roofline, the history (each implementation of the run across every run of the
-same clock in its store, steps marked: mage.history), contracts, environment and method.
+Sections, top to bottom: failures (if any; skips one line per family and reason), the answer (per op the
+journal's figure and three or four sentences: mage.report.summary), the findings (collapsed), the
+experiment (the run's hypothesis and predictions beside their outcomes, when it states any), the model
+blocks of a context run (predicted against measured speedup, kernel time by op call site, findings in
+words: mage.report.context), per-op boundaries, launch paths, fractions of the roofline floor, the
+roofline, the history (each implementation of the run across every run of the same clock in its store,
+steps marked: mage.history), contracts, environment and method.
 
 The experiment and the history read the store the run came from: ``build(..., store=)``.
 """
@@ -20,11 +22,12 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from mage.report import context
-from mage.report.figures import FAMILY_COLORS, styles
+from mage.report.figures import FAMILY_COLORS, figure_cache, styles
 from mage import history
 from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
-from mage.report.findings import Section, caches_of, findings, short_labels
+from mage.report.findings import Section, caches_of, findings, short_labels, skip_lines
+from mage.report.summary import op_summary
 from mage.report.format import commit_label, us
 from mage.report.history_html import history_section
 from mage.report.tables import case_label, export_rows
@@ -42,6 +45,7 @@ VIEWS = {
 RANGES = {"span_mean_us": ("span_round_min_us", "span_round_max_us"), "host_us": ("host_min_us", "host_max_us")}
 PATHS = {"single": "single", "batch": "batch (span ÷ B)", "graph": "graph (replay ÷ B)"}
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+LOG_SPREAD = 30  # an op whose cases differ by more than this factor is drawn on a log axis
 EXCLUSIONS = ("Excluded from every number: compilation and autotuning (done during warm-up), host↔device "
               "transfers (inputs are on the device before timing), and process start.")
 
@@ -51,7 +55,7 @@ h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid #ccc; margin-top: 36px;
 .meta, .note { color: #555; } nav a { margin-right: 14px; }
 .banner { background: #fde2e2; border: 2px solid #c00; color: #900; padding: 10px 14px; font-weight: 600; }
 .banner.skip { background: #fff6d6; border-color: #c90; color: #750; }
-.findings li { margin: 3px 0; } .findings summary { margin-top: 12px; cursor: pointer; }
+.findings li { margin: 3px 0; } ul.summary { font-size: 16px; } ul.summary li { margin: 4px 0; } .findings summary { margin-top: 12px; cursor: pointer; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
 td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 tr.fail td { background: #fde2e2; color: #900; font-weight: 600; }
@@ -120,6 +124,35 @@ def _lookup(rows: list[dict], **where) -> dict | None:
 
 
 # Figures
+
+
+def journal_figure(op: str, rows: list[dict]) -> go.Figure:
+    """The journal's figure of one op: kernel time above, call span below, launches beside; single path, the
+    static figure's cache state, on a log axis where the op's cases differ by more than LOG_SPREAD."""
+    from plotly.subplots import make_subplots
+
+    cache = figure_cache(rows)
+    single = [r for r in rows if r["path"] == "single" and r["cache"] == cache and r["status"] == "pass"]
+    cases = list(dict.fromkeys(r["case"] for r in single))
+    labels, markers = _labels(rows), _markers(rows)
+    figure = make_subplots(rows=2, cols=2, specs=[[{}, {"rowspan": 2}], [{}, None]], column_widths=[0.74, 0.26],
+                           horizontal_spacing=0.08, vertical_spacing=0.12,
+                           subplot_titles=("kernel time, µs per call", "launches per call",
+                                           "call span, µs per call (whiskers: range of round means)"))
+    for impl in dict.fromkeys(r["impl"] for r in single):
+        cells = [_lookup(single, impl=impl, case=case) for case in cases]
+        for field, row, col in (("kernel_us", 1, 1), ("launches", 1, 2), ("span_mean_us", 2, 1)):
+            figure.add_bar(name=labels[impl], legendgroup=impl, showlegend=field == "kernel_us", x=cases,
+                           y=[r and r[field] for r in cells], marker=markers[impl], row=row, col=col,
+                           error_y=_whiskers(cells) if field == "span_mean_us" else None,
+                           hovertemplate=f"{impl}<br>%{{x}}: %{{y:.4g}}<extra></extra>")
+    for field, row in (("kernel_us", 1), ("span_mean_us", 2)):
+        values = [r[field] for r in single if r[field]]
+        if values and max(values) > LOG_SPREAD * min(values):
+            figure.update_yaxes(type="log", row=row, col=1)
+    figure.update_layout(title=f"{op}: the answer ({cache} L2, single path; each op on its own scale)",
+                         barmode="group", height=560, legend_title="implementation")
+    return figure
 
 
 def boundaries_figure(op: str, rows: list[dict]) -> go.Figure:
@@ -342,13 +375,17 @@ def reduction_figure(rows: list[dict], ceilings: dict) -> go.Figure | None:
 
 
 def _failure_banner(rows: list[dict]) -> str:
+    """Every failure named; skips summarised, one line per family and reason."""
     parts = []
-    for status, word in (("fail", "FAILED"), ("skip", "skipped")):
-        bad = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == status})
-        if bad:
-            listed = ", ".join(f"{op} {case} {impl}" for op, case, impl in bad)
-            parts.append(f'<p class="banner {status}">{len(bad)} implementation·case pair{"s" * (len(bad) != 1)} '
-                         f'{word}: {_esc(listed)}. See <a href="#contracts">contracts</a>.</p>')
+    failed = sorted({(r["op"], r["case"], r["impl"]) for r in rows if r["status"] == "fail"})
+    if failed:
+        listed = ", ".join(f"{op} {case} {impl}" for op, case, impl in failed)
+        parts.append(f'<p class="banner fail">{len(failed)} implementation·case pair{"s" * (len(failed) != 1)} '
+                     f'FAILED: {_esc(listed)}. See <a href="#contracts">contracts</a>.</p>')
+    skipped = skip_lines(rows)
+    if skipped:
+        parts.append('<p class="banner skip">' + "<br>".join(map(_esc, skipped))
+                     + ' (see <a href="#contracts">contracts</a>).</p>')
     return "".join(parts)
 
 
@@ -506,11 +543,44 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
             + runs_table + note + charts)
 
 
-def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -> str:
+def answer_html(rows: list[StoredRow], fraction: float) -> str:
+    """One screen per op: the journal's figure and the sentences that say what it means (mage.report.summary)."""
+    parts = []
+    for op in dict.fromkeys(r["op"] for r in rows):
+        mine = [r for r in rows if r["op"] == op]
+        sentences = "".join(f"<li>{_esc(s)}</li>" for s in op_summary(mine, figure_cache(mine), fraction))
+        parts.append(f'<section class="answer" id="answer-{_esc(op)}"><h3>{_esc(op)}</h3>'
+                     f'<ul class="summary">{sentences}</ul>'
+                     + _figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
+    return "".join(parts)
+
+
+def _plotly_script(plotly_src: str | None) -> str:
+    """plotly.js inline (a report that opens alone), or a reference to one copy shared by a site's pages."""
+    if plotly_src is None:
+        return f"<script>{get_plotlyjs()}</script>"
+    return f'<script src="{_esc(plotly_src)}"></script>'
+
+
+def history_links(rows: list[dict], history_href) -> str:
+    """Where each op's history is drawn, for a page that does not draw it itself."""
+    ops = list(dict.fromkeys(r["op"] for r in rows))
+    return ("<p>Each op's results over every run of the store, with the steps found (improvements and regressions "
+            "side by side): " + ", ".join(f'<a href="{_esc(history_href(op))}">{_esc(op)}</a>' for op in ops)
+            + ".</p>") if ops else ""
+
+
+def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, plotly_src: str | None = None,
+          links: list[tuple[str, str]] = (), history_href=None) -> str:
     """The whole report as one HTML string. ``store``: where the run is stored; without one, the
-    experiment and history sections are left out."""
+    experiment and history sections are left out. For a page of a site (mage.report.site): ``plotly_src``,
+    the URL of plotly.js, when the page must not carry its own copy; ``links``, (href, text) of the pages
+    around it; ``history_href(op)``, the page of an op's history, linked to instead of drawn here."""
     experiment = experiment_html(store, run) if store is not None else ""
-    past = history_html(store, run, rows) if store is not None else ""
+    if history_href is not None:
+        past = history_links(rows, history_href)
+    else:
+        past = history_html(store, run, rows) if store is not None else ""
     blocks = (context_html(store.context_results(run["id"]), store.context_shares(run["id"])) if store is not None
               else "")
     ops = list(dict.fromkeys(r["op"] for r in rows))
@@ -523,25 +593,29 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None) -
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
     commit = commit_label(env)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()),
+        *((("answer", "the answer"),) if rows else ()), ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()),
         *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
+    nav = " ".join(f'<a href="{_esc(href)}">{_esc(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     reduction = reduction_figure(rows, run["ceilings"])
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
     blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
+    answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, fraction)}\n' if rows else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
 <style>{STYLE}</style>
-<script>{get_plotlyjs()}</script></head>
+{_plotly_script(plotly_src)}</head>
 <body>
 <h1>{_esc(title)}</h1>
 <p class="meta">{_esc(run['status'])} · {unit} · started {_esc(run['started_at'])} ·
 torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
 <nav>{nav}</nav>
 {_failure_banner(rows)}
-<h2 id="findings">Findings</h2><div class="findings">{_findings_html(findings(run, rows, fraction))}</div>
+{answer}<h2 id="findings">Findings</h2>
+<details class="findings"><summary>Every finding, formulation by formulation</summary>
+{_findings_html(findings(run, rows, fraction))}</details>
 {experiment}{blocks}<h2 id="ops">Per op: boundaries and launch paths</h2>
 <p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
 measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>

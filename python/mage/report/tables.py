@@ -63,34 +63,72 @@ def add_literal_row(table: Table, *cells) -> None:
     table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells))
 
 
-def results_table(run: dict, rows: list[StoredRow]) -> Table:
-    unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
-    table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False)
+# The results table's columns, most wanted first: a narrow terminal keeps those that fit, in this order.
+PRIORITY = ("op", "case", "impl", "path", "cache", "contract", "kernel", "span mean [round min–max]", "launches",
+            "floor/kernel", "host", "rel err", "span median", "noise", "floor", "in practice", "SM clock")
+
+
+def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
+    """Every result; ``width``: the characters it may take, the columns of lowest PRIORITY left out (and named in
+    its caption) until it fits; None for every column."""
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
-    for column in ("op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
-                   "span mean [round min–max]", "span median", *(["noise"] * noise), "floor", "floor/kernel",
-                   "in practice",
-                   *(["SM clock"] * clocked)):
-        table.add_column(column, overflow="fold")
-    for stored, row in zip(rows, export_rows(rows)):
-        if row["status"] == "skip":
-            contract = Text("skip", style="yellow")
-        elif row["contract"] == "fail" or row["status"] == "fail":
-            contract = Text("FAIL", style="bold red")
-        else:
-            contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
-        add_literal_row(
-            table, row["op"], case_label(stored), row["impl"], row["path"], row["cache"], contract,
-            "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
-            us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}", with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
-            with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
-            *([_noise_cell(row)] * noise), _floor_cell(row),
-            "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
-            _in_practice_cell(run["ceilings"], row),
-            *([_clock_cell(row)] * clocked),
-        )
+    names = ["op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
+             "span mean [round min–max]", "span median", *(["noise"] * noise), "floor", "floor/kernel", "in practice",
+             *(["SM clock"] * clocked)]
+    cells = [_result_cells(run, stored, row, noise, clocked) for stored, row in zip(rows, export_rows(rows))]
+    shown = _fitting(names, cells, width)
+    unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
+    left_out = [name for name in names if name not in shown]
+    table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False,
+                  caption=Text(f"{len(left_out)} columns left out to fit {width} (--wide shows them): "
+                               + ", ".join(left_out)) if left_out else None)
+    for name in shown:
+        table.add_column(name, overflow="fold")
+    for row in cells:
+        add_literal_row(table, *(cell for name, cell in zip(names, row) if name in shown))
     return table
+
+
+def _plain_width(cell) -> int:
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def _fitting(names: list[str], cells: list[list], width: int | None) -> list[str]:
+    """The columns kept: all without a ``width``, else the most wanted whose cells fit it unfolded (a column
+    that holds nothing, such as kernel time on the CPU, after every other)."""
+    if width is None:
+        return names
+    needed = {name: max([max(map(len, name.split())), *(_plain_width(row[i]) for row in cells)]) + 3
+              for i, name in enumerate(names)}  # a cell's padding and border; a header may wrap between words
+    empty = {name for i, name in enumerate(names) if all(_plain_width(row[i]) <= 1 for row in cells)}  # all "—"
+    kept, used = [], 1
+    for name in sorted(names, key=lambda name: (name in empty, PRIORITY.index(name))):
+        if used + needed[name] <= width or len(kept) < 3:  # op, case and implementation always
+            kept.append(name)
+            used += needed[name]
+    return [name for name in names if name in kept]
+
+
+def _result_cells(run: dict, stored: StoredRow, row: dict, noise: bool, clocked: bool) -> list:
+    if row["status"] == "skip":
+        contract = Text("skip", style="yellow")
+    elif row["contract"] == "fail" or row["status"] == "fail":
+        contract = Text("FAIL", style="bold red")
+    else:
+        contract = Text.assemble(("pass", "green"), *([" ", ("SUSPECT", "bold magenta")] * bool(row["suspect"])))
+    return [
+        row["op"], case_label(stored), row["impl"], row["path"], row["cache"], contract,
+        "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
+        us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}",
+        with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
+        with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
+        *([_noise_cell(row)] * noise), _floor_cell(row),
+        "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
+        _in_practice_cell(run["ceilings"], row),
+        *([_clock_cell(row)] * clocked),
+    ]
 
 
 def case_label(row: StoredRow) -> str:

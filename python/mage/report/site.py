@@ -1,0 +1,198 @@
+"""The lab notebook: a static, offline site over every run of a store (``mage site --out DIR``).
+
+    DIR/index.html               the runs (hypothesis, predictions and their verdicts), the machines and
+                                 methods they ran with, the ops with their steps
+    DIR/plotly.min.js            the one copy of plotly.js every page loads, by a relative path
+    DIR/runs/run-N/index.html    run N's report (mage.report.html), model blocks included
+    DIR/runs/run-N/figure.svg    its static figure (context.svg for model blocks) and tables.md
+    DIR/ops/OP.html              every stored result of the op over the runs, the steps found
+                                 (mage.history): improvements and regressions side by side
+
+The output is a function of the store alone (no dates, no random ids, everything in the store's order), so
+the same store gives a byte-identical site and a committed one can be checked by rebuilding it.
+"""
+
+from __future__ import annotations
+
+import html as html_text
+import re
+from pathlib import Path
+
+from mage import atomic, history
+from mage.errors import MageError
+from mage.experiments import evaluate_run
+from mage.report import figures, html, markdown
+from mage.report.format import commit_label
+from mage.report.history_html import history_section
+
+PLOTLY = "plotly.min.js"
+# What tells one machine and software stack from another, in the index's table of environments.
+ENVIRONMENT_KEYS = ("gpu", "host_cpu", "driver", "cuda", "torch", "triton", "python", "mage")
+METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_s", "batch", "span_samples")
+
+
+def _esc(value) -> str:
+    return html_text.escape("—" if value is None else str(value))
+
+
+def _page(title: str, body: str, depth: int, plots: bool) -> str:
+    """A page of the site ``depth`` folders below its root: the shared style, and plotly.js by a relative path
+    where it ``plots``."""
+    root = "../" * depth
+    script = f'<script src="{root}{PLOTLY}"></script>' if plots else ""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
+<style>{html.STYLE}</style>
+{script}</head>
+<body>
+<nav><a href="{root}index.html">all runs</a></nav>
+<h1>{_esc(title)}</h1>
+{body}
+</body></html>
+"""
+
+
+def op_file(op: str) -> str:
+    """The history page of ``op`` (a model block's name holds a slash)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", op) + ".html"
+
+
+def run_folder(run_id: int) -> str:
+    return f"runs/run-{run_id}"
+
+
+def _verdicts(store, run: dict) -> str:
+    """'2 held, 1 failed' for the run's predictions; '' when it states none."""
+    try:
+        _, evaluations = evaluate_run(store, run["id"])
+    except MageError:  # a stored prediction this version cannot read; its run page says why
+        return "cannot be judged"
+    counts = {o: sum(e.outcome == o for e in evaluations) for o in ("held", "failed", "unclear", "no data")}
+    return ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+
+
+def _runs_table(store, runs: list[dict]) -> str:
+    body = []
+    for run in runs:
+        env = run["env"]
+        results = str(run["result_count"]) + (f" + {run['block_count']} block" if run.get("block_count") else "")
+        body.append(
+            f'<tr><td><a href="{run_folder(run["id"])}/index.html">run {run["id"]}</a></td>'
+            f"<td>{_esc(run['started_at'])}</td><td>{_esc(run['status'])}</td><td>{_esc(run['clock'])}</td>"
+            f"<td>{_esc(run['suite'])}</td><td>{_esc(env.get('gpu') or env.get('host_cpu'))}</td>"
+            f"<td>{_esc(commit_label(env))}</td><td class=\"num\">{_esc(results)}</td>"
+            f"<td>{_esc(run.get('hypothesis') or '')}</td><td>{_esc(_verdicts(store, run))}</td></tr>")
+    return ("<table><thead><tr><th>run</th><th>started</th><th>status</th><th>clock</th><th>suite</th><th>device</th>"
+            "<th>commit</th><th>results</th><th>hypothesis</th><th>predictions</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _experiments(store, runs: list[dict]) -> str:
+    """Every run that states a hypothesis or predictions: them, beside the verdicts its own results give."""
+    parts = [f'<h3><a href="{run_folder(run["id"])}/index.html#experiment">run {run["id"]}</a></h3>{stated}'
+             for run in runs if (stated := html.experiment_html(store, run))]
+    return "".join(parts) or "<p>No run of this store states a hypothesis or a prediction.</p>"
+
+
+def _grouped(runs: list[dict], keys: tuple[str, ...], part: str) -> str:
+    """One table line per distinct value of ``keys`` (from each run's ``part``: env or method), with its runs."""
+    seen: dict[tuple, list[int]] = {}
+    for run in runs:
+        seen.setdefault(tuple(str(run[part].get(k, "—")) for k in keys), []).append(run["id"])
+    body = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in values)
+                   + f"<td>{_esc(', '.join(map(str, ids)))}</td></tr>" for values, ids in seen.items())
+    head = "".join(f"<th>{_esc(k)}</th>" for k in keys)
+    return f"<table><thead><tr>{head}<th>runs</th></tr></thead><tbody>{body}</tbody></table>"
+
+
+def _steps_of(series: list[history.Series]) -> tuple[list[str], list[str]]:
+    """The steps found in ``series``, as lines: (improvements, regressions)."""
+    faster, slower = [], []
+    for s in series:
+        for step in s.steps:
+            line = (f"{s.impl} · {s.case} · {s.path}/{s.cache} · {s.boundary}: run {step.run_id} ({step.commit}) "
+                    f"{step.before:.3g} → {step.after:.3g} µs ({step.change:+.1%})")
+            (slower if step.direction == "slower" else faster).append(line)
+    return faster, slower
+
+
+def _side_by_side(faster: list[str], slower: list[str]) -> str:
+    cells = [("<ul>" + "".join(f"<li>{_esc(line)}</li>" for line in lines) + "</ul>") if lines else "<p>none</p>"
+             for lines in (faster, slower)]
+    return (f"<table class=\"steps\"><thead><tr><th>improvements (▼ faster): {len(faster)}</th>"
+            f"<th>regressions (▲ slower): {len(slower)}</th></tr></thead>"
+            f"<tbody><tr><td>{cells[0]}</td><td>{cells[1]}</td></tr></tbody></table>")
+
+
+def op_page(op: str, series: list[history.Series]) -> str:
+    """Every series of ``op`` over the runs, one chart per implementation, the steps side by side."""
+    faster, slower = _steps_of(series)
+    body = ('<p class="note">Single path, in the order the runs started; one chart per implementation, one line per '
+            "case, cache and boundary (and machine, where they differ); whiskers on span points are the range of round "
+            "means. A step is a shift of the median beyond 3× the series' robust noise and at least 5 % "
+            "(mage.history). Runs on different machines differ by more than their within-run spread: a step "
+            "between them may be the machine, not the code.</p>"
+            f"<h2>Steps</h2>{_side_by_side(faster, slower)}<h2>Series</h2>"
+            + (history_section(series, id_prefix="history", config=html.PLOT_CONFIG) if series
+               else "<p>No result of this op passed on the single path in any run: nothing to draw.</p>"))
+    return _page(f"Mage history: {op}", body, depth=1, plots=True)
+
+
+def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]]) -> str:
+    op_lines = "".join(
+        f'<tr><td><a href="ops/{op_file(op)}">{_esc(op)}</a></td><td class="num">{len(series)}</td>'
+        f'<td class="num">{len(faster)}</td><td class="num">{len(slower)}</td></tr>'
+        for op, series in ops.items() for faster, slower in [_steps_of(series)])
+    body = (f'<p class="meta">{len(runs)} runs. Each run\'s page is its report: the answer first, then findings, '
+            "experiment, model blocks, boundaries, launch paths, floors, history, contracts, environment and "
+            "method. Numbers always name their boundary; boundaries are never subtracted.</p>"
+            '<nav><a href="#runs">runs</a> <a href="#experiments">experiments</a> <a href="#ops">ops</a> '
+            '<a href="#environments">environments and methods</a></nav>'
+            f'<h2 id="runs">Runs</h2>{_runs_table(store, runs)}'
+            f'<h2 id="experiments">Experiments: hypotheses, predictions, verdicts</h2>{_experiments(store, runs)}'
+            '<h2 id="ops">Ops: history with steps found</h2>'
+            "<table><thead><tr><th>op or model block</th><th>series</th><th>improvements</th><th>regressions</th>"
+            f"</tr></thead><tbody>{op_lines}</tbody></table>"
+            '<h2 id="environments">Environments and methods</h2>'
+            f"<h3>Machines and software</h3>{_grouped(runs, ENVIRONMENT_KEYS, 'env')}"
+            f"<h3>Method parameters</h3>{_grouped(runs, METHOD_KEYS, 'method')}"
+            '<p class="note">Every parameter of a run\'s environment and method is on its page.</p>')
+    return _page("Mage lab notebook", body, depth=0, plots=False)
+
+
+def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
+    """Write the site of every run in ``store`` into ``out``; the files written."""
+    from plotly.offline import get_plotlyjs
+
+    out = atomic.output_folder(out)
+    runs = sorted(store.runs(), key=lambda run: run["id"])
+    written = [out / PLOTLY]
+    atomic.write_text(written[0], get_plotlyjs())
+    linked = set()
+    for run in runs:
+        folder = atomic.output_folder(out / run_folder(run["id"]))
+        stored, rows = store.run(run["id"]), store.rows(run["id"])
+        linked |= {r["op"] for r in rows}
+        blocks, shares = store.context_results(run["id"]), store.context_shares(run["id"])
+        trade = figures.draw_accuracy(stored, rows, folder, formats=("svg",)) if rows else []
+        links = [("../../index.html", "all runs"), *[("figure.svg", "static figure")] * bool(rows),
+                 *[("accuracy.svg", "accuracy against speed")] * bool(trade),
+                 *[("context.svg", "model blocks figure")] * bool(blocks), ("tables.md", "tables")]
+        page = html.build(stored, rows, fraction, store=store, plotly_src=f"../../{PLOTLY}", links=links,
+                          history_href=lambda op: f"../../ops/{op_file(op)}")
+        atomic.write_text(folder / "index.html", page)
+        atomic.write_text(folder / "tables.md", markdown.tables(stored, rows, blocks, shares))
+        written += [folder / "index.html", folder / "tables.md", *trade]
+        if rows:
+            written += figures.draw(stored, rows, folder, formats=("svg",))
+        if blocks:
+            written += figures.draw_context(stored, blocks, shares, folder, formats=("svg",))
+    ops: dict[str, list[history.Series]] = {op: [] for op in sorted(linked)}  # a page for every op a run links to
+    for s in history.load(store, path="single"):
+        ops.setdefault(s.op, []).append(s)
+    atomic.output_folder(out / "ops")
+    for op, series in ops.items():
+        atomic.write_text(out / "ops" / op_file(op), op_page(op, series))
+        written.append(out / "ops" / op_file(op))
+    atomic.write_text(out / "index.html", index_page(store, runs, ops))
+    return [*written, out / "index.html"]

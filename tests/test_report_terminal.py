@@ -1,0 +1,81 @@
+"""Terminal output that fits: priority columns at the terminal's width (COLUMNS when piped, else 100), every
+column with --wide, skips one line per family and reason, and progress as lines when not on a terminal."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from mage.progress import CaseLines, Step
+from test_report import make_run
+
+MAGE = [sys.executable, "-m", "mage"]
+
+
+def _mage(cwd, *args, columns: str | None):
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | ({"COLUMNS": columns} if columns else {})
+    return subprocess.run([*MAGE, *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("terminal")
+    make_run(cwd / "mage.db")
+    return cwd
+
+
+def _table_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line[:1] in "┏┃┡│└"]
+
+
+@pytest.mark.parametrize("columns, width", [("80", 80), ("120", 120), (None, 100)])
+def test_the_results_table_fits_the_width_with_the_columns_that_matter_most(stored, columns, width):
+    shown = _mage(stored, "show", "1", columns=columns)
+    assert shown.returncode == 0, shown.stderr
+    lines = _table_lines(shown.stdout)
+    assert lines and max(map(len, lines)) <= width
+    header = lines[1]
+    assert all(name in header for name in ("op", "case", "impl"))
+    assert re.search(rf"\d+ columns left out to fit {width} \(--wide shows them\): ", shown.stdout)
+    assert "│ layernorm │" in shown.stdout  # whole, never folded into fragments
+
+
+def test_wide_shows_every_column(stored):
+    narrow = _mage(stored, "show", "1", columns="120")
+    wide = _mage(stored, "show", "1", "--wide", columns="120")
+    assert wide.returncode == 0, wide.stderr
+    assert "left out to fit" not in wide.stdout and "left out to fit" in narrow.stdout
+    header = _table_lines(wide.stdout)[1]
+    assert len(header) > 120  # as wide as its cells: nothing folded
+    for column in ("in practice", "floor/kernel", "launches", "span median", "host"):
+        assert column in header
+    assert "in practice" not in _table_lines(narrow.stdout)[1]
+
+
+def test_skipped_implementations_are_one_line_per_family_and_reason(stored):
+    shown = _mage(stored, "show", "1", columns="120")
+    assert "native: 1 skipped — the native extension is not built on this machine" in shown.stdout
+    assert not re.search(r"│ *skip *│", shown.stdout.split("Findings")[0])  # no row of its own
+
+
+def test_case_lines_say_each_case_and_its_seconds():
+    times = iter([0.0, 0.0, 2.5, 2.5, 4.0])
+    written = []
+    lines = CaseLines(written.append, cases=2, clock=lambda: next(times))
+    for step in (Step("layernorm/a", "check", "eager"), Step("layernorm/a", "span"), Step("layernorm/b", "check")):
+        lines.step(step)
+    lines.close()
+    assert written == ["[1/2] layernorm/a: 2.5 s (elapsed 2.5 s)", "[2/2] layernorm/b: 1.5 s (elapsed 4.0 s)"]
+
+
+def test_run_and_check_show_progress_when_not_on_a_terminal(tmp_path):
+    ran = _mage(tmp_path, "run", "--op", "layernorm", "--impl", "eager", "--path", "single", columns=None)
+    assert ran.returncode == 0, ran.stderr
+    assert re.search(r"^\[1/1\] layernorm:\S+: [\d.]+ s \(elapsed [\d.]+ s\)$", ran.stdout, re.MULTILINE), ran.stdout
+    header = _table_lines(ran.stdout)[1]
+    assert "┃ kernel " not in header and "┃ launches " not in header  # none on the CPU: those columns go first
+    checked = _mage(tmp_path, "check", "--op", "layernorm", "--impl", "eager", columns=None)
+    assert checked.returncode == 0, checked.stderr
+    assert re.search(r"^\[1/1\] layernorm:\S+: [\d.]+ s", checked.stdout, re.MULTILINE), checked.stdout

@@ -1,0 +1,190 @@
+"""The lab notebook (mage site): every run, experiment and op of a store as a static offline site.
+
+Built in a temporary folder from a small store (two op runs, one with predictions, and a context run),
+and read as committed for results/h200 (tests/test_committed_reports.py proves that one is what the
+committed store gives). Every page must load in headless Chromium with no console error, every relative
+link must resolve, and a view button must change the values plotted. The Chromium tests are skipped
+only where Chromium is not installed (Debian: apt-get install -y chromium).
+"""
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from context_records import store_context_run
+from mage.report import site
+from test_report import make_run
+from test_report_browser import CHROMIUM, DevTools, _click_and_read, _plotted
+
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "h200" / "site"
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
+PAGE_TIMEOUT_S = 20
+
+
+def _small_store(path):
+    store, first = make_run(path)
+    make_run(path)  # a second run of the same results: a history to draw
+    store.set_experiment(first, "compile has the shorter kernel", ["layernorm/compile:kernel<4",
+                                                                   "layernorm/eager:kernel<4"])
+    store_context_run(store)
+    return store
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("site")
+    store = _small_store(folder / "mage.db")
+    site.build(store, folder / "site")
+    return store, folder / "site"
+
+
+def _pages(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.html"))
+
+
+def _links(page: Path) -> list[str]:
+    return re.findall(r'(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8"))
+
+
+def _unresolved(root: Path) -> list[str]:
+    """Every relative link of every page that names no file, or an anchor no element of its page has."""
+    missing = []
+    for page in _pages(root):
+        for link in _links(page):
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith("//"):
+                missing.append(f"{page.relative_to(root)}: {link} leaves the site")
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not target.is_file():
+                missing.append(f"{page.relative_to(root)}: {link}")
+            elif parts.fragment and target.suffix == ".html" and \
+                    f'id="{parts.fragment}"' not in target.read_text(encoding="utf-8"):
+                missing.append(f"{page.relative_to(root)}: {link} (no such anchor)")
+    return missing
+
+
+def test_the_site_holds_every_run_op_and_experiment(built):
+    store, root = built
+    runs = [run["id"] for run in store.runs()]
+    index = (root / "index.html").read_text(encoding="utf-8")
+    for run_id in runs:
+        assert f'href="runs/run-{run_id}/index.html"' in index
+        assert (root / f"runs/run-{run_id}/index.html").is_file()
+    assert "compile has the shorter kernel" in index and "1 held, 1 failed" in index  # the verdicts
+    assert (root / "runs/run-1/figure.svg").is_file() and (root / "runs/run-3/context.svg").is_file()
+    assert 'id="blocks"' in (root / "runs/run-3/index.html").read_text(encoding="utf-8")  # the context section
+    for op in ("layernorm", "matmul"):
+        assert f'href="ops/{op}.html"' in index and (root / f"ops/{op}.html").is_file()
+    history = (root / "ops/layernorm.html").read_text(encoding="utf-8")
+    assert "improvements (▼ faster)" in history and "regressions (▲ slower)" in history
+
+
+def test_one_copy_of_plotly_for_the_whole_site(built):
+    _, root = built
+    assert (root / site.PLOTLY).read_text(encoding="utf-8").startswith("/**")
+    for page in _pages(root):
+        text = page.read_text(encoding="utf-8")
+        assert "plotly.js v" not in text, f"{page} carries its own plotly.js"
+        depth = len(page.relative_to(root).parts) - 1
+        if "Plotly.newPlot" in text:
+            assert f'<script src="{"../" * depth}{site.PLOTLY}"></script>' in text
+
+
+def test_every_relative_link_resolves(built):
+    _, root = built
+    assert _unresolved(root) == []
+
+
+def test_the_same_store_gives_a_byte_identical_site(built, tmp_path):
+    store, root = built
+    site.build(store, tmp_path / "again")
+    first = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    again = {p.relative_to(tmp_path / "again"): p.read_bytes() for p in (tmp_path / "again").rglob("*") if p.is_file()}
+    assert first.keys() == again.keys()
+    assert [name for name in first if first[name] != again[name]] == []
+
+
+def test_the_site_command_refuses_a_missing_or_empty_store(tmp_path):
+    command = [sys.executable, "-m", "mage", "site", "--out", str(tmp_path / "out")]
+    missing = subprocess.run([*command, "--db", str(tmp_path / "none.db")], capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode == 2 and "no store at" in missing.stderr and "Traceback" not in missing.stderr
+    from mage.store import Store
+
+    Store(tmp_path / "empty.db").close()
+    empty = subprocess.run([*command, "--db", str(tmp_path / "empty.db")], capture_output=True, text=True,
+                           timeout=120)
+    assert empty.returncode == 2 and "holds no run" in empty.stderr
+
+
+def test_the_committed_site_links_resolve():
+    assert COMMITTED.is_dir(), "results/h200/site should hold the site of the committed store"
+    assert _unresolved(COMMITTED) == []
+
+
+# In Chromium
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    devtools = DevTools(tmp_path_factory.mktemp("profile"))
+    try:
+        for domain in ("Runtime", "Log", "Page", "Network"):
+            devtools.call(f"{domain}.enable")
+        devtools.call("Emulation.setDeviceMetricsOverride", width=1400, height=1000, deviceScaleFactor=1, mobile=False)
+        yield devtools
+    finally:
+        devtools.close()
+
+
+def _errors(events: list) -> list:
+    return [e for e in events if e.get("method") == "Runtime.exceptionThrown"
+            or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+            or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+
+
+def _load(browser, page: Path) -> list:
+    """Open ``page``; the errors it logged and the URLs it fetched outside the site's files."""
+    browser.events.clear()
+    browser.call("Page.navigate", url=page.as_uri())
+    browser.wait_for_event("Page.loadEventFired")
+    deadline = time.monotonic() + PAGE_TIMEOUT_S  # every figure drawn: plotly marks each div when done
+    while browser.evaluate("[...document.querySelectorAll('div.plotly-graph-div')]"
+                           ".some(div => !div.classList.contains('js-plotly-plot'))") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    fetched = [e["params"]["request"]["url"] for e in browser.events if e.get("method") == "Network.requestWillBeSent"]
+    return _errors(browser.events) + [url for url in fetched if not url.startswith(("file:", "data:"))]
+
+
+@needs_chromium
+def test_every_page_of_a_built_site_loads_without_error(built, browser):
+    _, root = built
+    problems = {str(page.relative_to(root)): found for page in _pages(root) if (found := _load(browser, page))}
+    assert problems == {}
+    assert browser.evaluate("typeof Plotly") == "object"  # plotly.js came from the shared copy
+
+
+@needs_chromium
+def test_the_view_buttons_of_a_site_page_change_the_plotted_values(built, browser):
+    store, root = built
+    assert _load(browser, root / "runs/run-1/index.html") == []
+    kernel = _plotted(browser, "boundaries-layernorm")
+    span = _click_and_read(browser, "boundaries-layernorm", "call span", kernel)
+    assert span != kernel
+    single = [r for r in store.rows(1) if r["op"] == "layernorm" and r["path"] == "single" and r["status"] == "pass"]
+    assert sorted(v for trace in span for v in trace if v is not None) == sorted(
+        round(r["span_mean_us"], 6) for r in single)
+
+
+@needs_chromium
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed site")
+def test_every_page_of_the_committed_site_loads_without_error(browser):
+    problems = {str(page.relative_to(COMMITTED)): found for page in _pages(COMMITTED)
+                if (found := _load(browser, page))}
+    assert problems == {}
