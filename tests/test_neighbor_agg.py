@@ -182,7 +182,7 @@ def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
 
 def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
     names = {i.name for i in registry.implementations("neighbor_agg")}
-    for strategy in ("warp", "block", "edge", "split", "sorted"):
+    for strategy in ("warp", "block", "edge", "split", "sorted", "inflight"):
         for family in ("native", "native-py"):
             assert {f"{family}.{strategy}/sum/ieee", f"{family}.{strategy}/mean/ieee"} <= names
     assert {"native/sum/ieee", "native/mean/ieee"} <= names
@@ -202,6 +202,19 @@ def test_every_native_schedule_gives_the_same_bits_twice(strategy):
         assert torch.equal(out, fn(rowptr, col, x))
         ref = SPEC.reference((rowptr, col, x.double()), variant)
         assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5  # the IEEE contract's ceiling
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_the_inflight_kernels_add_in_the_defaults_order_to_the_same_bits():
+    """They differ from the default's kernels only in when the loads are issued, never in what is added
+    in which order: float4 and scalar rows, both index types, the hub's pieces."""
+    for params in ({"graph": "hub", "nodes": 1024, "edges": 90000, "share": 0.1, "features": 12, "index": "int64"},
+                   {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"}):
+        rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=6), 6, "cpu", "heavy")
+        for variant in ("sum", "mean"):
+            default, inflight = (functools.partial(native.LAUNCHERS[("neighbor_agg", strategy)], EmuHost(), variant=variant)
+                                 for strategy in ("default", "inflight"))
+            assert torch.equal(default(rowptr, col, x), inflight(rowptr, col, x))
 
 
 def native_module():

@@ -1,5 +1,5 @@
 """The reduction study's strategies on the CPU (Triton under TRITON_INTERPRET=1, small widths): the
-split's cross-program combine forced on small rows, the streaming kernels' chunk merges, the
+split's and the lagged kernel's tiles combined across rows, forced on small rows and bit-identical twice, the streaming kernels' chunk merges, the
 large-mean contract that the naive one-pass variance fails while Welford and two-pass pass, the
 widths each strategy declares it cannot take, and the study's cases."""
 
@@ -26,15 +26,39 @@ def _check(impl, params, seed=11):
     return check(impl, registry.baseline_of(impl), spec, Case(impl.op, "t", "seed", params, seed=seed), "cpu", seed)
 
 
+# Widths whose rows start inside a tile (a tile holding the end of one row and the start of the next),
+# one a power of two that does not, and rows touching up to five tiles, the last tile of each ragged.
+SPLIT_SHAPES = [(3, 33, 16), (5, 100, 32), (2, 257, 64), (4, 64, 16)]
+
+
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("rows_, cols, split_cols", [(3, 33, 16), (5, 100, 32), (2, 257, 64)],
-                         ids=["33-in-3", "100-in-4", "257-in-5"])
-def test_the_split_combines_its_chunks_on_small_rows(op, rows_, cols, split_cols, impl_like):
-    split = _impl(op, "triton.split")
-    assert rows.split_plan(rows_, cols, split_cols)[2] > 1  # the combine has several partials to merge
-    with_small_chunks = impl_like(split, lambda *inputs: split.fn(*inputs, split_cols=split_cols))
-    result = _check(with_small_chunks, {"rows": rows_, "cols": cols})
+@pytest.mark.parametrize("strategy", ["triton.split", "triton.lagged"])
+@pytest.mark.parametrize("rows_, cols, split_cols", SPLIT_SHAPES, ids=["33-in-16s", "100-in-32s", "257-in-64s", "64-in-16s"])
+def test_the_split_tiles_combine_across_rows_on_small_rows(op, strategy, rows_, cols, split_cols, impl_like):
+    chunk, tiles, whole = rows.tile_plan(rows_, cols, split_cols)
+    assert rows.tiles_a_row(cols, chunk) > 2  # every row is combined from several tiles' partials
+    assert cols % chunk or (rows_ * cols) % chunk == 0  # ragged widths: tiles cross rows
+    split = _impl(op, strategy)
+    with_small_tiles = impl_like(split, lambda *inputs: split.fn(*inputs, split_cols=split_cols))
+    result = _check(with_small_tiles, {"rows": rows_, "cols": cols})
     assert result.passed, result.reason
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("strategy", ["triton.split", "triton.lagged"])
+def test_the_split_gives_the_same_bits_twice(op, strategy):
+    spec = registry.get_op(op)
+    inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": 7, "cols": 90}), 3, "cpu")
+    fn = _impl(op, strategy).fn
+    first, second = fn(*inputs, split_cols=16), fn(*inputs, split_cols=16)
+    assert torch.equal(first.view(torch.int32), second.view(torch.int32))
+
+
+def test_the_tile_plan_cuts_the_flat_input_into_aligned_tiles_of_at_most_a_row():
+XX
+    assert rows.tile_plan(256, 262144, 4096) == (4096, 16384, 16384)  # 64 tiles a row: 16,384 programs
+    assert rows.tile_plan(3, 100, 4096) == (64, 5, 4)  # never wider than a row
+    assert rows.tiles_a_row(4099, 4096) == 3 and rows.tiles_a_row(262144, 4096) == 65
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -49,7 +73,7 @@ def test_the_naive_variance_fails_the_large_mean_contract_while_welford_and_two_
     params = {"rows": 6, "cols": 300}
     naive = _check(_impl("layernorm", "triton.naive"), params)
     assert not naive.passed and naive.reason.startswith("large-mean inputs: error")
-    for stable in ("triton.online", "triton.twopass", "triton.split", "triton"):
+    for stable in ("triton.online", "triton.twopass", "triton.split", "triton.lagged", "triton"):
         result = _check(_impl("layernorm", stable), params)
         assert result.passed, (stable, result.reason)
 
@@ -90,7 +114,7 @@ def test_each_strategy_skips_the_widths_it_cannot_take_and_says_why(op):
     assert "a warp keeps at most 1024 floats" in skip_reason(spec, study[4096], warp, "cpu")
     assert skip_reason(spec, study[16384], registers, "cpu") is None
     assert "would spill" in skip_reason(spec, study[65536], registers, "cpu")
-    for strategy in ("triton", "triton.split", "triton.online", "triton.twopass"):
+    for strategy in ("triton", "triton.split", "triton.lagged", "triton.online", "triton.twopass"):
         assert _impl(op, strategy).case_skip_reason(study[262144].params) is None
     inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": 1, "cols": 1100}), 1, "cpu")
     with pytest.raises(InputError, match="a warp keeps at most 1024 floats"):

@@ -45,3 +45,17 @@ def test_the_naive_variance_fails_the_large_mean_contract_on_the_gpu(cols):
     naive = next(i for i in registry.implementations("layernorm") if i.backend == "triton.naive")
     result = _check(naive, cols)
     assert not result.passed and result.reason.startswith("large-mean inputs: error"), result.reason
+
+
+@pytest.mark.parametrize("op", ("layernorm", "softmax"))
+@pytest.mark.parametrize("cols", (4099, 65537))
+def test_the_lagged_kernel_agrees_with_the_split_and_repeats_its_bits_with_thousands_of_programs(op, cols):
+    # Enough tiles (~2,000) that many programs wait on others at once: the schedule the CPU cannot show.
+    spec = registry.get_op(op)
+    rows = max(3, 2**23 // cols)
+    inputs = spec.make_inputs(Case(op, "gpu", "seed", {"rows": rows, "cols": cols}, seed=cols), cols, "cuda")
+    by_strategy = {impl.strategy: impl.fn for impl in registry.implementations(op) if impl.family == "triton"}
+    lagged = by_strategy["lagged"](*inputs)
+    again = by_strategy["lagged"](*inputs)
+    assert torch.equal(lagged.view(torch.int32), again.view(torch.int32))
+    torch.testing.assert_close(lagged, by_strategy["split"](*inputs), rtol=1e-5, atol=1e-6)

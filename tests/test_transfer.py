@@ -62,6 +62,21 @@ def test_export_then_import_reproduces_the_run(tmp_path):
     assert len(rows) == 6 and all(len(local.samples(r["result_id"])) == 6 for r in rows if r["status"] == "pass")
 
 
+def test_a_case_keeps_its_statistics_through_export_and_import(tmp_path):
+    # A graph's degree statistics are stored with its case by the run (OpSpec.case_stats); the committed
+    # store is built by import, so a document that dropped them left every neighbor_agg case without them.
+    source = Store(tmp_path / "gpu.db")
+    run = store_run(source)
+    stats = {"max_degree": 4096, "mean_degree": 16.0, "cv": 3.1, "gini": 0.62}
+    graph = Case("neighbor_agg", "powerlaw-1M-16M-F128", "large", {"nodes": 1 << 20, "features": 128}, 3)
+    source.case_id(run, graph, stats=stats)
+    local = Store(tmp_path / "local.db")
+    [(_, local_id, _)] = transfer.import_runs(local, transfer.export_runs(source, [run]))
+    stored = dict(local.db.execute("SELECT name, stats_json FROM cases WHERE run_id = ?", (local_id,)).fetchall())
+    assert json.loads(stored["powerlaw-1M-16M-F128"]) == stats
+    assert stored["1024x1024"] is None  # a case without statistics stays without
+
+
 def test_import_is_idempotent(tmp_path):
     source = Store(tmp_path / "gpu.db")
     runs = [store_run(source), store_run(source)]

@@ -85,10 +85,11 @@ def _run_entry(entry, where: str) -> None:
             _number(value, f"{at}.ceilings.{key}", optional=True)
     for i, text in enumerate(_list(entry.get("predictions", []), f"{where}.predictions")):
         _text(text, f"{where}.predictions[{i}]")
-    cases = _named_entries(entry, where, "cases", {"op", "name", "suite", "params", "seed"})
+    cases = _named_entries(entry, where, "cases", {"op", "name", "suite", "params", "seed", "stats"})
     for i, case in enumerate(entry["cases"]):
         _text(case.get("suite"), f"{where}.cases[{i}].suite")
         _json_object(case.get("params"), f"{where}.cases[{i}].params")
+        _json_object(case.get("stats"), f"{where}.cases[{i}].stats", optional=True)  # none before schema 12
         _integer(case.get("seed"), f"{where}.cases[{i}].seed")
     impls = _named_entries(entry, where, "implementations", {"op", "name", "backend", "variant", "precision",
                                                              *IDENTITY_FIELDS})

@@ -53,7 +53,7 @@ def export_run(store: Store, run_id: int) -> dict:
                 "predictions": store.predictions(run_id)}
     document["cases"] = [
         {"op": r["op"], "name": r["name"], "suite": r["suite"], "params": json.loads(r["params_json"]),
-         "seed": r["seed"]}
+         "seed": r["seed"], "stats": json.loads(r["stats_json"] or "null")}
         for r in store.db.execute("SELECT * FROM cases WHERE run_id = ? ORDER BY id", (run_id,))]
     document["implementations"] = [
         {key: r[key] for key in IMPLEMENTATION_FIELDS} | {"baseline": bool(r["baseline"])}
@@ -160,8 +160,9 @@ def _insert_run(db, entry: dict, fingerprint: str) -> int:
     cases, impls = {}, {}
     for case in entry["cases"]:
         cases[case["op"], case["name"]] = db.execute(
-            "INSERT INTO cases (run_id, op, name, suite, params_json, seed) VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, case["op"], case["name"], case["suite"], json.dumps(case["params"]), case["seed"]),
+            "INSERT INTO cases (run_id, op, name, suite, params_json, seed, stats_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, case["op"], case["name"], case["suite"], json.dumps(case["params"]), case["seed"],
+             None if case.get("stats") is None else json.dumps(case["stats"])),
         ).lastrowid
     for impl in entry["implementations"]:
         impl = _with_identity(impl)

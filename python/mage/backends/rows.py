@@ -5,7 +5,10 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
 
 - ``registers``: a program holds whole rows in registers; the row is read once. Limited by registers.
 - ``warp``: one warp a program, holding several narrow rows; its reductions never leave the warp.
-- ``split``: a row cut into chunks over several programs, combined without atomics by a second kernel.
+- ``split``: the input read as one flat array cut into tiles (a row spread over several programs), the
+  tiles' statistics combined per row by a tiny second kernel (no atomics), normalized by a third.
+- ``lagged``: the split's tiles in one launch: each program publishes its tile's statistics, then
+  normalizes a tile a row's length behind it, whose second read comes from L2, not DRAM.
 - ``online``: one program streams the row, folding each chunk into running statistics: two reads.
 - ``twopass``: one program streams the row once per statistic, then once more to write: three reads.
 """
@@ -23,8 +26,8 @@ REDUCTION_BYTES = 256 * 2**20  # input per case: well past the H200's L2, so eac
 # Widest rows a design keeps in registers: a warp's 32 lanes × 32 floats; 16 warps × 32 floats a lane.
 WARP_MAX_COLS = 1024
 REGISTERS_MAX_COLS = 16384
-# Columns one split program takes on a GPU: a quarter of the register limit, so that 4+ programs
-# share a row once it is too wide for one.
+# Elements of a split tile on a GPU: 16,384 tiles for the study's 256 MB, so every width keeps every SM
+# busy (far more than 2 × 132 programs) with 16-byte loads in flight.
 SPLIT_COLS = 4096
 
 
@@ -58,15 +61,22 @@ def registers_takes(params: dict) -> str | None:
     return None
 
 
-def split_plan(rows: int, cols: int, split_cols: int) -> tuple[int, int, int]:
-    """(rows a program, chunk, chunks) for rows ``cols`` wide cut into power-of-two chunks of at most
-    ``split_cols``; a program takes several rows when its chunk is narrower than SPLIT_COLS."""
-    chunk = min(split_cols, 1 << max(cols - 1, 0).bit_length())
-    block_rows = min(max(1, SPLIT_COLS // chunk), 1 << max(rows - 1, 0).bit_length())
-    return block_rows, chunk, -(-cols // chunk)
+def tile_plan(rows: int, cols: int, split_cols: int) -> tuple[int, int, int]:
+    """(chunk, tiles, whole tiles) of the split: the rows × cols input read as one flat array in tiles of
+    ``chunk`` elements, the largest power of two ≤ min(cols, split_cols). A tile is never wider than a row,
+    so it holds parts of at most two; it is aligned whatever the width (4099 columns too), and every tile
+    but a ragged last is whole, read without a mask, which is what lets the kernels load 16 bytes at a time."""
+    chunk = 1 << (min(cols, split_cols).bit_length() - 1)
+    total = rows * cols
+    return chunk, -(-total // chunk), total // chunk
 
 
-def partials(rows: int, chunks: int, stats: int, like: torch.Tensor) -> torch.Tensor:
-    """The split's rows × chunks × stats buffer of per-chunk statistics, every element written by the
-    first kernel before the second reads it."""
-    return torch.empty((rows, chunks, stats), dtype=torch.float32, device=like.device)
+def tiles_a_row(cols: int, chunk: int) -> int:
+    """The most tiles one row touches: its width in tiles, plus one where it starts inside a tile."""
+    return -(-cols // chunk) + 1
+
+
+def partials(tiles: int, stats: int, like: torch.Tensor) -> torch.Tensor:
+    """The split's tiles × 2 × stats buffer: each tile's statistics of the row it starts in (slot 0) and of
+    the next row (slot 1, empty when the tile lies in one row), every element written before it is read."""
+    return torch.empty((tiles, 2, stats), dtype=torch.float32, device=like.device)

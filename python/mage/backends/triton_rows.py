@@ -2,13 +2,14 @@
 strategy's autotune list, the fixed launch geometry of the study's strategies, jit helpers that
 address a program's rows, and the host side of each strategy's launch.
 
-Every kernel of these ops takes ``x, *operands, out`` (operands: the op's per-column tensors), then
-``rows, cols, x_stride`` (split kernels: the partials buffer and ``rows, cols, x_stride, chunks``), then
-the op's scalars; mage.backends.rows says how each strategy shares a row's work.
+Every whole-row kernel takes ``x, *operands, out`` (operands: the op's per-column tensors), then
+``rows, cols, x_stride``, then the op's scalars; the split's kernels work on flat tiles of a contiguous x
+(launch_split, launch_lagged say what each takes). mage.backends.rows says how each strategy shares a row's work.
 """
 
 from __future__ import annotations
 
+import torch
 import triton
 import triton.language as tl
 
@@ -18,7 +19,10 @@ from mage.errors import InputError
 from mage.outputs import empty_output
 from mage.registry import implementation
 
-SPLIT_WARPS = 8  # a split program's tile of SPLIT_COLS (4096) floats is 16 a thread
+# A split program holds 8 floats a thread (two 16-byte loads): 16 warps for a tile of SPLIT_COLS (4096),
+# fewer for narrower tiles. Compiled for sm_90, 16 a thread took 75–148 registers, one block an SM; 8 take 39–62.
+SPLIT_FLOATS_A_THREAD = 8
+COMBINE_SLOTS = 1024  # partial slots a combine program reads: rows a program = this ÷ tiles a row
 
 
 def _tile_limit(args):
@@ -71,14 +75,73 @@ def program_rows(x_ptr, rows, x_stride, BLOCK_R: tl.constexpr):
 
 
 @triton.jit
-def row_partials(part_ptr, rows, chunks, STATS: tl.constexpr, BLOCK_R: tl.constexpr, CHUNKS_P2: tl.constexpr):
-    """For a split normalize program: its rows, which of them exist, the addresses of their
-    partials (BLOCK_R × CHUNKS_P2, the first statistic of each; the others follow it) and their mask."""
-    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
-    row_ok = r < rows
-    k = tl.arange(0, CHUNKS_P2)
-    slots = part_ptr + (r.to(tl.int64)[:, None] * chunks + k[None, :]) * STATS
-    return r, row_ok, slots, row_ok[:, None] & (k < chunks)[None, :]
+def tile_span(tile, total, cols, CHUNK: tl.constexpr):
+    """A flat tile's first element, the row it is in, the offset in the tile where the next row starts
+    (CHUNK or more: not in this tile; a tile is never wider than a row, so it holds at most two) and its
+    element count. Offsets inside a tile are int32: 64-bit ones for every element cost the registers
+    that kept the earlier split's kernels at one block an SM."""
+    start = tile.to(tl.int64) * CHUNK
+    first_row = start // cols
+    return start, first_row, ((first_row + 1) * cols - start).to(tl.int32), tl.minimum(total - start, CHUNK).to(tl.int32)
+
+
+@triton.jit
+def load_tile(x_ptr, n, whole, other, CHUNK: tl.constexpr):
+    # A whole tile is read without a mask: its 16-byte loads need no proof that the mask is constant
+    # over 4 elements, which a row width such as 4099 would deny them. Only the last tile is ragged.
+    local = tl.arange(0, CHUNK)
+    if whole:
+        x = tl.load(x_ptr + local)
+    else:
+        x = tl.load(x_ptr + local, mask=local < n, other=other)
+    return x
+
+
+@triton.jit
+def store_tile(out_ptr, n, whole, value, CHUNK: tl.constexpr):
+    local = tl.arange(0, CHUNK)
+    if whole:
+        tl.store(out_ptr + local, value)
+    else:
+        tl.store(out_ptr + local, value, mask=local < n)
+
+
+@triton.jit
+def row_slots(r, cols, CHUNK: tl.constexpr, TILES: tl.constexpr):
+    """For rows r: the partial slot (tile · 2 + which) of every tile each row touches (rows × TILES) and
+    which exist. A row is in slot 1 of its first tile when that tile began in the row before, else in
+    slot 0; its later tiles all begin inside it."""
+    row_start = r.to(tl.int64) * cols
+    first = row_start // CHUNK
+    k = first[:, None] + tl.arange(0, TILES)[None, :]
+    later = (k == first[:, None]) & ((first * CHUNK) != row_start)[:, None]
+    return k * 2 + later.to(tl.int64), k <= ((row_start + cols - 1) // CHUNK)[:, None]
+
+
+@triton.jit
+def publish(sync_ptr, first_row, reaches_next):
+    """Count this tile's statistics as stored in its rows' counters (the row it starts in, and the next
+    if it reaches it): integer arrivals, ordered after every store of the program."""
+    tl.debug_barrier()
+    tl.atomic_add(sync_ptr + first_row, 1, sem="release")
+    if reaches_next:
+        tl.atomic_add(sync_ptr + first_row + 1, 1, sem="release")
+
+
+@triton.jit
+def wait_for_row(sync_ptr, row, cols, CHUNK: tl.constexpr):
+    """Spin until every tile of ``row`` has published its statistics."""
+    row_start = row * cols
+    need = (row_start + cols - 1) // CHUNK - row_start // CHUNK + 1
+    seen = tl.atomic_add(sync_ptr + row, 0, sem="acquire")
+    while seen < need:
+        seen = tl.atomic_add(sync_ptr + row, 0, sem="acquire")
+
+
+@triton.jit
+def pick(values, which):
+    """Element ``which`` (0 or 1) of a two-element vector, as a scalar."""
+    return tl.sum(tl.where(tl.arange(0, 2) == which, values, 0.0), axis=0)
 
 
 def prepared(spec, x, *operands):
@@ -113,18 +176,51 @@ def launch_streaming(kernel, x, operands, out, scalars, statistics: int):
     return out
 
 
-def launch_split(stats_kernel, normalize_kernel, x, operands, out, scalars, stats: int, split_cols: int):
-    """The split strategy: chunk statistics into a rows × chunks × ``stats`` buffer, then the combine."""
+def _tiles(x, split_cols: int) -> tuple[int, int, int, int, int]:
+    """(chunk, tiles, whole tiles, tiles a row, warps a program) of x (rows.tile_plan)."""
+    rows, cols = x.shape
+    chunk, tiles, whole = shared.tile_plan(rows, cols, split_cols)
+    warps = max(1, min(16, chunk // (32 * SPLIT_FLOATS_A_THREAD)))
+    return chunk, tiles, whole, shared.tiles_a_row(cols, chunk), warps
+
+
+def launch_split(stats_kernel, combine_kernel, normalize_kernel, x, operands, out, scalars, stats: int,
+                 split_cols: int):
+    """The split strategy, three launches: flat tiles' statistics into a tiles × 2 × ``stats`` buffer
+    (stats_kernel: x, partials, total, cols, whole tiles), each row's combined into rows × 2
+    (combine_kernel: partials, row statistics, rows, cols, scalars), then the tiles normalized
+    (normalize_kernel: x, operands, out, row statistics, rows, cols, total, whole tiles)."""
     rows, cols = x.shape
     if out.numel() == 0:
         return out
-    block_rows, chunk, chunks = shared.split_plan(rows, cols, split_cols)
-    part = shared.partials(rows, chunks, stats, like=x)
-    grid = (triton.cdiv(rows, block_rows), chunks)
-    stats_kernel[grid](x, part, rows, cols, x.stride(0), chunks, BLOCK_R=block_rows, CHUNK=chunk,
-                       num_warps=SPLIT_WARPS)
-    normalize_kernel[grid](x, *operands, out, part, rows, cols, x.stride(0), chunks, *scalars, BLOCK_R=block_rows,
-                           CHUNK=chunk, CHUNKS_P2=triton.next_power_of_2(chunks), num_warps=SPLIT_WARPS)
+    x = x.contiguous()  # flat tiles need the rows back to back
+    chunk, tiles, whole, per_row, warps = _tiles(x, split_cols)
+    part = shared.partials(tiles, stats, like=x)
+    row_stats = x.new_empty((rows, 2))
+    stats_kernel[(tiles,)](x, part, x.numel(), cols, whole, CHUNK=chunk, num_warps=warps)
+    width = triton.next_power_of_2(per_row)
+    block_rows = max(1, COMBINE_SLOTS // width)
+    combine_kernel[(triton.cdiv(rows, block_rows),)](part, row_stats, rows, cols, *scalars, BLOCK_R=block_rows,
+                                                     CHUNK=chunk, TILES=width, num_warps=4)
+    normalize_kernel[(tiles,)](x, *operands, out, row_stats, rows, cols, x.numel(), whole, CHUNK=chunk,
+                               num_warps=warps)
+    return out
+
+
+def launch_lagged(kernel, x, operands, out, scalars, stats: int, split_cols: int):
+    """The lagged strategy, one kernel (after zeroing its counters): x, operands, out, partials, the
+    counters (one a row, then the ticket), rows, cols, total, tiles, whole tiles, lag, scalars. The lag is
+    the most tiles a row touches, so a program waits only for tiles of earlier tickets: programs that have
+    started, whose statistics come before anything they wait for, so the wait always ends."""
+    rows, cols = x.shape
+    if out.numel() == 0:
+        return out
+    x = x.contiguous()
+    chunk, tiles, whole, per_row, warps = _tiles(x, split_cols)
+    part = shared.partials(tiles, stats, like=x)
+    counters = torch.zeros(rows + 1, dtype=torch.int32, device=x.device)
+    kernel[(tiles + per_row,)](x, *operands, out, part, counters, rows, cols, x.numel(), tiles, whole, per_row,
+                               *scalars, CHUNK=chunk, TILES=triton.next_power_of_2(per_row), num_warps=warps)
     return out
 
 

@@ -4,8 +4,10 @@
   The strategies below launch at a fixed geometry from the row width (mage.backends.triton_rows).
 - ``registers``: whole rows, several per program, in registers; statistics two-pass in registers.
 - ``warp``: the same kernel launched with one warp a program, for rows of at most 1024 columns.
-- ``split``: chunk statistics (count, mean, M2) of a row from several programs into a partials
-  buffer, then a second kernel whose programs combine their row's partials and normalize a chunk.
+- ``split``: the input as flat tiles, each with the count, mean and M2 of the (at most two) rows it holds,
+  combined per row by a tiny second kernel, normalized by a third (three launches, two reads of x).
+- ``lagged``: the same tiles in one launch: a program publishes its tile's statistics, then normalizes
+  a tile a row behind it once that tile's rows are complete, so x is read from DRAM once.
 - ``online``: a program streams its row(s) and folds chunk statistics into running ones (Welford's update a chunk
   at a time: Chan et al.'s pairwise form), then re-reads the row to normalize: two reads.
 - ``twopass``: a program streams the sum, then the squared deviations, then writes: three reads.
@@ -24,7 +26,7 @@ from mage.registry import implementation
 
 # Widest row the default strategy keeps whole in registers (64 KiB per row; 16 warps hold 32 floats a thread).
 MAX_FUSED_COLS = shared.REGISTERS_MAX_COLS
-# Under the interpreter a split chunk is small, so that the seed cases' rows are split and combined.
+# Under the interpreter a split tile is small, so that the seed cases' rows are split and combined.
 SPLIT_COLS = 256 if INTERPRETED else shared.SPLIT_COLS
 PARTIAL_STATS = 3  # count, mean, M2 of a chunk
 ONLINE, TWOPASS, NAIVE = 0, 1, 2  # the streaming kernel's STATISTICS
@@ -150,54 +152,129 @@ def _layernorm_streaming_kernel(
 
 
 @triton.jit
+def _tile_stats(x_ptr, part_ptr, tile, total, cols, whole, CHUNK: tl.constexpr):
+    """Store a flat tile's (count, mean, M2) of the row it starts in (slot 0) and of the next (slot 1),
+    each two-pass over registers; return the tile's first row and whether it reaches the next."""
+    start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+    x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
+    local = tl.arange(0, CHUNK)
+    ok, later = local < n, local >= split
+    n1 = tl.maximum(n - split, 0).to(tl.float32)
+    n0 = n.to(tl.float32) - n1
+    mean0 = tl.sum(tl.where(ok & ~later, x, 0.0), axis=0) / tl.maximum(n0, 1.0)
+    mean1 = tl.sum(tl.where(ok & later, x, 0.0), axis=0) / tl.maximum(n1, 1.0)
+    d = tl.where(ok, x - tl.where(later, mean1, mean0), 0.0)
+    slot = part_ptr + tile.to(tl.int64) * 6
+    tl.store(slot, n0)
+    tl.store(slot + 1, mean0)
+    tl.store(slot + 2, tl.sum(tl.where(later, 0.0, d * d), axis=0))
+    tl.store(slot + 3, n1)
+    tl.store(slot + 4, mean1)
+    tl.store(slot + 5, tl.sum(tl.where(later, d * d, 0.0), axis=0))
+    return first_row, split < n
+
+
+@triton.jit
+def _row_stats(part_ptr, r, row_ok, cols, eps, CHUNK: tl.constexpr, TILES: tl.constexpr):
+    """(mean, rstd) of rows r from their tiles' partials, exactly: M2 = Σ M2ᵢ + Σ nᵢ (meanᵢ − mean)², in
+    tile order. Read past L1 (.cg): in the lagged kernel other programs wrote them during this launch."""
+    slots, ok = launch.row_slots(r, cols, CHUNK, TILES)
+    ok = ok & row_ok[:, None]
+    n = tl.load(part_ptr + slots * 3, mask=ok, other=0.0, cache_modifier=".cg")
+    means = tl.load(part_ptr + slots * 3 + 1, mask=ok, other=0.0, cache_modifier=".cg")
+    mean = tl.sum(n * means, axis=1) / cols
+    d = tl.where(ok, means - mean[:, None], 0.0)
+    m2 = tl.sum(tl.load(part_ptr + slots * 3 + 2, mask=ok, other=0.0, cache_modifier=".cg"), axis=1) + tl.sum(n * d * d, axis=1)
+    return mean, 1.0 / tl.sqrt(m2 / cols + eps)
+
+
+@triton.jit
+def _normalize_tile(x_ptr, w_ptr, b_ptr, out_ptr, tile, total, cols, whole, mean0, rstd0, mean1, rstd1,
+                    CHUNK: tl.constexpr):
+    # 16 elements of x, w and b a thread, int32 offsets: few registers, so many blocks an SM keep
+    # loads in flight (the earlier split's normalize kernel combined every partial in each program,
+    # at 138 registers and one block an SM).
+    start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+    x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
+    local = tl.arange(0, CHUNK)
+    later = local >= split
+    c = local + tl.where(later, -split, cols - split)
+    w = tl.load(w_ptr + c, mask=local < n, other=0.0)
+    b = tl.load(b_ptr + c, mask=local < n, other=0.0)
+    out = (x - tl.where(later, mean1, mean0)) * tl.where(later, rstd1, rstd0) * w + b
+    launch.store_tile(out_ptr + start, n, whole, out, CHUNK)
+
+
+@triton.jit
 def _layernorm_split_stats_kernel(
-    x_ptr,  # rows × cols, row stride x_stride
-    part_ptr,  # rows × chunks × 3: count, mean, M2 of each chunk
-    rows, cols, x_stride, chunks,
-    BLOCK_R: tl.constexpr,
+    x_ptr,  # rows × cols, contiguous: total elements as one array of tiles
+    part_ptr,  # tiles × 2 × 3: count, mean, M2 of the tile's first row and of the next
+    total, cols, whole_tiles,
     CHUNK: tl.constexpr,
 ):
-    # A row too wide for one program is shared by `chunks` programs; each writes its chunk's
-    # statistics to its own slot, so no two programs touch one address and no atomic is needed.
+    # A tile a program, 16,384 of them at the study's 256 MB, whatever the width: every SM busy, each
+    # program writing its own slots, so no two programs touch one address and no atomic is needed.
+    tile = tl.program_id(0)
+    _tile_stats(x_ptr, part_ptr, tile, total, cols, tile < whole_tiles, CHUNK)
+
+
+@triton.jit
+def _layernorm_split_combine_kernel(
+    part_ptr,  # tiles × 2 × 3, from the stats kernel
+    row_ptr,  # rows × 2: mean, rstd
+    rows, cols, eps,
+    BLOCK_R: tl.constexpr, CHUNK: tl.constexpr,
+    TILES: tl.constexpr,  # next power of two ≥ the most tiles a row touches
+):
+    # Tiny: 2 × 3 floats a tile, BLOCK_R rows a program; the normalize kernel then reads 2 floats a row.
     r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
-    chunk = tl.program_id(1)
-    c = chunk * CHUNK + tl.arange(0, CHUNK)
-    ok = (r < rows)[:, None] & (c < cols)[None, :]
-    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=0.0)
-    n = tl.minimum(cols - chunk * CHUNK, CHUNK).to(tl.float32)
-    chunk_mean, chunk_m2 = _chunk_stats(x, ok, n)
-    slot = part_ptr + (r.to(tl.int64) * chunks + chunk) * 3
-    tl.store(slot, tl.zeros([BLOCK_R], tl.float32) + n, mask=r < rows)
-    tl.store(slot + 1, chunk_mean, mask=r < rows)
-    tl.store(slot + 2, chunk_m2, mask=r < rows)
+    mean, rstd = _row_stats(part_ptr, r, r < rows, cols, eps, CHUNK, TILES)
+    tl.store(row_ptr + r.to(tl.int64) * 2, mean, mask=r < rows)
+    tl.store(row_ptr + r.to(tl.int64) * 2 + 1, rstd, mask=r < rows)
 
 
 @triton.jit
 def _layernorm_split_normalize_kernel(
-    x_ptr, w_ptr, b_ptr, out_ptr,  # x: rows × cols, row stride x_stride; w, b: cols; out: rows × cols
-    part_ptr,  # rows × chunks × 3, from the stats kernel
-    rows, cols, x_stride, chunks, eps,
-    BLOCK_R: tl.constexpr,
+    x_ptr, w_ptr, b_ptr, out_ptr,  # x, out: rows × cols, contiguous; w, b: cols
+    row_ptr,  # rows × 2 from the combine
+    rows, cols, total, whole_tiles,
     CHUNK: tl.constexpr,
-    CHUNKS_P2: tl.constexpr,  # next power of two ≥ chunks
 ):
-    # Every program of a row combines the row's few partials itself (cheaper than a third launch),
-    # with the exact pairwise formula: M2 = Σ M2ᵢ + Σ nᵢ (meanᵢ − mean)².
-    r, row_ok, slots, k_ok = launch.row_partials(part_ptr, rows, chunks, 3, BLOCK_R, CHUNKS_P2)
-    n = tl.load(slots, mask=k_ok, other=0.0)
-    means = tl.load(slots + 1, mask=k_ok, other=0.0)
-    mean = tl.sum(n * means, axis=1) / cols
-    d = tl.where(k_ok, means - mean[:, None], 0.0)
-    m2 = tl.sum(tl.load(slots + 2, mask=k_ok, other=0.0), axis=1) + tl.sum(n * d * d, axis=1)
-    rstd = 1.0 / tl.sqrt(m2 / cols + eps)
-    c = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
-    col_ok = c < cols
-    ok = row_ok[:, None] & col_ok[None, :]
-    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=0.0)
-    w = tl.load(w_ptr + c, mask=col_ok, other=0.0)
-    b = tl.load(b_ptr + c, mask=col_ok, other=0.0)
-    out = (x - mean[:, None]) * rstd[:, None] * w[None, :] + b[None, :]
-    tl.store(out_ptr + r.to(tl.int64)[:, None] * cols + c[None, :], out, mask=ok)
+    tile = tl.program_id(0)
+    first_row = tile.to(tl.int64) * CHUNK // cols
+    has_next = first_row + 1 < rows
+    _normalize_tile(x_ptr, w_ptr, b_ptr, out_ptr, tile, total, cols, tile < whole_tiles,
+                    tl.load(row_ptr + first_row * 2), tl.load(row_ptr + first_row * 2 + 1),
+                    tl.load(row_ptr + first_row * 2 + 2, mask=has_next, other=0.0),
+                    tl.load(row_ptr + first_row * 2 + 3, mask=has_next, other=0.0), CHUNK)
+
+
+@triton.jit
+def _layernorm_lagged_kernel(
+    x_ptr, w_ptr, b_ptr, out_ptr,  # x, out: rows × cols, contiguous; w, b: cols
+    part_ptr,  # tiles × 2 × 3, written and read in this launch
+    sync_ptr,  # rows + 1 int32, zeroed: tiles published a row, then the ticket counter
+    rows, cols, total, tiles, whole_tiles, lag, eps,
+    CHUNK: tl.constexpr, TILES: tl.constexpr,
+):
+    # Tickets in the order programs start. Ticket t publishes tile t's statistics, then normalizes tile
+    # t − lag (lag: the most tiles a row touches), whose rows end before tile t: it waits only for
+    # programs already running. The ~1,000 programs resident read about 16 MB ahead of the normalize,
+    # inside the 60 MB L2, so x comes from DRAM once: the copy's traffic, not the split's 1.5×.
+    ticket = tl.atomic_add(sync_ptr + rows, 1)
+    if ticket < tiles:
+        first_row, reaches_next = _tile_stats(x_ptr, part_ptr, ticket, total, cols, ticket < whole_tiles, CHUNK)
+        launch.publish(sync_ptr, first_row, reaches_next)
+    if ticket >= lag:
+        tile = ticket - lag
+        start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+        launch.wait_for_row(sync_ptr, first_row, cols, CHUNK)
+        if split < n:
+            launch.wait_for_row(sync_ptr, first_row + 1, cols, CHUNK)
+        r = first_row + tl.arange(0, 2)
+        mean, rstd = _row_stats(part_ptr, r, (r == first_row) | (split < n), cols, eps, CHUNK, TILES)
+        _normalize_tile(x_ptr, w_ptr, b_ptr, out_ptr, tile, total, cols, tile < whole_tiles,
+                        launch.pick(mean, 0), launch.pick(rstd, 0), launch.pick(mean, 1), launch.pick(rstd, 1), CHUNK)
 
 
 # bf16/fp16 (the registers and online kernels widen their loads to float32, and round once on the store).
@@ -235,7 +312,14 @@ implementation("layernorm", family="triton", strategy="naive", variants=("affine
 
 @implementation("layernorm", family="triton", strategy="split", variants=("affine",), available=triton_available)
 def layernorm_split(x, weight, bias, split_cols: int = SPLIT_COLS):
-    """``split_cols``: the widest chunk one program takes (the tests pass a small one to split small rows)."""
+    """``split_cols``: the widest tile one program takes (the tests pass a small one to split small rows)."""
     x, out = launch.prepared(SPEC, x, weight, bias)
-    return launch.launch_split(_layernorm_split_stats_kernel, _layernorm_split_normalize_kernel, x, (weight, bias),
-                               out, (EPS,), PARTIAL_STATS, split_cols)
+    return launch.launch_split(_layernorm_split_stats_kernel, _layernorm_split_combine_kernel,
+                               _layernorm_split_normalize_kernel, x, (weight, bias), out, (EPS,), PARTIAL_STATS,
+                               split_cols)
+
+
+@implementation("layernorm", family="triton", strategy="lagged", variants=("affine",), available=triton_available)
+def layernorm_lagged(x, weight, bias, split_cols: int = SPLIT_COLS):
+    x, out = launch.prepared(SPEC, x, weight, bias)
+    return launch.launch_lagged(_layernorm_lagged_kernel, x, (weight, bias), out, (EPS,), PARTIAL_STATS, split_cols)

@@ -35,6 +35,14 @@
 //   last adds the same partials in the same order).
 //
 // Only rows with more than split_row edges go to the pieces (all rows when split_row < 0).
+//
+// INFLIGHT (the neighbor_agg_inflight_* kernels): a compiler barrier between a round's row loads and its
+// adds, and launch bounds of INFLIGHT_BLOCKS blocks an SM (64 registers a thread). Compiled for sm_90
+// without them, the sum kernel (48 registers) issues 3 of a round's 8 LDG.128 before its first FADD and
+// interleaves the rest with the adds, each add waiting for its row: fewer rows in flight a warp. The
+// mean kernel (64 registers) issues 7 of 8 first: the static difference found behind mean running
+// faster than sum (issue 17; scripts/gpu/rows.sh measures it with ncu). With both, sum issues 8 first.
+#define INFLIGHT_BLOCKS 4
 
 #define AGG_THREADS 256
 #define AGG_UNROLL 8
@@ -77,8 +85,9 @@ __device__ __forceinline__ void zero(float (&acc)[W]) {
 }
 
 // acc += Σ x[col[e], f : f + W] for e = first, first + stride, … < end, in that order. Every round
-// issues UNROLL index loads, then UNROLL row loads (predicated past the end), then the adds.
-template <typename I, int W>
+// issues UNROLL index loads, then UNROLL row loads (predicated past the end), then the adds (after a
+// barrier that keeps the compiler from moving them between the loads, with INFLIGHT).
+template <typename I, int W, bool INFLIGHT>
 __device__ __forceinline__ void gather(const I* __restrict__ col, const float* __restrict__ x, int F, int f, long long first,
                                        long long end, long long stride, float (&acc)[W]) {
     for (long long e = first; e < end; e += AGG_UNROLL * stride) {
@@ -95,6 +104,7 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
                 for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
             }
         }
+        if (INFLIGHT) asm volatile("" ::: "memory");
 #pragma unroll
         for (int u = 0; u < AGG_UNROLL; ++u)
 #pragma unroll
@@ -103,20 +113,20 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
 }
 
 // One group sums edges [first, end) of a row into out (or into a partial row): features t·W, + T·W, ….
-template <typename I, bool MEAN, int W>
+template <typename I, bool MEAN, int W, bool INFLIGHT>
 __device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
                                           int t, long long first, long long end, bool mean, long long degree) {
     for (int f = t * W; f < F; f += T * W) {
         float acc[W];
         zero<W>(acc);
-        gather<I, W>(col, x, F, f, first, end, 1, acc);
+        gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
         store_features<W>(dst + f, acc, MEAN && mean, degree);
     }
 }
 
 // The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
 // then adds the G partial sums in group order. Every thread of the block must call it.
-template <typename I, bool MEAN, int W>
+template <typename I, bool MEAN, int W, bool INFLIGHT>
 __device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
                                           long long first, long long end, bool mean, long long degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
@@ -126,7 +136,7 @@ __device__ __forceinline__ void block_row(const I* __restrict__ col, const float
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
-        if (f < F) gather<I, W>(col, x, F, f, first + slot, end, groups, acc);
+        if (f < F) gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
 #pragma unroll
         for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
         __syncthreads();
@@ -170,7 +180,7 @@ __device__ __forceinline__ void combine_row(const float* partials, float* dst, i
     }
 }
 
-template <typename I, bool MEAN, int W>
+template <typename I, bool MEAN, int W, bool INFLIGHT>
 __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x,
                                              float* __restrict__ out, float* partials, int* arrivals, const I* __restrict__ order,
                                              long long n, int F, int T, int rows_per_block, long long long_row,
@@ -188,7 +198,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
         if (slot < rows_per_block && base + slot < n) {
             const long long row = use_order ? (long long)order[base + slot] : base + slot;
             const long long start = rowptr[row], end = rowptr[row + 1];
-            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
         }
         // Phase 2: the tile's long rows, one at a time, by the whole block.
         for (int s = 0; s < rows_per_block && base + s < n; ++s) {
@@ -196,7 +206,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long start = rowptr[row], end = rowptr[row + 1];
             const long long degree = end - start;  // the same decision in every thread
             if (degree > long_row && degree <= split_row)
-                block_row<I, MEAN, W>(col, x, out + row * F, F, T, start, end, true, degree, partial);
+                block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, start, end, true, degree, partial);
         }
         return;
     }
@@ -209,7 +219,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
     // Rows strictly inside the piece are whole: one group each.
     for (long long row = first + 1 + slot; row < last - 1; row += groups) {
         const long long start = rowptr[row], end = rowptr[row + 1];
-        if (end - start > split_row) group_row<I, MEAN, W>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+        if (end - start > split_row) group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
     }
     // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
     for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
@@ -218,10 +228,10 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long lo = start > d0 - row ? start : d0 - row, hi = end < d1 - row ? end : d1 - row;
             const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
             if (first_piece == last_piece) {
-                block_row<I, MEAN, W>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
             } else {
                 float* mine = partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F;
-                block_row<I, MEAN, W>(col, x, mine, F, T, lo, hi, false, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT>(col, x, mine, F, T, lo, hi, false, end - start, partial);
                 if (combine_here) {
                     __threadfence();  // this piece's partial is visible before its arrival is counted
                     __syncthreads();
@@ -255,14 +265,18 @@ __device__ __forceinline__ void neighbor_agg_combine(const I* __restrict__ rowpt
         combine_row<MEAN, W>(partials, out + row * F, F, T, t, first_piece, last_piece, end - start);
 }
 
-#define NEIGHBOR_AGG_KERNELS(SUFFIX, I, MEAN, W)                                                                       \
-    extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_##SUFFIX(                                    \
+#define NEIGHBOR_AGG_MAIN(NAME, I, MEAN, W, INFLIGHT, BOUNDS)                                                         \
+    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(                                                    \
         const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x, float* __restrict__ out,   \
         float* partials, int* arrivals, const I* __restrict__ order, long long n, int F, int T, int rows_per_block,      \
         long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here) { \
-        neighbor_agg<I, MEAN, W>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, long_row,    \
-                                 split_row, row_blocks, items, use_order, combine_here);                                \
-    }                                                                                                                  \
+        neighbor_agg<I, MEAN, W, INFLIGHT>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block,    \
+                                           long_row, split_row, row_blocks, items, use_order, combine_here);            \
+    }
+
+#define NEIGHBOR_AGG_KERNELS(SUFFIX, I, MEAN, W)                                                                       \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_##SUFFIX, I, MEAN, W, false, (AGG_THREADS))                                          \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_inflight_##SUFFIX, I, MEAN, W, true, (AGG_THREADS, INFLIGHT_BLOCKS))                 \
     extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_combine_##SUFFIX(                            \
         const I* __restrict__ rowptr, const float* partials, float* __restrict__ out, long long n, int F, int T,         \
         long long split_row, long long items) {                                                                        \

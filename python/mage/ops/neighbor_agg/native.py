@@ -15,6 +15,8 @@ One kernel template, scheduled six ways (the strategies, each registered for bot
   partials (neighbor_agg_combine_*), two launches.
 - ``native.split``: rows up to SPLIT_ROW edges by a group, longer ones cut into pieces of
   SPLIT_PIECE items and added by the second pass: hubs split across blocks, two launches.
+- ``native.inflight``: the default's schedule, its kernels compiled so that a round's row loads are all
+  issued before its adds (native.cu's INFLIGHT: the sum kernel's SASS otherwise interleaves them).
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
   the timed call: its kernels are in the call's kernel time and launch count, and
@@ -51,16 +53,18 @@ SPLIT_ROW, SPLIT_PIECE = 128, 1024
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
 KERNELS = {
-    (variant, index, vector): Kernel(
-        "neighbor_agg", f"neighbor_agg_{variant}_{index}{'_x4' if vector else ''}", "pppppppliiillllii"
+    (variant, index, vector, inflight): Kernel(
+        "neighbor_agg", f"neighbor_agg_{'inflight_' if inflight else ''}{variant}_{index}{'_x4' if vector else ''}",
+        "pppppppliiillllii"
     )  # rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, long_row, split_row, row_blocks, items,
     #    use_order, combine_here
     for variant in ("sum", "mean")
     for index in INDEX.values()
     for vector in (True, False)
+    for inflight in (False, True)
 }
 COMBINE = {
-    key: Kernel("neighbor_agg", f"neighbor_agg_combine_{key[0]}_{key[1]}{'_x4' if key[2] else ''}", "pppliill")
+    key[:3]: Kernel("neighbor_agg", f"neighbor_agg_combine_{key[0]}_{key[1]}{'_x4' if key[2] else ''}", "pppliill")
     for key in KERNELS
 }  # rowptr, partials, out, n, F, T, split_row, items
 
@@ -76,6 +80,7 @@ class Schedule:
     piece: int = HUB_PIECE
     combine_here: bool = True  # the last piece adds a cut row's partials; else a second launch does
     sorted_rows: bool = False
+    inflight: bool = False  # the kernels that issue a round's row loads before its adds
 
 
 SCHEDULES = {
@@ -85,6 +90,7 @@ SCHEDULES = {
     "edge": Schedule(tiles=False, split_row=-1, piece=EDGE_PIECE, combine_here=False),
     "split": Schedule(long_row=SPLIT_ROW, split_row=SPLIT_ROW, piece=SPLIT_PIECE, combine_here=False),
     "sorted": Schedule(sorted_rows=True),
+    "inflight": Schedule(split_row=HUB_ROW, inflight=True),
 }
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
@@ -137,7 +143,7 @@ def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["
     arrivals = arrival_counters(x.device, pieces) if pieces and schedule.combine_here else rowptr
     # Rows longest first; a stable sort, so equal degrees keep row order and the visit is fixed.
     order = torch.argsort(rowptr.diff(), descending=True, stable=True).to(rowptr.dtype) if schedule.sorted_rows else rowptr
-    host.launch(KERNELS[key], (row_blocks + pieces, 1, 1), (THREADS, 1, 1), rowptr, col, x, out, partials, arrivals,
+    host.launch(KERNELS[(*key, schedule.inflight)], (row_blocks + pieces, 1, 1), (THREADS, 1, 1), rowptr, col, x, out, partials, arrivals,
                 order, n, features, per_row, rows_per_block, schedule.long_row, schedule.split_row, row_blocks,
                 schedule.piece, int(schedule.sorted_rows), int(schedule.combine_here))
     if pieces and not schedule.combine_here:

@@ -4,8 +4,10 @@
   The strategies below launch at a fixed geometry from the row width (mage.backends.triton_rows).
 - ``registers``: BLOCK_R whole rows per program in registers: max, exp, sum, divide, one read.
 - ``warp``: the same kernel launched with one warp a program, for rows of at most 1024 columns.
-- ``split``: each chunk's (max, Σ exp(x − max)) from several programs into a partials buffer, then a
-  second kernel whose programs rescale their row's partials to the row's max and write a chunk.
+- ``split``: the input as flat tiles, each with the (max, Σ exp(x − max)) of the (at most two) rows it
+  holds, combined per row by a tiny second kernel, written by a third (three launches, two reads of x).
+- ``lagged``: the same tiles in one launch: a program publishes its tile's statistics, then writes a
+  tile a row behind it once that tile's rows are complete, so x is read from DRAM once.
 - ``online``: a program streams its row(s), keeps a running max and a sum rescaled whenever the max grows
   (Milakov and Gimelshein's online softmax): the statistics in one read, the output in a second.
 - ``twopass``: a program streams the max, then the sum, then writes: three reads.
@@ -21,7 +23,7 @@ from mage.ops.softmax.spec import SPEC
 from mage.registry import implementation
 
 MAX_FUSED_COLS = shared.REGISTERS_MAX_COLS
-# Under the interpreter a split chunk is small, so that the seed cases' rows are split and combined.
+# Under the interpreter a split tile is small, so that the seed cases' rows are split and combined.
 SPLIT_COLS = 256 if INTERPRETED else shared.SPLIT_COLS
 PARTIAL_STATS = 2  # max, Σ exp(x − max) of a chunk
 ONLINE, TWOPASS = 0, 1  # the streaming kernel's STATISTICS
@@ -107,46 +109,115 @@ def _softmax_streaming_kernel(
 
 
 @triton.jit
+def _tile_stats(x_ptr, part_ptr, tile, total, cols, whole, CHUNK: tl.constexpr):
+    """Store a flat tile's (max, Σ exp(x − max)) of the row it starts in (slot 0) and of the next (slot 1:
+    max −3e38 and sum 0 when the tile lies in one row); return the tile's first row and whether it
+    reaches the next."""
+    start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+    x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
+    local = tl.arange(0, CHUNK)
+    ok, later = local < n, local >= split
+    m0 = tl.max(tl.where(ok & ~later, x, -3.0e38), axis=0)
+    m1 = tl.max(tl.where(ok & later, x, -3.0e38), axis=0)
+    e = tl.exp(tl.where(ok, x - tl.where(later, m1, m0), -float("inf")))  # past the end: 0, not an overflow
+    slot = part_ptr + tile.to(tl.int64) * 4
+    tl.store(slot, m0)
+    tl.store(slot + 1, tl.sum(tl.where(later, 0.0, e), axis=0))
+    tl.store(slot + 2, m1)
+    tl.store(slot + 3, tl.sum(tl.where(later, e, 0.0), axis=0))
+    return first_row, split < n
+
+
+@triton.jit
+def _row_stats(part_ptr, r, row_ok, cols, CHUNK: tl.constexpr, TILES: tl.constexpr):
+    """(max, 1 / sum) of rows r from their tiles' partials: M = max mᵢ, S = Σ sᵢ exp(mᵢ − M), in tile
+    order. Read past L1 (.cg): in the lagged kernel other programs wrote them during this launch."""
+    slots, ok = launch.row_slots(r, cols, CHUNK, TILES)
+    ok = ok & row_ok[:, None]
+    maxima = tl.load(part_ptr + slots * 2, mask=ok, other=-3.0e38, cache_modifier=".cg")
+    row_max = tl.max(maxima, axis=1)
+    sums = tl.load(part_ptr + slots * 2 + 1, mask=ok, other=0.0, cache_modifier=".cg")
+    return row_max, 1.0 / tl.maximum(tl.sum(sums * tl.exp(maxima - row_max[:, None]), axis=1), 1e-38)
+
+
+@triton.jit
+def _write_tile(x_ptr, out_ptr, tile, total, cols, whole, max0, inverse0, max1, inverse1, CHUNK: tl.constexpr):
+    start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+    x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
+    local = tl.arange(0, CHUNK)
+    later = local >= split
+    shifted = tl.where(local < n, x - tl.where(later, max1, max0), -float("inf"))  # past the end: unwritten
+    launch.store_tile(out_ptr + start, n, whole, tl.exp(shifted) * tl.where(later, inverse1, inverse0), CHUNK)
+
+
+@triton.jit
 def _softmax_split_stats_kernel(
-    x_ptr,  # rows × cols, row stride x_stride
-    part_ptr,  # rows × chunks × 2: max and Σ exp(x − max) of each chunk
-    rows, cols, x_stride, chunks,
-    BLOCK_R: tl.constexpr,
+    x_ptr,  # rows × cols, contiguous: total elements as one array of tiles
+    part_ptr,  # tiles × 2 × 2: max and Σ exp(x − max) of the tile's first row and of the next
+    total, cols, whole_tiles,
     CHUNK: tl.constexpr,
 ):
-    # A row too wide for one program is shared by `chunks` programs; each writes its chunk's
-    # (max, sum) to its own slot, so no two programs touch one address and no atomic is needed.
+    # A tile a program, 16,384 of them at the study's 256 MB, whatever the width: every SM busy, each
+    # program writing its own slots, so no two programs touch one address and no atomic is needed.
+    tile = tl.program_id(0)
+    _tile_stats(x_ptr, part_ptr, tile, total, cols, tile < whole_tiles, CHUNK)
+
+
+@triton.jit
+def _softmax_split_combine_kernel(
+    part_ptr,  # tiles × 2 × 2, from the stats kernel
+    row_ptr,  # rows × 2: max, 1 / sum
+    rows, cols,
+    BLOCK_R: tl.constexpr, CHUNK: tl.constexpr,
+    TILES: tl.constexpr,  # next power of two ≥ the most tiles a row touches
+):
+    # Tiny: 2 × 2 floats a tile, BLOCK_R rows a program; the write kernel then reads 2 floats a row.
     r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
-    row_ok = r < rows
-    c = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
-    ok = row_ok[:, None] & (c < cols)[None, :]
-    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=-float("inf"))
-    m = tl.maximum(tl.max(x, axis=1), -3.0e38)  # rows past the end: finite, so no NaN
-    slot = part_ptr + (r.to(tl.int64) * chunks + tl.program_id(1)) * 2
-    tl.store(slot, m, mask=row_ok)
-    tl.store(slot + 1, tl.sum(tl.exp(x - m[:, None]), axis=1), mask=row_ok)
+    row_max, inverse = _row_stats(part_ptr, r, r < rows, cols, CHUNK, TILES)
+    tl.store(row_ptr + r.to(tl.int64) * 2, row_max, mask=r < rows)
+    tl.store(row_ptr + r.to(tl.int64) * 2 + 1, inverse, mask=r < rows)
 
 
 @triton.jit
 def _softmax_split_normalize_kernel(
-    x_ptr, out_ptr,  # rows × cols: x with row stride x_stride, out contiguous
-    part_ptr,  # rows × chunks × 2, from the stats kernel
-    rows, cols, x_stride, chunks,
-    BLOCK_R: tl.constexpr,
+    x_ptr, out_ptr,  # rows × cols, contiguous
+    row_ptr,  # rows × 2 from the combine
+    rows, cols, total, whole_tiles,
     CHUNK: tl.constexpr,
-    CHUNKS_P2: tl.constexpr,  # next power of two ≥ chunks
 ):
-    # Every program of a row combines the row's few partials itself (cheaper than a third launch):
-    # max M = max mᵢ, sum S = Σ sᵢ exp(mᵢ − M).
-    r, row_ok, slots, k_ok = launch.row_partials(part_ptr, rows, chunks, 2, BLOCK_R, CHUNKS_P2)
-    maxima = tl.load(slots, mask=k_ok, other=-3.0e38)
-    row_max = tl.max(maxima, axis=1)
-    total = tl.sum(tl.load(slots + 1, mask=k_ok, other=0.0) * tl.exp(maxima - row_max[:, None]), axis=1)
-    c = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
-    ok = row_ok[:, None] & (c < cols)[None, :]
-    x = tl.load(x_ptr + r.to(tl.int64)[:, None] * x_stride + c[None, :], mask=ok, other=-float("inf"))
-    out = tl.exp(x - row_max[:, None]) * (1.0 / tl.maximum(total, 1e-38))[:, None]
-    tl.store(out_ptr + r.to(tl.int64)[:, None] * cols + c[None, :], out, mask=ok)
+    tile = tl.program_id(0)
+    first_row = tile.to(tl.int64) * CHUNK // cols
+    has_next = first_row + 1 < rows
+    _write_tile(x_ptr, out_ptr, tile, total, cols, tile < whole_tiles,
+                tl.load(row_ptr + first_row * 2), tl.load(row_ptr + first_row * 2 + 1),
+                tl.load(row_ptr + first_row * 2 + 2, mask=has_next, other=0.0),
+                tl.load(row_ptr + first_row * 2 + 3, mask=has_next, other=0.0), CHUNK)
+
+
+@triton.jit
+def _softmax_lagged_kernel(
+    x_ptr, out_ptr,  # rows × cols, contiguous
+    part_ptr,  # tiles × 2 × 2, written and read in this launch
+    sync_ptr,  # rows + 1 int32, zeroed: tiles published a row, then the ticket counter
+    rows, cols, total, tiles, whole_tiles, lag,
+    CHUNK: tl.constexpr, TILES: tl.constexpr,
+):
+    # As LayerNorm's lagged kernel: ticket t publishes tile t, then writes tile t − lag, whose rows are
+    # complete by then (it waits only for programs already running) and whose x is still in L2.
+    ticket = tl.atomic_add(sync_ptr + rows, 1)
+    if ticket < tiles:
+        first_row, reaches_next = _tile_stats(x_ptr, part_ptr, ticket, total, cols, ticket < whole_tiles, CHUNK)
+        launch.publish(sync_ptr, first_row, reaches_next)
+    if ticket >= lag:
+        tile = ticket - lag
+        start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
+        launch.wait_for_row(sync_ptr, first_row, cols, CHUNK)
+        if split < n:
+            launch.wait_for_row(sync_ptr, first_row + 1, cols, CHUNK)
+        r = first_row + tl.arange(0, 2)
+        row_max, inverse = _row_stats(part_ptr, r, (r == first_row) | (split < n), cols, CHUNK, TILES)
+        _write_tile(x_ptr, out_ptr, tile, total, cols, tile < whole_tiles, launch.pick(row_max, 0),
+                    launch.pick(inverse, 0), launch.pick(row_max, 1), launch.pick(inverse, 1), CHUNK)
 
 
 @implementation("softmax", family="triton", variants=("rows",), available=triton_available)
@@ -179,7 +250,13 @@ launch.register_strategies("softmax", "rows", _in_registers, _streaming, ONLINE,
 
 @implementation("softmax", family="triton", strategy="split", variants=("rows",), available=triton_available)
 def softmax_split(x, split_cols: int = SPLIT_COLS):
-    """``split_cols``: the widest chunk one program takes (the tests pass a small one to split small rows)."""
+    """``split_cols``: the widest tile one program takes (the tests pass a small one to split small rows)."""
     x, out = launch.prepared(SPEC, x)
-    return launch.launch_split(_softmax_split_stats_kernel, _softmax_split_normalize_kernel, x, (), out, (),
-                               PARTIAL_STATS, split_cols)
+    return launch.launch_split(_softmax_split_stats_kernel, _softmax_split_combine_kernel,
+                               _softmax_split_normalize_kernel, x, (), out, (), PARTIAL_STATS, split_cols)
+
+
+@implementation("softmax", family="triton", strategy="lagged", variants=("rows",), available=triton_available)
+def softmax_lagged(x, split_cols: int = SPLIT_COLS):
+    x, out = launch.prepared(SPEC, x)
+    return launch.launch_lagged(_softmax_lagged_kernel, x, (), out, (), PARTIAL_STATS, split_cols)
