@@ -55,7 +55,7 @@ def test_the_split_gives_the_same_bits_twice(op, strategy):
 
 
 def test_the_tile_plan_cuts_the_flat_input_into_aligned_tiles_of_at_most_a_row():
-XX
+    assert rows.tile_plan(16373, 4099, 4096) == (4096, 16385, 16384)  # the study's 4099: one ragged last tile
     assert rows.tile_plan(256, 262144, 4096) == (4096, 16384, 16384)  # 64 tiles a row: 16,384 programs
     assert rows.tile_plan(3, 100, 4096) == (64, 5, 4)  # never wider than a row
     assert rows.tiles_a_row(4099, 4096) == 3 and rows.tiles_a_row(262144, 4096) == 65
@@ -159,3 +159,10 @@ def test_only_the_registered_failure_of_the_naive_variance_is_forgiven():
     assert not naive.failed_as_registered("large-mean inputs: 3 of 9 output elements are NaN or Inf (unwritten or overflowed)")
     assert registry.failed_as_registered("layernorm", naive.name, "large-mean inputs: error 1 > allowed 0.001")
     assert not registry.failed_as_registered("layernorm", "triton.online/affine/ieee", "large-mean inputs: error 1")
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_lagged_strategy_is_a_gpu_strategy_whose_cpu_tests_run_it_small(op):
+    lagged = _impl(op, "triton.lagged")
+    assert "interpreter takes minutes" in lagged.unavailable_reason("cpu")
+    assert _impl(op, "triton.split").unavailable_reason("cpu") is None

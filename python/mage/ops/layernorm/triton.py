@@ -319,7 +319,7 @@ def layernorm_split(x, weight, bias, split_cols: int = SPLIT_COLS):
                                split_cols)
 
 
-@implementation("layernorm", family="triton", strategy="lagged", variants=("affine",), available=triton_available)
+@implementation("layernorm", family="triton", strategy="lagged", variants=("affine",), available=launch.lagged_available)
 def layernorm_lagged(x, weight, bias, split_cols: int = SPLIT_COLS):
     x, out = launch.prepared(SPEC, x, weight, bias)
     return launch.launch_lagged(_layernorm_lagged_kernel, x, (weight, bias), out, (EPS,), PARTIAL_STATS, split_cols)

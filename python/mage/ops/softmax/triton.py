@@ -256,7 +256,7 @@ def softmax_split(x, split_cols: int = SPLIT_COLS):
                                _softmax_split_normalize_kernel, x, (), out, (), PARTIAL_STATS, split_cols)
 
 
-@implementation("softmax", family="triton", strategy="lagged", variants=("rows",), available=triton_available)
+@implementation("softmax", family="triton", strategy="lagged", variants=("rows",), available=launch.lagged_available)
 def softmax_lagged(x, split_cols: int = SPLIT_COLS):
     x, out = launch.prepared(SPEC, x)
     return launch.launch_lagged(_softmax_lagged_kernel, x, (), out, (), PARTIAL_STATS, split_cols)

@@ -9,8 +9,10 @@ shared-memory reads into float4s as native's; cubecl/FINDINGS.md, "Issue 20"). E
 from mage.backends.cubecl import GENERATED, output_like, pack_info, require_32_bit, shared_bytes
 from mage.backends.native import RUST_HOST, Kernel, cdiv, check_inputs, register
 from mage.errors import InputError
-from mage.ops.triangle.native import CHANNELS
+from mage.ops.triangle.native import CHANNELS as NATIVE_CHANNELS
 from mage.ops.triangle.spec import SPEC
+
+CHANNELS = NATIVE_CHANNELS["default"]  # the 8-channel blocks of native's default strategy, mirrored
 
 # a, b, out, info (N, C).
 KERNELS = {
