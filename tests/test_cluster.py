@@ -62,7 +62,9 @@ class _LostOnLayerNorm:
 def test_a_lost_machine_leaves_its_case_for_resume_and_costs_nothing_else(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
     store = Store(tmp_path / "mage.db")
-    request = Request(suites=["seed"], ops=["layernorm", "bias_gelu"], impls=["eager"], device="cpu", method=QUICK)
+    # At ieee: eager has a baseline per precision (ieee, bf16, fp16), and one row is what this test follows.
+    request = Request(suites=["seed"], ops=["layernorm", "bias_gelu"], impls=["eager/affine/ieee", "eager/erf/ieee"],
+                      device="cpu", method=QUICK)
     runner = isolation.IsolatedRunner(store, request, "pytest", gpus=[None, None], launch=_LostOnLayerNorm)
     with pytest.raises(WorkersLost, match=r"1 case lost .*layernorm:1024x1024 \(NodeDiedError"):
         runner.run(plan(request))
