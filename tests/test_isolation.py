@@ -22,7 +22,7 @@ MAGE_WORKER = [sys.executable, "-m", "mage.worker"]
 
 
 def test_an_isolated_run_survives_crashes_hangs_and_oom(tmp_path):
-    impls = ["eager", "crash-segv", "crash-abort", "hang", "oom"]
+    impls = ["eager/affine/ieee", "crash-segv", "crash-abort", "hang", "oom"]  # one eager row: eager's ieee
     # The crashing fixtures are registered in the run's processes only, never in this one.
     environment = os.environ | {"MAGE_PLUGINS": "tests.plugins.crashing", "COLUMNS": "200",
                                 "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}

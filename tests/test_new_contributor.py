@@ -54,6 +54,7 @@ def test_impl_triton_selects_every_strategy_of_the_family(tmp_path):
     contracts = {(op, impl): contract for op, _, impl, contract in rows if op}  # not a long reason's wrapped lines
     layernorm = {f"triton{strategy}/affine/ieee" for strategy in
                  ("", ".registers", ".warp", ".online", ".twopass", ".split", ".persistent")}
+    layernorm |= {"triton/affine/bf16", "triton/affine/fp16"}  # the default strategy at 16-bit precisions too
     assert contracts == {**{("layernorm", impl): "pass" for impl in layernorm},
                          ("layernorm", "triton.naive/affine/ieee"): "FAIL", ("logsumexp", "triton/rows/ieee"): "pass"}
 
