@@ -118,7 +118,7 @@ def test_every_op_has_a_seed_and_a_large_case():
 
 def test_selection_by_family_strategy_and_prefix():
     assert {i.backend for i in registry.select("triangle", ["eager"])} == {"eager"}
-    assert {i.backend for i in registry.select("triangle", ["triton"])} == {"triton", "triton.split"}
+    assert {i.backend for i in registry.select("triangle", ["triton"])} == {"triton", "triton.split", "triton.channel"}
     assert {i.name for i in registry.select("triangle", ["triton.split"])} == {
         "triton.split/outgoing/tf32", "triton.split/incoming/tf32"}
     assert [i.name for i in registry.select("triangle", ["triton.split/outgoing/tf32"])] == ["triton.split/outgoing/tf32"]
@@ -173,7 +173,8 @@ def test_strategies_of_one_family_share_it(scratch_registry):
         ("triton.persistent/affine/ieee", "triton", "persistent", "triton.persistent")]
     assert {i.name for i in registry.select("layernorm", ["triton"])} == {
         "triton/affine/ieee", "triton.persistent/affine/ieee", *(f"triton.{strategy}/affine/ieee" for strategy in
-                                                                ("registers", "warp", "split", "online", "twopass", "naive"))}
+                                                                ("registers", "warp", "split", "online", "twopass", "naive",
+                                                                 "lagged"))} | {"triton/affine/bf16", "triton/affine/fp16"}
 
 
 def test_compiled_variants_of_a_baseline_follow_the_op_s_own_implementations():

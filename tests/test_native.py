@@ -307,6 +307,7 @@ EMULATED = {
         {"batch": 1, "n": 16, "c": 12},
         {"batch": 1, "n": 70, "c": 16},
         {"batch": 1, "n": 66, "c": 13},
+        {"batch": 1, "n": 9, "c": 6},  # scalar rows on 32-tiles for 4 channels a block too (native.c4)
     ],
     "neighbor_agg": [
         {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},

@@ -71,6 +71,8 @@ def test_every_triton_implementation_runs_on_the_cpu_except_tf32(impl):
     reason = impl.unavailable_reason("cpu")
     if impl.precision == "tf32":
         assert reason and "CUDA" in reason
+    elif impl.strategy == "lagged":  # a GPU strategy: tests/test_reduction.py runs it small on the CPU
+        assert reason and "interpreter takes minutes" in reason
     else:
         assert reason is None
 
