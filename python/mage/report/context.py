@@ -120,10 +120,10 @@ def custom_op_cost(results: list[BlockResult]) -> list[str]:
         text = (f"{block} ({precision}), {path} path: through torch.library {through}, called directly {called}: "
                 f"the custom ops {'add' if cost >= 0 else 'save'} {_us_in_words(abs(cost))} "
                 f"({percent(cost / direct.span_median_us, '+')})")
-        if library.span_rse is None or direct.span_rse is None:
+        noise = Reading(library, direct).noise  # the direct call is the reference here, as eager is elsewhere
+        if noise is None:
             out.append(text + " (no span noise stored to judge it).")
             continue
-        noise = NOISE_SIGMAS * math.hypot(library.span_rse, direct.span_rse)
         within = abs(library.span_median_us / direct.span_median_us - 1) <= noise
         out.append(text + f", {'within' if within else 'beyond'} the noise ({percent(noise, '±')}).")
     return out
