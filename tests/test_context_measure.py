@@ -48,15 +48,18 @@ def test_each_faster_implementation_is_swapped_alone_and_the_fastest_per_op_toge
         measured.isolated[(site, name)] = us
     ways = {way.label: way.kind for way in measured.ways()}
     # One op swapped is also the best: measured once, and once more called directly.
-    assert ways == {"eager": "eager", "triangle=triton": "best", "direct(triangle=triton)": "direct"}
+    assert ways == {"eager": "eager", "triangle=triton": "best", "direct(triangle=triton)": "direct",
+                    "control(triangle=triton)": "control"}
     measured.isolated[("layernorm#0", "triton/affine/ieee")] = 5.0
     measured.isolated[("layernorm#1", "triton/affine/ieee")] = 5.0
     ways = {way.label: way for way in measured.ways()}
     assert {label: way.kind for label, way in ways.items()} == {
         "eager": "eager", "layernorm=triton": "swap", "triangle=triton": "swap",
-        "layernorm=triton,triangle=triton": "best", "direct(layernorm=triton,triangle=triton)": "direct"}
-    direct = ways["direct(layernorm=triton,triangle=triton)"]
-    assert direct.route == "direct" and direct.selectors == ways["layernorm=triton,triangle=triton"].selectors
+        "layernorm=triton,triangle=triton": "best", "direct(layernorm=triton,triangle=triton)": "direct",
+        "control(layernorm=triton,triangle=triton)": "control"}
+    direct, control = ways["direct(layernorm=triton,triangle=triton)"], ways["control(layernorm=triton,triangle=triton)"]
+    assert direct.route == control.route == "direct"
+    assert direct.selectors == control.selectors == ways["layernorm=triton,triangle=triton"].selectors
 
 
 def test_of_a_familys_faster_strategies_the_fastest_alone_is_swapped_and_formulas_kept_to_fail_never():
@@ -95,7 +98,8 @@ def test_a_run_gives_one_result_per_assignment_and_path_and_one_share_per_site(a
     assert {(r.assignment, r.kind, r.path) for r in results} == {
         ("eager", "eager", "single"), ("eager", "eager", "graph"),
         ("layernorm=triton", "best", "single"), ("layernorm=triton", "best", "graph"),
-        ("direct(layernorm=triton)", "direct", "single"), ("direct(layernorm=triton)", "direct", "graph")}
+        ("direct(layernorm=triton)", "direct", "single"), ("direct(layernorm=triton)", "direct", "graph"),
+        ("control(layernorm=triton)", "control", "single"), ("control(layernorm=triton)", "control", "graph")}
     single = {r.assignment: r for r in results if r.path == "single"}
     assert all(r.status == "pass" and r.rel_error < 1e-5 and r.span_median_us > 0 for r in single.values())
     # The same kernels without torch.library: the same prediction, measured against eager on its own span.

@@ -144,7 +144,7 @@ CREATE TABLE IF NOT EXISTS block_results (     -- one BlockResult: a model block
     block TEXT NOT NULL,
     precision TEXT NOT NULL,
     assignment TEXT NOT NULL,
-    kind TEXT NOT NULL,                   -- eager | swap | best | direct | compile
+    kind TEXT NOT NULL,                   -- eager | swap | best | direct | control | compile
     path TEXT NOT NULL,                   -- single | graph
     status TEXT NOT NULL,                 -- pass | fail | skip
     reason TEXT,
@@ -254,7 +254,7 @@ class Result:
 
 # Why a block result is measured: the eager reference, one op swapped, the best per op together, the best
 # called without torch.library, a whole-block torch.compile.
-BLOCK_KINDS = ("eager", "swap", "best", "direct", "compile")
+BLOCK_KINDS = ("eager", "swap", "best", "direct", "control", "compile")
 
 
 @dataclass

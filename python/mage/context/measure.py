@@ -51,6 +51,9 @@ PRECISIONS = ("ieee", "tf32")  # of torch's Linear and of every op that declares
 RANGE_PREFIX = f"{library.NAMESPACE}::"
 EAGER = "eager"
 DIRECT = "direct"  # the best assignment's implementations called as functions, not as custom ops
+# The direct assignment once more, as a contender of its own: what two measurements of the same kernels
+# differ by (an A/A control), the yardstick for the custom ops' cost beside the spans' own noise.
+CONTROL = "control"
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,7 @@ class BlockMeasurement:
                 ways.append(Way(best_label, "best", best))
             # The same kernels called without torch.library: what the custom ops themselves cost.
             ways.append(Way(f"{DIRECT}({best_label})", DIRECT, best, "direct"))
+            ways.append(Way(f"{CONTROL}({best_label})", CONTROL, best, "direct"))
         for mode in self.request.compile_modes:
             skip = None if mode == "default" or self.timer.is_cuda else (
                 "max-autotune tunes GPU kernels; it has nothing to tune on the CPU")
