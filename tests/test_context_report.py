@@ -68,6 +68,16 @@ def test_kernel_time_outside_the_swapped_sites_and_a_site_slower_than_alone_are_
         in line
 
 
+def test_eager_slower_inside_the_block_than_alone_is_named_as_what_amdahl_could_not_see():
+    results, shares = context_records()
+    eager_site = next(s for s in shares if (s.assignment, s.site) == ("eager", "bias_gelu#0"))
+    shares = replace(shares, lambda s: (s.assignment, s.site) == ("eager", "bias_gelu#0"),
+                     kernel_us=eager_site.isolated_us * 1.2)
+    line = line_of(results, shares, BEST, "graph")
+    assert (f"{eager_site.impl} at bias_gelu#0 took {eager_site.isolated_us * 1.2:,.1f} µs of kernel time inside the "
+            f"block against {eager_site.isolated_us:,.1f} µs alone") in line
+
+
 def test_a_difference_with_nothing_measured_to_explain_it_says_so():
     results, shares = context_records()
     results = replace(results, lambda r: r.assignment == "layernorm=native" and r.path == "single",

@@ -243,10 +243,11 @@ def why(reading: Reading, shares: list[BlockOpShare]) -> list[str]:
         if outside_eager > 0 and abs(outside / outside_eager - 1) >= KERNEL_NOISE:
             out.append(f"kernel time outside the swapped call site{'s' * (len(swapped) > 1)} went from "
                        f"{us(outside_eager)} to {us(outside)} µs ({outside / outside_eager - 1:+.1%})")
-    for site in swapped:
-        share = mine[site]
+    # Amdahl takes each site's speedup from isolated times: a site slower or faster inside the block than
+    # alone, before the swap (eager's call) or after it, moves the measured speedup away from the prediction.
+    for share in [base[site] for site in swapped] + [mine[site] for site in swapped]:
         if share.kernel_us and share.isolated_us and abs(share.kernel_us / share.isolated_us - 1) >= KERNEL_NOISE:
-            out.append(f"{share.impl} at {site} took {us(share.kernel_us)} µs of kernel time inside the block against "
+            out.append(f"{share.impl} at {share.site} took {us(share.kernel_us)} µs of kernel time inside the block against "
                        f"{us(share.isolated_us)} µs alone at the same shapes")
     if r.kernel_us and eager.kernel_us and r.measured_speedup:
         kernel_ratio = eager.kernel_us / r.kernel_us
