@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from mage.progress import CaseLines, Step
+from mage.progress import CaseLines, Step, StepLines
 from test_report import make_run
 
 MAGE = [sys.executable, "-m", "mage"]
@@ -68,6 +68,16 @@ def test_case_lines_say_each_case_and_its_seconds():
         lines.step(step)
     lines.close()
     assert written == ["[1/2] layernorm/a: 2.5 s (elapsed 2.5 s)", "[2/2] layernorm/b: 1.5 s (elapsed 4.0 s)"]
+
+
+def test_step_lines_say_each_step_with_the_seconds_since_the_start():
+    times = iter([10.0, 10.5, 32.0])
+    written = []
+    lines = StepLines(written.append, clock=lambda: next(times))
+    lines.step(Step("mlp/7b@tf32", "contract", "eager"))
+    lines.step(Step("mlp/7b@tf32", "span", where="graph"))
+    lines.close()
+    assert written == ["     0.5 s  mlp/7b@tf32 contract eager", "    22.0 s  mlp/7b@tf32 span graph"]
 
 
 def test_run_and_check_show_progress_when_not_on_a_terminal(tmp_path):

@@ -10,7 +10,6 @@ import os
 import shlex
 import sqlite3
 import sys
-import time
 import traceback
 from enum import Enum
 from pathlib import Path
@@ -24,6 +23,7 @@ from rich.text import Text
 from mage import amdahl as amdahl_law, signals
 from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError, WorkersLost
 from mage.measure.method import Method
+from mage.progress import CaseLines, StepLines
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
@@ -182,7 +182,7 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), len(work)) as on_progress:
+    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), CaseLines(_log_line, len(work))) as on_progress:
         command = shlex.join(["mage", *sys.argv[1:]])
         if gpus is not None and ray_address is not None:
             raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
@@ -242,26 +242,28 @@ def run(
 
 
 @contextlib.contextmanager
-def _progress(steps: int, cases: int):
-    """What a run or a check shows as it goes, given as the callback for each mage.progress.Step: a progress bar
-    over ``steps`` implementation checks on a terminal; elsewhere (a log, a pipe) a line per finished case."""
-    from mage.progress import CaseLines
-
+def _progress(steps: int, lines, advance_on: str = "check"):
+    """What a run, a check or a context measurement shows as it goes, given as the callback for each
+    mage.progress.Step: a progress bar over ``steps`` (it advances at each ``advance_on`` step) on a terminal;
+    elsewhere (a log, a pipe) ``lines``, a mage.progress.CaseLines or StepLines."""
     if console.is_terminal:
         with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console, transient=True) as progress:
             task = progress.add_task("starting", total=steps)
 
             def on_progress(step) -> None:
-                if step.step == "check":
+                if step.step == advance_on:
                     progress.advance(task)
                 progress.update(task, description=str(step))
 
             yield on_progress
     else:
-        lines = CaseLines(lambda text: console.print(text, markup=False, highlight=False), cases)
         yield lines.step
         lines.close()  # not after an error: the case it was in did not finish
+
+
+def _log_line(text: str) -> None:
+    console.print(text, markup=False, highlight=False)
 
 
 def _print_results(stored: dict, rows: list, wide: bool) -> None:
@@ -374,7 +376,7 @@ def check_contracts(
         table.add_column(column, overflow="fold")
     failed, skipped = [], []
     work = plan(request)
-    with _progress(sum(len(planned.impls) for planned in work), len(work)) as on_progress:
+    with _progress(sum(len(planned.impls) for planned in work), CaseLines(_log_line, len(work))) as on_progress:
         for planned in work:
             for implementation in planned.impls:
                 on_progress(Step(planned.case.key, "check", implementation.name))
@@ -690,7 +692,6 @@ def context(
     Amdahl's prediction from the ops' shares and isolated speedups."""
     from mage.context import blocks, measure
     from mage.plan import fresh_method
-    from mage.progress import Step
 
     where = _device(device)
     request = measure.Request(blocks=block or [], precisions=precision, device=where, size=size,
@@ -701,19 +702,8 @@ def context(
         console.print("[bold yellow]No CUDA device: contracts and CPU wall-clock timings only; kernel times and "
                       "the graph path need a GPU.[/]")
     store = _open_store(db)
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        task = progress.add_task("starting", total=len(blocks.select(request.blocks, size)) * len(precision))
-
-        started = time.monotonic()
-
-        def on_progress(step: Step) -> None:
-            if step.step == "done":
-                progress.advance(task)
-            progress.update(task, description=str(step))
-            if not console.is_terminal:  # a log has no bar: one line per step, with the time it was reached
-                console.print(f"{time.monotonic() - started:8.1f} s  {step}", markup=False, highlight=False)
-
+    with _progress(len(blocks.select(request.blocks, size)) * len(precision), StepLines(_log_line),
+                   advance_on="done") as on_progress:
         try:
             run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
         except Interrupted as interrupted:

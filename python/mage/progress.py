@@ -1,5 +1,5 @@
-"""The steps a run reports as it goes: the CLI's progress bar shows them on a terminal (CaseLines, a line per
-case, elsewhere), and an isolated case's worker sends each to its parent as one JSON line (mage.worker,
+"""The steps a run reports as it goes: the CLI's progress bar shows them on a terminal (elsewhere CaseLines, a
+line per case, or StepLines, a line per step), and an isolated case's worker sends each to its parent as one JSON line (mage.worker,
 mage.isolation), so nothing parses words."""
 
 from __future__ import annotations
@@ -57,3 +57,19 @@ class CaseLines:
         now = self.clock()
         self.write(f"[{self.finished}/{self.cases}] {self.case}: {now - self.case_started:.1f} s "
                    f"(elapsed {now - self.started:.1f} s)")
+
+
+class StepLines:
+    """Progress for a log, step by step: each step as it is reached, with the seconds since the start. A model
+    block's steps take tens of seconds each (its spans 20-27 s on the H200), so a line per block would hide
+    where its time goes."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+        self.write, self.clock = write, clock
+        self.started = clock()
+
+    def step(self, step: Step) -> None:
+        self.write(f"{self.clock() - self.started:8.1f} s  {step}")
+
+    def close(self) -> None:
+        pass
