@@ -104,3 +104,24 @@ def test_every_config_fits_in_shared_memory_and_tf32x3_keeps_its_two_accumulator
     assert all(bm * bn <= 128 * 128 for bm, bn, *_ in persistent.TMA_SHAPES["tf32x3"])
     # The wide tiles on two consumer warpgroups, both ways round, for tf32.
     assert {(128, 256, 8), (256, 128, 8)} <= {(bm, bn, warps) for bm, bn, _, warps, *_ in persistent.TMA_SHAPES["tf32"]}
+
+
+def _row(impl, precision, kernel_us, rel_error, baseline=False):
+    return {"op": "matmul", "case": "1024x32768x1024", "impl": impl, "precision": precision, "baseline": baseline,
+            "path": "single", "cache": "warm", "status": "pass", "kernel_us": kernel_us, "span_mean_us": None,
+            "rel_error": rel_error}
+
+
+def test_the_accuracy_view_reads_each_error_against_cublas_ieee_at_deep_k():
+    """The deep-K claim, error at most cuBLAS ieee's, is read off one column: 1.00× or less."""
+    from rich.console import Console
+
+    from mage.report.accuracy import accuracy_table
+
+    rows = [_row("eager/default/ieee", "ieee", 1000.0, 4e-6, baseline=True), _row("native/default/ieee", "ieee", 1200.0, 5e-6),
+            _row("triton.persistent/default/tf32x3", "tf32x3", 500.0, 8e-7)]
+    console = Console(record=True, width=200)
+    console.print(accuracy_table(rows))
+    lines = {line.split("│")[3].strip(): line for line in console.export_text().splitlines() if line.count("│") > 4}
+    assert "0.20×" in lines["triton.persistent/default/tf32x3"] and "2.00×" in lines["triton.persistent/default/tf32x3"]
+    assert "1.25×" in lines["native/default/ieee"] and "1.00×" in lines["eager/default/ieee"]
