@@ -27,14 +27,16 @@ tf32 takes two launches: bᵀ made contiguous (cuBLAS's tf32 path takes two as w
 tf32x3 takes two launches too: ``_split_operands_kernel`` splits a and b into big = tf32(x) and
 small = tf32(x − big) in one launch (b's parts written as bᵀ, the transpose the wgmma needs anyway),
 and the product runs three dots a K step: small·big + big·small, then big·big. The small·small term is
-left out: it is below 2⁻²² of the product, so each term's product is exact to about 2⁻²² relative,
-under fp32's own 2⁻²⁴ rounding times √K (IEEE class; the ieee ceiling is 1e-5). Two fp32 accumulators:
+left out: |small_a · small_b| ≤ 2⁻²² |a · b|, so each product a_k·b_k errs by at most 2⁻²² of itself,
+the order of fp32's own rounding of a sum (2⁻²⁴ an addition, growing with K): IEEE class (the ieee
+ceiling is 1e-5). Two fp32 accumulators:
 the three products of a K step are summed from zero in one (the tensor cores add into an accumulator
-truncating, which at the running sum's magnitude over 3·K/8 additions costs 7e-6 relative error at K
-1024, run 6) and added to the running sum in the other with one round-to-nearest fp32 add. tf32x3
+truncating: at the running sum's magnitude, over 3·K/8 additions, that was 12× eager's error at K 1024,
+results/README.md) and added to the running sum in the other with one round-to-nearest fp32 add. tf32x3
 tiles therefore stay at 128 × 128 or less: two 128 × 256 accumulators are 256 registers a thread.
-Triton issues each dot of the step synchronously (three ``wgmma.wait_group 0`` a K step, against one
-``wait_group 1`` for tf32): that drain is what keeps the tensor pipe near 71 % (session 25's ncu). A
+Triton issues each dot of the step synchronously (three ``wgmma.wait_group 0`` a K step in the sm_90 PTX,
+against one ``wait_group 1`` for tf32): the likeliest reason the 3-launch version's tensor pipe stayed
+well below full (results/README.md), which ncu of this kernel is to confirm. A
 third accumulator carrying the small terms across K (their truncation is 2⁻¹¹ smaller) would leave
 one synchronous dot a step, but ptxas then serializes every wgmma of the loop (its C7514/C7515
 warnings, sm_90), so that design is not registered.
@@ -99,11 +101,11 @@ def split_operands(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, EPILOGUE_SLICES), per precision; every one fits
 # in shared memory (tests/test_matmul_persistent.py checks it with shared_bytes).
 TMA_SHAPES = {
-    # Session 25's tf32 pick was 256 × 128 × 32 over 3 stages with 2 slices; 4 slices free a 4th stage.
+    # The old tf32 kernel's pick at 8192³ was 256 × 128 × 32 over 3 stages in 2 slices; 4 slices free a 4th stage.
     "tf32": [(128, 256, 32, 8, 4, 4), (256, 128, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (256, 128, 32, 8, 3, 2),
              (128, 256, 16, 8, 5, 2), (128, 128, 32, 8, 5, 2)],
-    # Four tiles a stage (both parts of both operands). 128 × 128 × 32 over 3 stages was session 25's
-    # pick; K steps of 16 buy deeper pipelines; the 4-warp 128 × 64 and 64 × 128 tiles take about
+    # Four tiles a stage (both parts of both operands). 128 × 128 × 32 over 3 stages was the 3-launch
+    # kernel's pick at 8192³; K steps of 16 buy deeper pipelines; the 4-warp 128 × 64 and 64 × 128 tiles take about
     # 100 KiB, so two programs share an SM and one's per-step wait hides behind the other's dots.
     "tf32x3": [(128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 3, 4), (128, 128, 16, 8, 5, 2), (128, 128, 16, 8, 6, 4),
                (128, 64, 16, 4, 3, 1), (64, 128, 16, 4, 3, 1)],
