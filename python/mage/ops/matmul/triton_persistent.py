@@ -105,8 +105,9 @@ TMA_SHAPES = {
     "tf32": [(128, 256, 32, 8, 4, 4), (256, 128, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (256, 128, 32, 8, 3, 2),
              (128, 256, 16, 8, 5, 2), (128, 128, 32, 8, 5, 2)],
     # Four tiles a stage (both parts of both operands). 128 × 128 × 32 over 3 stages was the 3-launch
-    # kernel's pick at 8192³; K steps of 16 buy deeper pipelines; the 4-warp 128 × 64 and 64 × 128 tiles take about
-    # 100 KiB, so two programs share an SM and one's per-step wait hides behind the other's dots.
+    # kernel's pick at 8192³; K steps of 16 buy deeper pipelines; the 4-warp 128 × 64 and 64 × 128
+    # tiles take about 100 KiB, so two programs share an SM and one's per-step wait can hide behind
+    # the other's dots.
     "tf32x3": [(128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 3, 4), (128, 128, 16, 8, 5, 2), (128, 128, 16, 8, 6, 4),
                (128, 64, 16, 4, 3, 1), (64, 128, 16, 4, 3, 1)],
 }
