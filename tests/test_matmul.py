@@ -90,3 +90,8 @@ def test_the_deep_k_cases_are_in_the_sweep_and_beyond_the_cpu():
 
     assert skip_reason(spec, deep[1], _impl("eager/default/ieee"), "cpu")  # 6.9e10 flops+bytes: GPU work only
 
+
+
+def test_the_deep_k_cases_run_first_in_the_sweep_so_a_cut_sweep_has_stored_them():
+    sweep = [c.params["k"] for c in registry.get_op("matmul").cases() if c.suite == "sweep"]
+    assert sweep[:2] == [8192, 32768] and len(sweep) > 2

@@ -465,6 +465,16 @@ split = {"x_ptr": f32, "big_ptr": f32, "small_ptr": f32, "R": "i32", "C": "i32",
 for transpose in (False, True):
     compile_first(matmul._split_tf32_kernel, split, {"TRANSPOSE": transpose, "BLOCK_R": 64, "BLOCK_C": 64},
                   triton.Config({}, num_warps=4, num_stages=1))
+# triton.persistent: its descriptors are made on the device, from pointers.
+from mage.ops.matmul import triton_persistent as persistent
+tma = {"a_ptr": f32, "bt_ptr": f32, "a_small_ptr": f32, "bt_small_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32",
+       "K": "i32", "stride_am": "i32", "stride_btn": "i32"}
+for precision, kernel in persistent.TMA_KERNELS.items():
+    compile_first(kernel, tma, {"NUM_SMS": 132, "TF32X3": precision == "tf32x3"})
+operands = {"a_ptr": f32, "b_ptr": f32, "a_big_ptr": f32, "a_small_ptr": f32, "bt_big_ptr": f32, "bt_small_ptr": f32,
+            "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32"}
+compile_first(persistent._split_operands_kernel, operands, {"BLOCK": persistent.SPLIT_BLOCK},
+              triton.Config({}, num_warps=4, num_stages=1))
 '''
 TESTS = os.path.dirname(os.path.abspath(__file__))
 needs_ptxas = pytest.mark.skipif(
@@ -525,6 +535,7 @@ def test_every_triton_kernel_compiles_for_hopper_without_a_gpu():
     assert {p for _, p in compiled["_triangle_channel_split_kernel"]} == {"wgmma"}
     assert {p for _, p in compiled["_triangle_slab_kernel"]} == {"mma.sync"}
     assert {p for _, p in compiled_tma["_matmul_persistent_kernel"]} == {"wgmma"}
+    assert {p for _, p in compiled_tma["_matmul_tma_kernel"]} == {"wgmma"}
 
 
 def test_the_autotuned_configuration_is_stored_with_each_result(tmp_path, layernorm):

@@ -45,17 +45,19 @@ def points(rows: list[StoredRow]) -> dict[tuple[str, str], list[Point]]:
 
 
 def accuracy_table(rows: list[StoredRow]) -> Table | None:
-    """The points as a compact table, each time also as a speed against the case's eager ieee; None
-    when no op and case of the run was measured at two precisions."""
+    """The points as a compact table, each time also as a speed against the case's eager ieee and each
+    error as a multiple of eager ieee's (at most 1.00×: as accurate as the library's FP32 product, the
+    claim of an IEEE-class kernel); None when no op and case of the run was measured at two precisions."""
     found = points(rows)
     if not found:
         return None
     table = Table(title=Text(f"accuracy against speed · single path · {point_cache(rows)} L2 · fastest first"))
-    for column in ("op", "case", "impl", "rel err", "µs", "× eager ieee"):
+    for column in ("op", "case", "impl", "rel err", "err × eager ieee", "µs", "× eager ieee"):
         table.add_column(column, overflow="fold")
     for (op, case), pts in found.items():
-        reference = next((p.time_us for p in pts if p.baseline and p.precision == "ieee"), None)
+        reference = next((p for p in pts if p.baseline and p.precision == "ieee"), None)
         for p in pts:
-            speed = "—" if reference is None else f"{reference / p.time_us:.2f}×"
-            table.add_row(Text(op), Text(case), Text(p.impl), f"{p.rel_error:.1e}", us(p.time_us), speed)
+            speed = "—" if reference is None else f"{reference.time_us / p.time_us:.2f}×"
+            error = "—" if reference is None or not reference.rel_error else f"{p.rel_error / reference.rel_error:.2f}×"
+            table.add_row(Text(op), Text(case), Text(p.impl), f"{p.rel_error:.1e}", error, us(p.time_us), speed)
     return table

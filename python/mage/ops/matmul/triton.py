@@ -135,6 +135,24 @@ def _split_tf32_parts(x):
 
 
 @triton.jit
+def split_tf32_block(x_ptr, big_ptr, small_ptr, R, C, stride_r, stride_c, block_r, block_c, TRANSPOSE: tl.constexpr,
+                     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """Writes the big and small parts of block (block_r, block_c) of x (R × C, strides (stride_r, stride_c))
+    to big_ptr and small_ptr: R × C contiguous, or C × R when TRANSPOSE."""
+    offs_r = block_r * BLOCK_R + tl.arange(0, BLOCK_R)
+    offs_c = block_c * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (offs_r[:, None] < R) & (offs_c[None, :] < C)
+    x = tl.load(x_ptr + offs_r[:, None].to(tl.int64) * stride_r + offs_c[None, :] * stride_c, mask=mask, other=0.0)
+    big, small = _split_tf32_parts(x)
+    if TRANSPOSE:
+        offsets = offs_c[None, :].to(tl.int64) * R + offs_r[:, None]
+    else:
+        offsets = offs_r[:, None].to(tl.int64) * C + offs_c[None, :]
+    tl.store(big_ptr + offsets, big, mask=mask)
+    tl.store(small_ptr + offsets, small, mask=mask)
+
+
+@triton.jit
 def _split_tf32_kernel(
     x_ptr,  # R × C, strides (stride_r, stride_c)
     big_ptr,  # R × C contiguous, or C × R when TRANSPOSE
@@ -147,17 +165,8 @@ def _split_tf32_kernel(
     BLOCK_R: tl.constexpr,
     BLOCK_C: tl.constexpr,
 ):
-    offs_r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
-    offs_c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
-    mask = (offs_r[:, None] < R) & (offs_c[None, :] < C)
-    x = tl.load(x_ptr + offs_r[:, None].to(tl.int64) * stride_r + offs_c[None, :] * stride_c, mask=mask, other=0.0)
-    big, small = _split_tf32_parts(x)
-    if TRANSPOSE:
-        offsets = offs_c[None, :].to(tl.int64) * R + offs_r[:, None]
-    else:
-        offsets = offs_r[:, None].to(tl.int64) * C + offs_c[None, :]
-    tl.store(big_ptr + offsets, big, mask=mask)
-    tl.store(small_ptr + offsets, small, mask=mask)
+    split_tf32_block(x_ptr, big_ptr, small_ptr, R, C, stride_r, stride_c, tl.program_id(0), tl.program_id(1), TRANSPOSE,
+                     BLOCK_R, BLOCK_C)
 
 
 def _split_tf32(x: torch.Tensor, transpose: bool) -> tuple[torch.Tensor, torch.Tensor]:
