@@ -167,13 +167,24 @@ __device__ __forceinline__ void block_row(const I* __restrict__ col, const float
 }
 
 // The pieces' items: smallest r in [0, n) with r + rowptr[r + shift] >= d, else n (shift 0: a row's
-// first item; shift 1: its end item). Both sequences increase strictly in r.
+// first item; shift 1: its end item). Both sequences increase strictly in r. Searched by the whole block
+// (every thread calls it): each round tests AGG_THREADS evenly spaced rows at once and keeps the gap
+// where the test turns (__syncthreads_count), so 2^20 rows take 3 rounds of one load each instead of a binary search's 20
+// dependent loads, which a piece would otherwise wait through before its first gather.
 template <typename I>
 __device__ __forceinline__ long long first_row_at(const I* __restrict__ rowptr, long long n, long long d, int shift) {
-    long long lo = 0, hi = n;
+    long long lo = 0, hi = n;  // the answer lies in [lo, hi]
     while (lo < hi) {
-        const long long mid = (lo + hi) / 2;
-        if (mid + (long long)rowptr[mid + shift] < d) lo = mid + 1; else hi = mid;
+        const long long step = (hi - lo + AGG_THREADS - 1) / AGG_THREADS;
+        const long long probe = lo + (long long)threadIdx.x * step;
+        const int below = __syncthreads_count(probe < hi && probe + (long long)rowptr[probe + shift] < d);
+        // probes lo, lo + step, … below the answer: `below` of them, so it lies in (lo + (below-1)·step, lo + below·step]
+        if (below == 0) {
+            hi = lo;
+        } else {
+            lo += (below - 1) * step + 1;
+            hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+        }
     }
     return lo;
 }
