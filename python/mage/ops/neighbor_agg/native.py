@@ -1,6 +1,6 @@
 """Neighbor aggregation (sum, mean) over CSR (native.cu): no floating-point atomics, deterministic.
 
-One kernel template, scheduled six ways (the strategies, each registered for both host paths):
+One kernel template, scheduled eight ways (the strategies, each registered for both host paths):
 
 - ``native`` (default, one launch): a group of T threads per row (T · 4 ≥ F features when F
   allows float4s), 256 / T rows a block; rows above LONG_ROW edges are taken by the whole block
@@ -57,7 +57,8 @@ HUB_ROW = 8192  # the default's rows with more edges are cut into pieces
 HUB_PIECE = 4096  # items (edges and row ends) of the default's pieces
 EDGE_PIECE = 1024
 SPLIT_ROW, SPLIT_PIECE = 128, 1024
-# merge: a row above 32 edges fills a block's 8 groups × 8 loads in flight at least once (F ≤ 128: 8 groups).
+# merge: a row above 32 edges is 4 rounds of 8 loads for one group, 1 for the whole block (8 groups at F ≥ 128,
+# 32 at F 32) at the price of two barriers.
 MERGE_PIECE, MERGE_LONG_ROW = 1024, 32
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
