@@ -182,7 +182,7 @@ def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
 
 def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
     names = {i.name for i in registry.implementations("neighbor_agg")}
-    for strategy in ("warp", "block", "edge", "split", "sorted", "inflight"):
+    for strategy in ("warp", "block", "edge", "split", "sorted", "inflight", "merge", "merge512", "merge2048"):
         for family in ("native", "native-py"):
             assert {f"{family}.{strategy}/sum/ieee", f"{family}.{strategy}/mean/ieee"} <= names
     assert {"native/sum/ieee", "native/mean/ieee"} <= names
@@ -215,6 +215,41 @@ def test_the_inflight_kernels_add_in_the_defaults_order_to_the_same_bits():
             default, inflight = (functools.partial(native.LAUNCHERS[("neighbor_agg", strategy)], EmuHost(), variant=variant)
                                  for strategy in ("default", "inflight"))
             assert torch.equal(default(rowptr, col, x), inflight(rowptr, col, x))
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+@pytest.mark.parametrize("index", [torch.int32, torch.int64])
+def test_merge_takes_every_row_in_one_launch_of_pieces_and_leaves_its_counters_zeroed(index):
+    """Rows of 40 and 300 edges inside one piece (the whole block's), a hub cut into ~80 pieces of 512 items
+    (more than the 64 groups of F 12, so some group adds two of its partials), empty rows at both ends."""
+    module = native_module()
+    degrees = torch.tensor([0, 3, 300, 0, 40, 1, 40_000, 2, 0] + [5] * 50 + [0])
+    rowptr = torch.cat([torch.zeros(1, dtype=torch.int64), degrees.cumsum(0)]).to(index)
+    gen = torch.Generator().manual_seed(11)
+    col = torch.randint(0, 700, (int(rowptr[-1]),), generator=gen).to(index)
+    x = torch.distributions.StudentT(2.0).sample((700, 12))
+    host = EmuHost()
+    for variant in ("sum", "mean"):
+        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", "merge512")], host, variant=variant)
+        out = fn(rowptr, col, x)
+        assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+        assert torch.equal(out[degrees == 0], torch.zeros(int((degrees == 0).sum()), 12))
+    pieces = -(-(len(degrees) + int(rowptr[-1])) // (module.MERGE_PIECE // 2))
+    assert [grid[0] for _, grid, _ in host.launches] == [pieces] * 4  # pieces only, no row tiles, no second pass
+    assert counters.all_zero()
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+@pytest.mark.parametrize("strategy", ["default", "merge"])
+def test_the_mean_is_the_sum_times_one_reciprocal_of_the_degree(strategy):
+    """One IEEE reciprocal a row, then a multiply per feature (not a division per feature): bit for bit."""
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "p", "seed", SPEC.test_params[1], seed=8), 8, "cpu", "heavy")
+    sum_, mean = (native.LAUNCHERS[("neighbor_agg", strategy)](EmuHost(), rowptr, col, x, variant=variant)
+                  for variant in ("sum", "mean"))
+    scale = torch.where(rowptr.diff() > 0, 1.0 / rowptr.diff().clamp(min=1).float(), 1.0).unsqueeze(1)
+    assert torch.equal(mean, sum_ * scale)
 
 
 def native_module():

@@ -62,3 +62,27 @@ def test_the_inflight_kernels_give_the_defaults_bits_compiled(case):
     by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
     for variant in ("sum", "mean"):
         assert torch.equal(by_name[f"native.inflight/{variant}/ieee"](*inputs), by_name[f"native/{variant}/ieee"](*inputs))
+
+
+MERGE = ("merge", "merge512", "merge2048")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.params["graph"] in ("rmat", "hub", "uniform")], ids=lambda c: c.name)
+def test_merge_gives_the_same_bits_and_the_mean_is_the_sum_times_one_reciprocal(case):
+    """native.merge's pieces on the device (the block-wide row search, interior long rows by the block, a
+    hub combined by all groups of its last piece): the same bits call after call at every piece size, and
+    the mean exactly the sum times one IEEE reciprocal of the degree (int32 schedule graphs, the int64 hub)."""
+    rowptr, col, x = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
+    degree = rowptr.diff()
+    scale = torch.where(degree > 0, 1.0 / degree.clamp(min=1).float(), 1.0).unsqueeze(1)
+    for strategy in MERGE:
+        total = by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x)
+        for _ in range(3):
+            assert torch.equal(by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x), total), strategy
+        assert torch.equal(by_name[f"native.{strategy}/mean/ieee"](rowptr, col, x), total * scale), strategy
+    # every piece size adds a row's edges in a different grouping: the same answer within the IEEE contract
+    ref = SPEC.reference((rowptr, col, x.double()), "sum")
+    for strategy in MERGE:
+        out = by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x).double()
+        assert ((out - ref).norm() / ref.norm()).item() < 1e-5, strategy

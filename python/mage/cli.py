@@ -632,7 +632,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     several precisions also accuracy.png/.svg (error against time); a context run's
     model blocks also context.png/.svg."""
     from mage import atomic
-    from mage.report import figures, html, markdown
+    from mage.report import figures, html, markdown, schedule
 
     amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
     store = _read_store(db)
@@ -648,6 +648,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     if rows:
         written += [path.name for path in figures.draw(stored, rows, out)]
         written += [path.name for path in figures.draw_accuracy(stored, rows, out)]
+        written += [path.name for path in schedule.draw(stored, rows, out)]
     if blocks:
         written += [path.name for path in figures.draw_context(stored, blocks, shares, out)]
     console.print(f"report of run {run_id} written to {out}: {', '.join([*written, 'tables.md'])}", markup=False)

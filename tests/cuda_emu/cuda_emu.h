@@ -5,7 +5,7 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>, and an int atomicAdd (blocks
+// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>, __syncthreads_count, and an int atomicAdd (blocks
 // run one after another, so __threadfence and __ldcg order nothing here).
 #pragma once
 
@@ -42,6 +42,7 @@ struct Block {
     std::barrier<> barrier;
     std::vector<std::unique_ptr<std::barrier<>>> warps;
     std::vector<float> exchange;
+    int counts[3] = {0, 0, 0};  // __syncthreads_count's, by turns
 };
 
 inline thread_local dim3 thread_idx;
@@ -97,6 +98,19 @@ inline void launch(dim3 grid, dim3 threads, const std::function<void()>& kernel)
 #define __align__(n) __attribute__((aligned(n)))
 
 inline void __syncthreads() { emu::block->barrier.arrive_and_wait(); }
+
+// Three counters by turns: call k adds into k % 3 and, after the barrier, clears the one call k + 2 will
+// use, which no thread can reach before every thread has passed call k + 1's barrier.
+inline int __syncthreads_count(int predicate) {
+    static thread_local unsigned calls = 0;  // every thread of a block is a new std::thread
+    emu::Block* b = emu::block;
+    const unsigned turn = calls++ % 3;
+    if (predicate) __atomic_fetch_add(&b->counts[turn], 1, __ATOMIC_SEQ_CST);
+    b->barrier.arrive_and_wait();
+    const int total = __atomic_load_n(&b->counts[turn], __ATOMIC_SEQ_CST);
+    __atomic_store_n(&b->counts[(turn + 2) % 3], 0, __ATOMIC_SEQ_CST);
+    return total;
+}
 
 inline void __threadfence() {}
 

@@ -170,7 +170,7 @@ def draw(run: dict, rows: list[StoredRow], out_dir: Path, formats: tuple[str, ..
                                      hatch=HATCHES[style[impl][1] % len(HATCHES)]) for impl in shown],
                       loc="upper left", bbox_to_anchor=((LEFT_IN + widest + 0.1) / width, 1 - (top + 0.45) / height),
                       fontsize=6, frameon=False, borderaxespad=0)
-    return _save(figure, run, out_dir, "figure", formats)
+    return save(figure, run, out_dir, "figure", formats)
 
 
 PRECISION_MARKERS = {"ieee": "o", "tf32x3": "D", "tf32": "s", "bf16": "^", "fp16": "v"}
@@ -209,10 +209,10 @@ def draw_accuracy(run: dict, rows: list[StoredRow], out_dir: Path, formats: tupl
     figure.suptitle(f"Mage run {run['id']} · {clock}\naccuracy against speed · single path · "
                     f"{accuracy.point_cache(rows)} L2 · lower left is better", fontsize=10)
     figure.tight_layout()
-    return _save(figure, run, out_dir, "accuracy", formats)
+    return save(figure, run, out_dir, "accuracy", formats)
 
 
-def _save(figure, run: dict, out_dir: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
+def save(figure, run: dict, out_dir: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
     """Write ``name``.png and .svg (those of ``formats``) and close the figure; their paths."""
     import matplotlib
     import matplotlib.pyplot as plt
@@ -283,4 +283,4 @@ def draw_context(run: dict, results: list[BlockResult], shares: list[BlockOpShar
     figure.suptitle(f"Mage run {run['id']} · model blocks: Amdahl against measured, kernel time by call site",
                     fontsize=10)
     figure.tight_layout()
-    return _save(figure, run, out_dir, "context", formats)
+    return save(figure, run, out_dir, "context", formats)

@@ -21,7 +21,7 @@ import re
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from mage.report import context
+from mage.report import context, schedule
 from mage.report.figures import FAMILY_COLORS, figure_cache, styles
 from mage import history
 from mage.errors import MageError
@@ -374,6 +374,16 @@ def reduction_figure(rows: list[dict], ceilings: dict) -> go.Figure | None:
 # Sections
 
 
+def schedule_html(rows: list[dict]) -> str:
+    """neighbor_agg's scheduling study (mage.report.schedule): its figure and a sentence per graph; "" without it."""
+    found = schedule.study(rows)
+    if found is None:
+        return ""
+    sentences = "".join(f"<li>{_esc(sentence)}</li>" for sentence in found.winners())
+    return (f'<h2 id="schedules">neighbor_agg: schedules against degree skew</h2>\n'
+            f'{_figure_html(schedule.interactive(found), "schedule-figure")}\n<ul>{sentences}</ul>\n')
+
+
 def _failure_banner(rows: list[dict]) -> str:
     """Every failure named; skips summarised, one line per family and reason."""
     parts = []
@@ -627,7 +637,7 @@ the run). With a warm L2 a small case can beat the memory floor: a cache artefac
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-{_figure_html(reduction, "reduction-figure") if reduction else ""}{past}<h2 id="contracts">Contracts</h2>
+{_figure_html(reduction, "reduction-figure") if reduction else ""}{schedule_html(rows)}{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>
 {_environment_html(run)}

@@ -27,10 +27,11 @@
 //   n + edges entries, item r + e for an edge and r + rowptr[r+1] for a row's end, increasing;
 //   piece q takes items [q·items, (q+1)·items), so every piece has the same amount of work
 //   whatever the degrees. The rows a piece touches are found by two binary searches over
-//   rowptr. A row whose items all fall into one piece is written by it; a row cut by a piece
+//   rowptr. A row whose items all fall into one piece is written by it (by one group up to long_row
+//   edges, by the whole block above); a row cut by a piece
 //   boundary leaves one partial sum per piece it touches (slot 1 in the piece where it starts,
 //   slot 0 in the later ones), and those are added in piece order: by a second pass
-//   (neighbor_agg_combine_*) or, with combine_here, by the last piece to finish it, which an
+//   (neighbor_agg_combine_*) or, with combine_here, by the last piece to finish it (all its groups: block_combine), which an
 //   integer arrival counter names (integer atomics order nothing in the arithmetic: whoever is
 //   last adds the same partials in the same order).
 //
@@ -65,11 +66,15 @@ __device__ __forceinline__ Vec<W> load_features(const float* p) {
     return r;
 }
 
+// The mean multiplies by one reciprocal a row instead of dividing each feature: an IEEE division is a
+// subroutine of ~10 instructions with a slow path, W of them a thread and row, the 4 % more instructions
+// (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum (issue 17).
 template <int W>
 __device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, long long degree) {
+    const float scale = (mean && degree > 0) ? 1.0f / (float)degree : 1.0f;
     float r[W];
 #pragma unroll
-    for (int j = 0; j < W; ++j) r[j] = (mean && degree > 0) ? acc[j] / (float)degree : acc[j];
+    for (int j = 0; j < W; ++j) r[j] = acc[j] * scale;
     if (W == 4) {
         *reinterpret_cast<float4*>(p) = make_float4(r[0], r[1], r[2], r[3]);
     } else {
@@ -124,6 +129,26 @@ __device__ __forceinline__ void group_row(const I* __restrict__ col, const float
     }
 }
 
+// Group 0 adds the block's G per-group sums of features [f, f + W) in group order and stores them (every
+// thread of the block calls it, with its group's sum in acc).
+template <int W>
+__device__ __forceinline__ void store_group_total(const float (&acc)[W], float* partial, float* dst, int f, int F, int T,
+                                                  bool mean, long long degree) {
+    const int t = threadIdx.x & (T - 1);
+#pragma unroll
+    for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
+    __syncthreads();
+    if (threadIdx.x < T && f < F) {
+        float total[W];
+        zero<W>(total);
+        for (int group = 0; group < AGG_THREADS / T; ++group)
+#pragma unroll
+            for (int j = 0; j < W; ++j) total[j] += partial[(group * T + t) * W + j];
+        store_features<W>(dst + f, total, mean, degree);
+    }
+    __syncthreads();
+}
+
 // The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
 // then adds the G partial sums in group order. Every thread of the block must call it.
 template <typename I, bool MEAN, int W, bool INFLIGHT>
@@ -137,34 +162,40 @@ __device__ __forceinline__ void block_row(const I* __restrict__ col, const float
         float acc[W];
         zero<W>(acc);
         if (f < F) gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
-#pragma unroll
-        for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
-        __syncthreads();
-        if (slot == 0 && f < F) {
-            float total[W];
-            zero<W>(total);
-            for (int group = 0; group < groups; ++group)
-#pragma unroll
-                for (int j = 0; j < W; ++j) total[j] += partial[(group * T + t) * W + j];
-            store_features<W>(dst + f, total, MEAN && mean, degree);
-        }
-        __syncthreads();
+        store_group_total<W>(acc, partial, dst, f, F, T, MEAN && mean, degree);
     }
 }
 
 // The pieces' items: smallest r in [0, n) with r + rowptr[r + shift] >= d, else n (shift 0: a row's
-// first item; shift 1: its end item). Both sequences increase strictly in r.
+// first item; shift 1: its end item). Both sequences increase strictly in r. Searched by the whole block
+// (every thread calls it): each round tests AGG_THREADS evenly spaced rows at once and keeps the gap
+// where the test turns (__syncthreads_count), so 2^20 rows take 3 rounds of one load each instead of a binary search's 20
+// dependent loads, which a piece would otherwise wait through before its first gather.
 template <typename I>
 __device__ __forceinline__ long long first_row_at(const I* __restrict__ rowptr, long long n, long long d, int shift) {
-    long long lo = 0, hi = n;
+    long long lo = 0, hi = n;  // the answer lies in [lo, hi]
     while (lo < hi) {
-        const long long mid = (lo + hi) / 2;
-        if (mid + (long long)rowptr[mid + shift] < d) lo = mid + 1; else hi = mid;
+        const long long step = (hi - lo + AGG_THREADS - 1) / AGG_THREADS;
+        const long long probe = lo + (long long)threadIdx.x * step;
+        const int below = __syncthreads_count(probe < hi && probe + (long long)rowptr[probe + shift] < d);
+        // probes lo, lo + step, … below the answer: `below` of them, so it lies in (lo + (below-1)·step, lo + below·step]
+        if (below == 0) {
+            hi = lo;
+        } else {
+            lo += (below - 1) * step + 1;
+            hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+        }
     }
     return lo;
 }
 
 // Adds a cut row's partials (one per piece from first_piece to last_piece, in piece order) into out.
+// Piece q's partial sum of a cut row that starts in first_piece: slot 1 there, slot 0 in the later pieces.
+template <typename P>
+__device__ __forceinline__ P* piece_partial(P* partials, long long q, long long first_piece, int F) {
+    return partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F;
+}
+
 template <bool MEAN, int W>
 __device__ __forceinline__ void combine_row(const float* partials, float* dst, int F, int T, int t, long long first_piece,
                                             long long last_piece, long long degree) {
@@ -172,11 +203,34 @@ __device__ __forceinline__ void combine_row(const float* partials, float* dst, i
         float acc[W];
         zero<W>(acc);
         for (long long q = first_piece; q <= last_piece; ++q) {
-            const float* p = partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F + f;
+            const float* p = piece_partial(partials, q, first_piece, F) + f;
 #pragma unroll
             for (int j = 0; j < W; ++j) acc[j] += __ldcg(p + j);
         }
         store_features<W>(dst + f, acc, MEAN, degree);
+    }
+}
+
+// The same sum by the whole block (every thread calls it): group g adds pieces first_piece + g, + G, … in
+// order, then group 0 adds the G sums in group order, as block_row does with edges. A hub cut into a hundred
+// pieces is then a few loads deep for each group instead of a hundred for one.
+template <bool MEAN, int W>
+__device__ __forceinline__ void block_combine(const float* partials, float* dst, int F, int T, long long first_piece,
+                                              long long last_piece, long long degree, float* partial) {
+    const int t = threadIdx.x & (T - 1);
+    const int slot = threadIdx.x / T;
+    const int groups = AGG_THREADS / T;
+    for (int f0 = 0; f0 < F; f0 += T * W) {
+        const int f = f0 + t * W;
+        float acc[W];
+        zero<W>(acc);
+        if (f < F)
+            for (long long q = first_piece + slot; q <= last_piece; q += groups) {
+                const float* p = piece_partial(partials, q, first_piece, F) + f;
+#pragma unroll
+                for (int j = 0; j < W; ++j) acc[j] += __ldcg(p + j);
+            }
+        store_group_total<W>(acc, partial, dst, f, F, T, MEAN, degree);
     }
 }
 
@@ -216,10 +270,18 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
     const long long d0 = q * items, d1 = d0 + items;
     const long long first = first_row_at(rowptr, n, d0, 1);
     const long long last = first_row_at(rowptr, n, d1, 0);
-    // Rows strictly inside the piece are whole: one group each.
+    // Rows strictly inside the piece are whole: one group each up to long_row edges, then each longer one by
+    // the whole block (a piece holds at most items / long_row of them), so that a long row inside one piece
+    // is not one group's serial chain while the other groups of the block wait.
     for (long long row = first + 1 + slot; row < last - 1; row += groups) {
         const long long start = rowptr[row], end = rowptr[row + 1];
-        if (end - start > split_row) group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+        if (end - start > split_row && end - start <= long_row)
+            group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+    }
+    for (long long row = first + 1; row < last - 1; ++row) {
+        const long long start = rowptr[row], end = rowptr[row + 1];
+        if (end - start > split_row && end - start > long_row)
+            block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, start, end, true, end - start, partial);
     }
     // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
     for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
@@ -230,7 +292,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             if (first_piece == last_piece) {
                 block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
             } else {
-                float* mine = partials + (q * 2 + (q == first_piece ? 1 : 0)) * (long long)F;
+                float* mine = piece_partial(partials, q, first_piece, F);
                 block_row<I, MEAN, W, INFLIGHT>(col, x, mine, F, T, lo, hi, false, end - start, partial);
                 if (combine_here) {
                     __threadfence();  // this piece's partial is visible before its arrival is counted
@@ -243,7 +305,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
                     __syncthreads();
                     if (last_arrival) {
                         __threadfence();
-                        if (slot == 0) combine_row<MEAN, W>(partials, out + row * F, F, T, t, first_piece, last_piece, end - start);
+                        block_combine<MEAN, W>(partials, out + row * F, F, T, first_piece, last_piece, end - start, partial);
                     }
                     __syncthreads();
                 }

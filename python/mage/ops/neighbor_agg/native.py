@@ -1,6 +1,6 @@
 """Neighbor aggregation (sum, mean) over CSR (native.cu): no floating-point atomics, deterministic.
 
-One kernel template, scheduled six ways (the strategies, each registered for both host paths):
+One kernel template, scheduled eight ways (the strategies, each registered for both host paths):
 
 - ``native`` (default, one launch): a group of T threads per row (T · 4 ≥ F features when F
   allows float4s), 256 / T rows a block; rows above LONG_ROW edges are taken by the whole block
@@ -17,6 +17,13 @@ One kernel template, scheduled six ways (the strategies, each registered for bot
   SPLIT_PIECE items and added by the second pass: hubs split across blocks, two launches.
 - ``native.inflight``: the default's schedule, its kernels compiled so that a round's row loads are all
   issued before its adds (native.cu's INFLIGHT: the sum kernel's SASS otherwise interleaves them).
+- ``native.merge`` (and ``native.merge512``, ``native.merge2048``, its piece sizes): edge-balanced in one
+  launch: merge-path pieces of MERGE_PIECE items (512, 2048) over all rows, the inflight kernels' load
+  order; inside a piece a row of up to MERGE_LONG_ROW edges goes to one group, a longer one to the
+  whole block, and a row cut by pieces is added up by the last piece to finish it (arrival counter),
+  all of its groups at once. No preparation step: the pieces are found by binary search of rowptr
+  inside the kernel. For R-MAT and the hub (issue 17), where one group per row leaves one long row
+  as a serial chain and two-launch merge path (``native.edge``) pays its second pass.
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
   the timed call: its kernels are in the call's kernel time and launch count, and
@@ -50,6 +57,9 @@ HUB_ROW = 8192  # the default's rows with more edges are cut into pieces
 HUB_PIECE = 4096  # items (edges and row ends) of the default's pieces
 EDGE_PIECE = 1024
 SPLIT_ROW, SPLIT_PIECE = 128, 1024
+# merge: a row above 32 edges is 4 rounds of 8 loads for one group, 1 for the whole block (8 groups at F ≥ 128,
+# 32 at F 32) at the price of two barriers.
+MERGE_PIECE, MERGE_LONG_ROW = 1024, 32
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
 KERNELS = {
@@ -87,10 +97,14 @@ SCHEDULES = {
     "default": Schedule(split_row=HUB_ROW),
     "warp": Schedule(long_row=NEVER),
     "block": Schedule(row_per_block=True, long_row=-1),
-    "edge": Schedule(tiles=False, split_row=-1, piece=EDGE_PIECE, combine_here=False),
-    "split": Schedule(long_row=SPLIT_ROW, split_row=SPLIT_ROW, piece=SPLIT_PIECE, combine_here=False),
+    # edge and split keep every row inside a piece with one group (long_row: the pieces' rule since merge).
+    "edge": Schedule(tiles=False, long_row=NEVER, split_row=-1, piece=EDGE_PIECE, combine_here=False),
+    "split": Schedule(long_row=NEVER, split_row=SPLIT_ROW, piece=SPLIT_PIECE, combine_here=False),
     "sorted": Schedule(sorted_rows=True),
     "inflight": Schedule(split_row=HUB_ROW, inflight=True),
+    **{f"merge{'' if piece == MERGE_PIECE else piece}": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1,
+                                                                  piece=piece, inflight=True)
+       for piece in (MERGE_PIECE, MERGE_PIECE // 2, MERGE_PIECE * 2)},
 }
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
