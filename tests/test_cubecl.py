@@ -27,7 +27,7 @@ from mage.ops.neighbor_agg import cubecl as neighbor_agg
 from mage.ops.softmax import cubecl as softmax
 from mage.ops.triangle import cubecl as triangle
 
-KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values(), *matmul.KERNELS.values(),
+KERNELS = [bias_gelu.SCALAR, bias_gelu.VECTOR, *layernorm.KERNELS.values(), *matmul.KERNELS.values(), matmul.TF32_KERNEL,
            *triangle.KERNELS.values(), *neighbor_agg.KERNELS.values(), softmax.KERNEL]
 OPS = ("bias_gelu", "layernorm", "matmul", "triangle", "neighbor_agg", "softmax")
 needs_nvrtc = required(preload_nvrtc() is None, "no libnvrtc here (install nvidia-cuda-nvrtc)")
@@ -105,6 +105,14 @@ def test_the_micro_tile_reads_shared_memory_four_floats_at_a_time_as_native_does
     vector_reads, scalar_reads = len(re.findall(r"\bld\.shared\.v4\.f32\b", text)), len(re.findall(r"\bld\.shared\.f32\b", text))
     assert vector_reads > 0 and scalar_reads == 0
     assert len(re.findall(r"\bfma\.rn\.f32\b", text)) == ffmas_a_read * vector_reads
+
+
+@needs_nvrtc
+def test_the_tf32_matmul_runs_tensor_core_mmas_on_operands_rounded_to_tf32():
+    text = ptx(native.source("matmul", matmul.TF32_KERNEL.file))
+    # 4 k-steps a slice × 8 fragments a warp, the loop over slices not unrolled.
+    assert text.count("wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32") == 32
+    assert text.count("cvt.rna.tf32.f32") == 32  # each unit's 16 + 16 floats of a slice, rounded to nearest
 
 
 def test_the_layernorm_cube_size_is_the_one_its_source_was_generated_for():
@@ -212,7 +220,7 @@ def test_registered_for_the_rust_host_only_and_unavailable_on_the_cpu():
     for op in OPS:
         impls = [i for i in registry.implementations(op) if i.family == "cubecl"]
         assert {i.strategy for i in impls} == ({"default", "warp"} if op == "neighbor_agg" else {"default"})
-        assert impls and {i.precision for i in impls} == {"ieee"}
+        assert impls and {i.precision for i in impls} == ({"ieee", "tf32"} if op == "matmul" else {"ieee"})
         assert impls[0].unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
 

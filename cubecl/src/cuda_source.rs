@@ -10,12 +10,15 @@
 
 use cubecl::prelude::*;
 use cubecl_core::prelude::ArrayCompilationArg;
-use cubecl_cpp::shared::{CompilationOptions, CppSupportedFeatures};
-use cubecl_cuda::{CudaCompiler, CudaRuntime};
+use cubecl_cpp::cuda::mma::{CudaWmmaCompiler, PtxWmmaCompiler};
+use cubecl_cpp::{ComputeKernel, Dialect};
+use cubecl_cpp::cuda::CudaDialect;
+use cubecl_cpp::shared::{CompilationOptions, CppCompiler, CppSupportedFeatures};
+use cubecl_cuda::CudaRuntime;
 use cubecl_runtime::compiler::Compiler;
 use cubecl_runtime::kernel::KernelDefinition;
 
-use crate::{kernels, matmul, neighbor_agg, softmax, triangle, Error};
+use crate::{kernels, matmul, matmul_tf32, neighbor_agg, softmax, triangle, Error};
 
 /// The compilation options cubecl-cuda 0.10.0 derives for a device of compute capability
 /// `arch` (e.g. 90 for H100/H200), mirrored from `cubecl-cuda/src/runtime.rs`
@@ -127,9 +130,21 @@ pub struct CudaKernelSource {
 
 /// Compiles a definition to CUDA C++ for compute capability `arch`.
 pub fn to_cuda(def: KernelDefinition, arch: u32) -> Result<CudaKernelSource, Error> {
+    to_cuda_with::<CudaWmmaCompiler>(def, arch)
+}
+
+/// [`to_cuda`] with the MMA lowering `W` (cubecl-cuda's `CudaCompiler` is `W` = CudaWmmaCompiler).
+fn to_cuda_with<W>(def: KernelDefinition, arch: u32) -> Result<CudaKernelSource, Error>
+where
+    CppCompiler<CudaDialect<W>>: Compiler<
+            Representation = ComputeKernel<CudaDialect<W>>,
+            CompilationOptions = CompilationOptions,
+        > + Default,
+    CudaDialect<W>: Dialect,
+{
     let entrypoint = def.options.kernel_name.clone();
     let block = def.cube_dim.x * def.cube_dim.y * def.cube_dim.z;
-    let mut compiler = CudaCompiler::default();
+    let mut compiler = CppCompiler::<CudaDialect<W>>::default();
     let repr = compiler
         .compile(
             def,
@@ -189,6 +204,19 @@ pub fn matmul_definition(tile: u32) -> KernelDefinition {
     let k = <u32 as LaunchArg>::expand(&(), &mut b);
     matmul::matmul_kernel::expand(&mut b.scope, x, y, out, m, n, k, tile);
     b.build(settings(&format!("matmul_kernel_t{tile}"), matmul::THREADS))
+}
+
+/// IR of `matmul_tf32_kernel` (128 × 128 tiles of c, 256 units a cube, wmma m16n16k8).
+pub fn matmul_tf32_definition() -> KernelDefinition {
+    let mut b = builder();
+    let x = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let y = <Array<f32> as LaunchArg>::expand(&ARRAY, &mut b);
+    let out = <Array<f32> as LaunchArg>::expand_output(&ARRAY, &mut b);
+    let m = <u32 as LaunchArg>::expand(&(), &mut b);
+    let n = <u32 as LaunchArg>::expand(&(), &mut b);
+    let k = <u32 as LaunchArg>::expand(&(), &mut b);
+    matmul_tf32::matmul_tf32_kernel::expand(&mut b.scope, x, y, out, m, n, k);
+    b.build(settings("matmul_tf32_kernel", matmul_tf32::THREADS))
 }
 
 /// IR of `triangle_kernel` (outgoing or incoming) for `tile × tile` blocks of (i, j).
@@ -273,6 +301,14 @@ pub fn matmul_cuda(tile: u32, arch: u32) -> Result<CudaKernelSource, Error> {
     to_cuda(matmul_definition(tile), arch)
 }
 
+/// CUDA C++ for the tf32 tensor-core matmul, with the `ptx-wmma` feature's MMA lowering (cmma as
+/// inline PTX: `wmma.load`, `wmma.mma.sync`): the default one calls nvcuda::wmma and so needs
+/// `<mma.h>`, a CUDA toolkit header NVRTC does not carry (this machine's venv has no include/crt).
+/// Chosen for this kernel only; the feature would switch every kernel.
+pub fn matmul_tf32_cuda(arch: u32) -> Result<CudaKernelSource, Error> {
+    to_cuda_with::<PtxWmmaCompiler>(matmul_tf32_definition(), arch)
+}
+
 /// CUDA C++ for triangle with `tile × tile` blocks (one of [`triangle::TILES`]).
 pub fn triangle_cuda(tile: u32, outgoing: bool, arch: u32) -> Result<CudaKernelSource, Error> {
     if !triangle::TILES.contains(&tile) {
@@ -317,6 +353,10 @@ mod tests {
                 matmul::shared_bytes(tile)
             );
         }
+        assert_eq!(
+            matmul_tf32_cuda(90).unwrap().shared_mem_bytes,
+            matmul_tf32::shared_bytes()
+        );
         for tile in triangle::TILES {
             let source = triangle_cuda(tile, true, 90).unwrap();
             assert_eq!(source.shared_mem_bytes, triangle::shared_bytes(tile));

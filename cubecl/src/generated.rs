@@ -24,9 +24,10 @@ fn header(source: &str) -> String {
     )
 }
 
-/// The Rust file of each op's `#[cube]` kernel.
-fn kernel_source(op: &str) -> &'static str {
+/// The Rust file of an op's `#[cube]` kernel (`entrypoint`: matmul has two files).
+fn kernel_source(op: &str, entrypoint: &str) -> &'static str {
     match op {
+        "matmul" if entrypoint.starts_with("matmul_tf32") => "cubecl/src/matmul_tf32.rs",
         "matmul" => "cubecl/src/matmul.rs",
         "triangle" => "cubecl/src/triangle.rs",
         "neighbor_agg" => "cubecl/src/neighbor_agg.rs",
@@ -46,6 +47,17 @@ pub const OPS: [&str; 6] = [
 ];
 
 const RUNTIME_INCLUDE: &str = "#include <cuda_runtime.h>\n";
+/// CubeCL includes `<mma.h>` for one function only, the cast to tf32, even with inline-PTX MMAs
+/// (`cubecl-cpp-0.10.0/src/cuda/mma/ptx_wmma_compiler.rs:31`); NVRTC has no such header. It is
+/// replaced by that function, as the instruction mma.h's `__float_to_tf32` is (cvt.rna.tf32.f32).
+const MMA_INCLUDE: &str = "#include <mma.h>\n";
+const TF32_CAST: &str = "namespace nvcuda { namespace wmma {\n\
+__device__ __forceinline__ float __float_to_tf32(float in) {\n\
+    unsigned out;\n\
+    asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(out) : \"f\"(in));\n\
+    return __uint_as_float(out);\n\
+}\n\
+} }\n";
 
 /// A generated file: its path under `python/mage/ops/` and its contents.
 pub struct File {
@@ -78,6 +90,12 @@ fn generated(
     let body = source.source.strip_prefix(RUNTIME_INCLUDE).ok_or_else(|| {
         Error::Compile("CubeCL's source no longer starts with the cuda_runtime include".into())
     })?;
+    let body = body.replacen(MMA_INCLUDE, TF32_CAST, 1);
+    let contents = format!(
+        "{}{}",
+        header(kernel_source(op, &source.entrypoint)),
+        sorted_declarations(&body)
+    );
     Ok(Generated {
         op,
         file,
@@ -85,7 +103,7 @@ fn generated(
         vector,
         cube: source.block,
         shared: source.shared_mem_bytes,
-        contents: format!("{}{}", header(kernel_source(op)), sorted_declarations(body)),
+        contents,
     })
 }
 
@@ -102,13 +120,20 @@ fn manifest(op: &str, kernels: &[Generated]) -> File {
             )
         })
         .collect();
+    let mut sources: Vec<&str> = Vec::new();
+    for k in kernels.iter().filter(|k| k.op == op) {
+        let source = kernel_source(op, &k.entrypoint);
+        if !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
     File {
         path: format!("{op}/{GENERATED_DIR}/{MANIFEST}"),
         contents: format!(
             "{{\n  \"generator\": \"cargo run --release --bin generate-cuda (in cubecl/)\",\n  \
              \"source\": \"{}\",\n  \"cubecl\": \"0.10.0\",\n  \"arch\": \"sm_{ARCH}\",\n  \
              \"files\": [\n{}\n  ]\n}}\n",
-            kernel_source(op),
+            sources.join(", "),
             entries.join(",\n")
         ),
     }
@@ -139,7 +164,7 @@ fn sorted_declarations(source: &str) -> String {
 
 /// Every file Mage launches, in a stable order: for each vector size (scalar, then float4),
 /// bias_gelu's `generated/cubecl<suffix>.cu` and layernorm's `generated/cubecl_b<block><suffix>.cu`;
-/// matmul's `generated/cubecl_t<tile>.cu`; triangle's `generated/cubecl_<variant>_t<tile>.cu`;
+/// matmul's `generated/cubecl_t<tile>.cu` and `generated/cubecl_tf32.cu`; triangle's `generated/cubecl_<variant>_t<tile>.cu`;
 /// for each vector size, neighbor_agg's `generated/cubecl_<sum|mean>_<i32|i64><suffix>.cu`;
 /// softmax's `generated/cubecl.cu`; then each op's `generated/manifest.json`.
 pub fn files() -> Result<Vec<File>, Error> {
@@ -169,6 +194,12 @@ pub fn files() -> Result<Vec<File>, Error> {
             cuda_source::matmul_cuda(tile, ARCH)?,
         )?);
     }
+    kernels.push(generated(
+        "matmul",
+        "cubecl_tf32.cu".into(),
+        1,
+        cuda_source::matmul_tf32_cuda(ARCH)?,
+    )?);
     for outgoing in [true, false] {
         let variant = if outgoing { "outgoing" } else { "incoming" };
         for tile in crate::triangle::TILES {

@@ -115,8 +115,13 @@ fn lane_sum<N: Size>(v: Vector<f32, N>) -> f32 {
     total
 }
 
-/// LayerNorm over the last dimension: one cube per row, `block` units per cube, two passes
-/// (mean, then the mean squared deviation: no cancellation) with a plane-then-cube reduction each.
+/// LayerNorm over the last dimension: one cube per row, `block` units per cube, two passes with a
+/// plane-then-cube reduction each: a provisional mean, then the deviations from it, whose own mean
+/// corrects it (the corrected two-pass algorithm of Chan, Golub and LeVeque). The mean is never
+/// rounded to one float32: on 1e4 + N(0, 1) rows that rounding alone (up to half an ulp of 1e4,
+/// 4.9e-4) was the whole error, and the H200 saw it exceed 10× eager's at 2 × 16384.
+/// `x - provisional` is exact there (both within a factor of two), so the output keeps float32's
+/// precision of the deviations themselves.
 /// Rows are read and written as vectors of `N` consecutive columns (N = 4: 16-byte loads and
 /// stores; N = 1: any cols); a unit sums its lanes before the cube reduction. `cols` counts
 /// floats and must be a multiple of N.
@@ -149,24 +154,28 @@ pub fn layernorm_kernel<N: Size>(
         acc += x[(base + c) as usize];
         c += block;
     }
-    let mean = Vector::<f32, N>::new(cube_reduce(lane_sum(acc), &mut smem, false) * inv_cols);
+    let provisional = Vector::<f32, N>::new(cube_reduce(lane_sum(acc), &mut smem, false) * inv_cols);
 
-    let mut acc2 = Vector::<f32, N>::new(0.0f32);
+    let mut deviations = Vector::<f32, N>::new(0.0f32);
+    let mut squares = Vector::<f32, N>::new(0.0f32);
     c = tid;
     while c < vectors {
-        let d = x[(base + c) as usize] - mean;
-        acc2 += d * d;
+        let d = x[(base + c) as usize] - provisional;
+        deviations += d;
+        squares += d * d;
         c += block;
     }
-    let rstd = Vector::<f32, N>::new(
-        1.0f32 / f32::sqrt(cube_reduce(lane_sum(acc2), &mut smem, false) * inv_cols + eps),
-    );
+    let residual = cube_reduce(lane_sum(deviations), &mut smem, false) * inv_cols;
+    let mean_square = cube_reduce(lane_sum(squares), &mut smem, false) * inv_cols;
+    // var = E[d²] − E[d]²: E[d] is the provisional mean's error, tiny, so nothing cancels.
+    let rstd = Vector::<f32, N>::new(1.0f32 / f32::sqrt(mean_square - residual * residual + eps));
+    let residual = Vector::<f32, N>::new(residual);
 
     if valid {
         c = tid;
         while c < vectors {
             let i = (base + c) as usize;
-            out[i] = (x[i] - mean) * rstd * weight[c as usize] + bias[c as usize];
+            out[i] = (x[i] - provisional - residual) * rstd * weight[c as usize] + bias[c as usize];
             c += block;
         }
     }

@@ -16,6 +16,7 @@ pub mod geometry;
 pub mod kernels;
 pub mod launch;
 pub mod matmul;
+pub mod matmul_tf32;
 pub mod neighbor_agg;
 pub mod reference;
 pub mod softmax;

@@ -23,6 +23,7 @@ fn committed_sources_are_what_cubecl_generates() {
             "layernorm/generated/cubecl_b256_x4.cu",
             "matmul/generated/cubecl_t128.cu",
             "matmul/generated/cubecl_t64.cu",
+            "matmul/generated/cubecl_tf32.cu",
             "triangle/generated/cubecl_outgoing_t64.cu",
             "triangle/generated/cubecl_outgoing_t32.cu",
             "triangle/generated/cubecl_incoming_t64.cu",

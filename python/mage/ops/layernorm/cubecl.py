@@ -1,6 +1,8 @@
 """LayerNorm written in Rust with CubeCL (cubecl/src/kernels.rs), one launch: a cube per row, two
-passes over the row (mean, then the mean squared deviation), each reduced within warps by
-plane_sum and across them through shared memory, then the affine output. The cube size is a
+passes over the row (a provisional mean, then the deviations from it and their squares: the
+corrected two-pass statistics, so the mean is never rounded to one float32 and 1e4 + N(0, 1) rows
+keep float32's precision), each reduced within warps by plane_sum and across them through shared
+memory, then the affine output. The cube size is a
 comptime parameter, so each power of two from 32 to 256 is a source of its own
 (generated/cubecl_b<size>.cu). See mage.backends.cubecl.
 

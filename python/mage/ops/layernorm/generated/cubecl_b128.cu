@@ -35,6 +35,7 @@ extern __shared__ __align__(4) uint8 dynamic_shared_mem[];
 // Shared array size: 128, 512 bytes
 float *shared_memory_8 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
 float l_mut_15;
+float l_mut_32;
 float l_mut_9;
 uint32 l_mut_10;
 const uint32 l_0 = blockIdx.y * gridDim.x;
@@ -88,6 +89,7 @@ __syncthreads();
 
 const float l_25 = l_mut_15 * l_7;
 l_mut_15 = float(0.0);
+l_mut_9 = float(0.0);
 l_mut_10 = threadIdx.x;
 while (true) {
 const bool l_26 = l_mut_10 < l_4;
@@ -97,59 +99,93 @@ break;}
 const uint32 l_28 = l_5 + l_mut_10;
 const float l_29 = buffer_0[l_28];
 const float l_30 = l_29 - l_25;
+l_mut_15 = l_mut_15 + l_30;
 const float l_31 = l_30 * l_30;
-l_mut_15 = l_mut_15 + l_31;
+l_mut_9 = l_mut_9 + l_31;
 l_mut_10 = l_mut_10 + uint32(128);
 }
-l_mut_9 = float(0.0);
-const float l_32 = l_mut_15;
-l_mut_9 = l_mut_9 + l_32;
-auto plane_l_33 = [&]() -> float {
-    float acc = l_mut_9;
+l_mut_32 = float(0.0);
+const float l_33 = l_mut_15;
+l_mut_32 = l_mut_32 + l_33;
+auto plane_l_34 = [&]() -> float {
+    float acc = l_mut_32;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_33 = plane_l_33();
-const bool l_34 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_34) {
-const uint32 l_35 = threadIdx.x / warpSize;
-shared_memory_8[l_35] = l_33;
+const float l_34 = plane_l_34();
+const bool l_35 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_35) {
+const uint32 l_36 = threadIdx.x / warpSize;
+shared_memory_8[l_36] = l_34;
 }
 __syncthreads();
 
-const float l_36 = shared_memory_8[uint32(0)];
-l_mut_15 = l_36;
-const uint32 l_37 = blockDim.x / warpSize;
+const float l_37 = shared_memory_8[uint32(0)];
+l_mut_32 = l_37;
+const uint32 l_38 = blockDim.x / warpSize;
 
-for (uint32 l_mut_38 = uint32(1); l_mut_38 < l_37; ++l_mut_38) {
-const float l_39 = shared_memory_8[l_mut_38];
-const float l_40 = l_mut_15 + l_39;
-l_mut_15 = l_40;
+for (uint32 l_mut_39 = uint32(1); l_mut_39 < l_38; ++l_mut_39) {
+const float l_40 = shared_memory_8[l_mut_39];
+const float l_41 = l_mut_32 + l_40;
+l_mut_32 = l_41;
 }
 __syncthreads();
 
-const float l_41 = l_mut_15 * l_7;
-const float l_42 = l_41 + info.scalars_float[0];
-const float l_43 = sqrt(l_42);
-const float l_44 = float(1.0) / l_43;
+const float l_42 = l_mut_32 * l_7;
+l_mut_32 = float(0.0);
+const float l_43 = l_mut_9;
+l_mut_32 = l_mut_32 + l_43;
+auto plane_l_44 = [&]() -> float {
+    float acc = l_mut_32;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_44 = plane_l_44();
+const bool l_45 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_45) {
+const uint32 l_46 = threadIdx.x / warpSize;
+shared_memory_8[l_46] = l_44;
+}
+__syncthreads();
+
+const float l_47 = shared_memory_8[uint32(0)];
+l_mut_32 = l_47;
+const uint32 l_48 = blockDim.x / warpSize;
+
+for (uint32 l_mut_49 = uint32(1); l_mut_49 < l_48; ++l_mut_49) {
+const float l_50 = shared_memory_8[l_mut_49];
+const float l_51 = l_mut_32 + l_50;
+l_mut_32 = l_51;
+}
+__syncthreads();
+
+const float l_52 = l_mut_32 * l_7;
+const float l_53 = l_42 * l_42;
+const float l_54 = l_52 - l_53;
+const float l_55 = l_54 + info.scalars_float[0];
+const float l_56 = sqrt(l_55);
+const float l_57 = float(1.0) / l_56;
 if (l_2) {
 l_mut_10 = threadIdx.x;
 while (true) {
-const bool l_45 = l_mut_10 < l_4;
-const bool l_46 = !l_45;
-if (l_46) {
+const bool l_58 = l_mut_10 < l_4;
+const bool l_59 = !l_58;
+if (l_59) {
 break;}
-const uint32 l_47 = l_5 + l_mut_10;
-const float l_48 = buffer_0[l_47];
-const float l_49 = l_48 - l_25;
-const float l_50 = l_49 * l_44;
-const float l_51 = buffer_1[l_mut_10];
-const float l_52 = l_50 * l_51;
-const float l_53 = buffer_2[l_mut_10];
-const float l_54 = l_52 + l_53;
-buffer_3[l_47] = l_54;
+const uint32 l_60 = l_5 + l_mut_10;
+const float l_61 = buffer_0[l_60];
+const float l_62 = l_61 - l_25;
+const float l_63 = l_62 - l_42;
+const float l_64 = l_63 * l_57;
+const float l_65 = buffer_1[l_mut_10];
+const float l_66 = l_64 * l_65;
+const float l_67 = buffer_2[l_mut_10];
+const float l_68 = l_66 + l_67;
+buffer_3[l_60] = l_68;
 l_mut_10 = l_mut_10 + uint32(128);
 }
 }

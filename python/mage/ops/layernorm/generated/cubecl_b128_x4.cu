@@ -42,6 +42,7 @@ extern __shared__ __align__(4) uint8 dynamic_shared_mem[];
 float *shared_memory_8 = reinterpret_cast<float*>(&dynamic_shared_mem[0]);
 float l_mut_16;
 float_4 l_mut_10;
+float_4 l_mut_33;
 uint32 l_mut_11;
 const uint32 l_0 = blockIdx.y * gridDim.x;
 const uint32 l_1 = l_0 + blockIdx.x;
@@ -107,83 +108,130 @@ l_29,l_29,l_29,l_29,};
 const float_4 l_31 = float_4{
 float(0.0),float(0.0),float(0.0),float(0.0),};
 l_mut_10 = l_31;
+const float_4 l_32 = float_4{
+float(0.0),float(0.0),float(0.0),float(0.0),};
+l_mut_33 = l_32;
 l_mut_11 = threadIdx.x;
 while (true) {
-const bool l_32 = l_mut_11 < l_4;
-const bool l_33 = !l_32;
-if (l_33) {
+const bool l_34 = l_mut_11 < l_4;
+const bool l_35 = !l_34;
+if (l_35) {
 break;}
-const uint32 l_34 = l_5 + l_mut_11;
-const float_4 l_35 = buffer_0[l_34];
-const float_4 l_36 = float_4{
-l_35.i_0 - l_30.i_0, l_35.i_1 - l_30.i_1, l_35.i_2 - l_30.i_2, l_35.i_3 - l_30.i_3, };
-const float_4 l_37 = float_4{
-l_36.i_0 * l_36.i_0, l_36.i_1 * l_36.i_1, l_36.i_2 * l_36.i_2, l_36.i_3 * l_36.i_3, };
+const uint32 l_36 = l_5 + l_mut_11;
+const float_4 l_37 = buffer_0[l_36];
+const float_4 l_38 = float_4{
+l_37.i_0 - l_30.i_0, l_37.i_1 - l_30.i_1, l_37.i_2 - l_30.i_2, l_37.i_3 - l_30.i_3, };
 l_mut_10 = float_4{
-l_mut_10.i_0 + l_37.i_0, l_mut_10.i_1 + l_37.i_1, l_mut_10.i_2 + l_37.i_2, l_mut_10.i_3 + l_37.i_3, };
+l_mut_10.i_0 + l_38.i_0, l_mut_10.i_1 + l_38.i_1, l_mut_10.i_2 + l_38.i_2, l_mut_10.i_3 + l_38.i_3, };
+const float_4 l_39 = float_4{
+l_38.i_0 * l_38.i_0, l_38.i_1 * l_38.i_1, l_38.i_2 * l_38.i_2, l_38.i_3 * l_38.i_3, };
+l_mut_33 = float_4{
+l_mut_33.i_0 + l_39.i_0, l_mut_33.i_1 + l_39.i_1, l_mut_33.i_2 + l_39.i_2, l_mut_33.i_3 + l_39.i_3, };
 l_mut_11 = l_mut_11 + uint32(128);
 }
 l_mut_16 = float(0.0);
-const float l_38 = l_mut_10.i_0;
-l_mut_16 = l_mut_16 + l_38;
-const float l_39 = l_mut_10.i_1;
-l_mut_16 = l_mut_16 + l_39;
-const float l_40 = l_mut_10.i_2;
+const float l_40 = l_mut_10.i_0;
 l_mut_16 = l_mut_16 + l_40;
-const float l_41 = l_mut_10.i_3;
+const float l_41 = l_mut_10.i_1;
 l_mut_16 = l_mut_16 + l_41;
-auto plane_l_42 = [&]() -> float {
+const float l_42 = l_mut_10.i_2;
+l_mut_16 = l_mut_16 + l_42;
+const float l_43 = l_mut_10.i_3;
+l_mut_16 = l_mut_16 + l_43;
+auto plane_l_44 = [&]() -> float {
     float acc = l_mut_16;
     for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
 acc += __shfl_xor_sync(-1, acc, offset);
     };
     return acc;
 };
-const float l_42 = plane_l_42();
-const bool l_43 = uint32(idxGlobal) % warpSize == uint32(0);
-if (l_43) {
-const uint32 l_44 = threadIdx.x / warpSize;
-shared_memory_8[l_44] = l_42;
+const float l_44 = plane_l_44();
+const bool l_45 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_45) {
+const uint32 l_46 = threadIdx.x / warpSize;
+shared_memory_8[l_46] = l_44;
 }
 __syncthreads();
 
-const float l_45 = shared_memory_8[uint32(0)];
-l_mut_16 = l_45;
-const uint32 l_46 = blockDim.x / warpSize;
+const float l_47 = shared_memory_8[uint32(0)];
+l_mut_16 = l_47;
+const uint32 l_48 = blockDim.x / warpSize;
 
-for (uint32 l_mut_47 = uint32(1); l_mut_47 < l_46; ++l_mut_47) {
-const float l_48 = shared_memory_8[l_mut_47];
-const float l_49 = l_mut_16 + l_48;
-l_mut_16 = l_49;
+for (uint32 l_mut_49 = uint32(1); l_mut_49 < l_48; ++l_mut_49) {
+const float l_50 = shared_memory_8[l_mut_49];
+const float l_51 = l_mut_16 + l_50;
+l_mut_16 = l_51;
 }
 __syncthreads();
 
-const float l_50 = l_mut_16 * l_7;
-const float l_51 = l_50 + info.scalars_float[0];
-const float l_52 = sqrt(l_51);
-const float l_53 = float(1.0) / l_52;
-const float_4 l_54 = float_4{
-l_53,l_53,l_53,l_53,};
+const float l_52 = l_mut_16 * l_7;
+l_mut_16 = float(0.0);
+const float l_53 = l_mut_33.i_0;
+l_mut_16 = l_mut_16 + l_53;
+const float l_54 = l_mut_33.i_1;
+l_mut_16 = l_mut_16 + l_54;
+const float l_55 = l_mut_33.i_2;
+l_mut_16 = l_mut_16 + l_55;
+const float l_56 = l_mut_33.i_3;
+l_mut_16 = l_mut_16 + l_56;
+auto plane_l_57 = [&]() -> float {
+    float acc = l_mut_16;
+    for (uint offset = 1; offset < warpSizeChecked; offset *=2 ) {
+acc += __shfl_xor_sync(-1, acc, offset);
+    };
+    return acc;
+};
+const float l_57 = plane_l_57();
+const bool l_58 = uint32(idxGlobal) % warpSize == uint32(0);
+if (l_58) {
+const uint32 l_59 = threadIdx.x / warpSize;
+shared_memory_8[l_59] = l_57;
+}
+__syncthreads();
+
+const float l_60 = shared_memory_8[uint32(0)];
+l_mut_16 = l_60;
+const uint32 l_61 = blockDim.x / warpSize;
+
+for (uint32 l_mut_62 = uint32(1); l_mut_62 < l_61; ++l_mut_62) {
+const float l_63 = shared_memory_8[l_mut_62];
+const float l_64 = l_mut_16 + l_63;
+l_mut_16 = l_64;
+}
+__syncthreads();
+
+const float l_65 = l_mut_16 * l_7;
+const float l_66 = l_52 * l_52;
+const float l_67 = l_65 - l_66;
+const float l_68 = l_67 + info.scalars_float[0];
+const float l_69 = sqrt(l_68);
+const float l_70 = float(1.0) / l_69;
+const float_4 l_71 = float_4{
+l_70,l_70,l_70,l_70,};
+const float_4 l_72 = float_4{
+l_52,l_52,l_52,l_52,};
 if (l_2) {
 l_mut_11 = threadIdx.x;
 while (true) {
-const bool l_55 = l_mut_11 < l_4;
-const bool l_56 = !l_55;
-if (l_56) {
+const bool l_73 = l_mut_11 < l_4;
+const bool l_74 = !l_73;
+if (l_74) {
 break;}
-const uint32 l_57 = l_5 + l_mut_11;
-const float_4 l_58 = buffer_0[l_57];
-const float_4 l_59 = float_4{
-l_58.i_0 - l_30.i_0, l_58.i_1 - l_30.i_1, l_58.i_2 - l_30.i_2, l_58.i_3 - l_30.i_3, };
-const float_4 l_60 = float_4{
-l_59.i_0 * l_54.i_0, l_59.i_1 * l_54.i_1, l_59.i_2 * l_54.i_2, l_59.i_3 * l_54.i_3, };
-const float_4 l_61 = buffer_1[l_mut_11];
-const float_4 l_62 = float_4{
-l_60.i_0 * l_61.i_0, l_60.i_1 * l_61.i_1, l_60.i_2 * l_61.i_2, l_60.i_3 * l_61.i_3, };
-const float_4 l_63 = buffer_2[l_mut_11];
-const float_4 l_64 = float_4{
-l_62.i_0 + l_63.i_0, l_62.i_1 + l_63.i_1, l_62.i_2 + l_63.i_2, l_62.i_3 + l_63.i_3, };
-buffer_3[l_57] = reinterpret_cast< float_4 const&>(l_64);
+const uint32 l_75 = l_5 + l_mut_11;
+const float_4 l_76 = buffer_0[l_75];
+const float_4 l_77 = float_4{
+l_76.i_0 - l_30.i_0, l_76.i_1 - l_30.i_1, l_76.i_2 - l_30.i_2, l_76.i_3 - l_30.i_3, };
+const float_4 l_78 = float_4{
+l_77.i_0 - l_72.i_0, l_77.i_1 - l_72.i_1, l_77.i_2 - l_72.i_2, l_77.i_3 - l_72.i_3, };
+const float_4 l_79 = float_4{
+l_78.i_0 * l_71.i_0, l_78.i_1 * l_71.i_1, l_78.i_2 * l_71.i_2, l_78.i_3 * l_71.i_3, };
+const float_4 l_80 = buffer_1[l_mut_11];
+const float_4 l_81 = float_4{
+l_79.i_0 * l_80.i_0, l_79.i_1 * l_80.i_1, l_79.i_2 * l_80.i_2, l_79.i_3 * l_80.i_3, };
+const float_4 l_82 = buffer_2[l_mut_11];
+const float_4 l_83 = float_4{
+l_81.i_0 + l_82.i_0, l_81.i_1 + l_82.i_1, l_81.i_2 + l_82.i_2, l_81.i_3 + l_82.i_3, };
+buffer_3[l_75] = reinterpret_cast< float_4 const&>(l_83);
 l_mut_11 = l_mut_11 + uint32(128);
 }
 }
