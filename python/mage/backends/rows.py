@@ -11,12 +11,15 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
   normalizes a tile a row's length behind it, whose second read comes from L2, not DRAM.
 - ``online``: one program streams the row, folding each chunk into running statistics: two reads.
 - ``twopass``: one program streams the row once per statistic, then once more to write: three reads.
+- ``cluster`` (native): a Hopper thread-block cluster a row, each CTA holding a slice in registers; the
+  CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 """
 
 from __future__ import annotations
 
 import torch
 
+from mage.errors import InputError
 from mage.spec import Case
 
 # The study's widths: powers of two, a prime-ish neighbour of each register limit, and beyond them.
@@ -80,3 +83,44 @@ def partials(tiles: int, stats: int, like: torch.Tensor) -> torch.Tensor:
     """The split's tiles × 2 × stats buffer: each tile's statistics of the row it starts in (slot 0) and of
     the next row (slot 1, empty when the tile lies in one row), every element written before it is read."""
     return torch.empty((tiles, 2, stats), dtype=torch.float32, device=like.device)
+
+
+# The cluster strategy's kernels, (CTAs a cluster K, threads a CTA, float4 chunks a thread), narrowest rows
+# first: each plan holds K × threads × chunks float4s of a row in registers. The row lives in registers,
+# not in shared memory, because the Rust launcher cannot raise a kernel's dynamic shared memory past the
+# default 48 KB (cuFuncSetAttribute is not exposed), and 8 × 48 KB holds under 100,000 floats. 512 threads
+# with 16 floats each leave a CTA ~40 registers a thread, so several CTAs can share an SM and one's loads
+# overlap another's cluster barrier; the widest plan takes all of an SM's registers (1024 × 64) for
+# 262144 columns, as 8 is the largest portable cluster.
+CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (8, 512, 4), (8, 1024, 4), (8, 1024, 8))
+# Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
+# than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
+CLUSTER_MIN_COLS = 1024
+# A row's head and tail (up to 3 floats each side of its 16-byte-aligned body) are held besides the chunks.
+CLUSTER_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks in CLUSTER_PLANS) + 3
+
+
+def cluster_takes(params: dict) -> str | None:
+    cols = params["cols"]
+    if cols < CLUSTER_MIN_COLS:
+        return (f"the cluster strategy holds rows of {CLUSTER_MIN_COLS} to {CLUSTER_MAX_COLS} columns; {cols} fit "
+                f"one warp's registers (the warp strategies take them)")
+    if cols > CLUSTER_MAX_COLS:
+        return (f"the cluster strategy holds rows of at most {CLUSTER_MAX_COLS} columns in 8 CTAs' registers; "
+                f"{cols} would spill: the split and online strategies take them")
+    return None
+
+
+def require_cluster_width(cols: int) -> None:
+    """Raise InputError with cluster_takes' reason for a width no cluster plan holds."""
+    if reason := cluster_takes({"cols": cols}):
+        raise InputError(reason)
+
+
+def cluster_plan(cols: int) -> tuple[int, int, int]:
+    """The smallest plan whose float4 chunks hold a row's body (at most cols // 4 of them, whatever its
+    alignment), for a width cluster_takes accepts."""
+    for k, threads, chunks in CLUSTER_PLANS:
+        if k * threads * chunks >= cols // 4:
+            return k, threads, chunks
+    raise ValueError(f"no cluster plan holds {cols} columns (at most {CLUSTER_MAX_COLS})")

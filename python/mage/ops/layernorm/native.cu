@@ -154,3 +154,110 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
     const float rstd = 1.0f / sqrtf(row_sum<256>(squares, scratch) / (float)cols + eps);
     for (int c = threadIdx.x; c < cols; c += 256) outr[c] = (xr[c] - mean) * rstd * weight[c] + bias[c];
 }
+
+// ---------------------------------------------------------------- the cluster strategy: wide rows, read once
+//
+// A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
+// (THREADS threads, V float4 chunks each) and reduces it to (count, mean, M2) in two passes over
+// those registers, the mean taken about a pivot (the slice's first element) so that a row of
+// 1e4 + N(0, 1) sums numbers near 0, not near 1e4. The K partials combine in rank order as Chan et
+// al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation appears at any step.
+#include "../../backends/native_cluster.cuh"
+
+// x, out: rows × cols; weight, bias: cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's
+// float4 chunks (mage.backends.rows.cluster_plan). One cluster a row, not a persistent loop: with 256 MB
+// of rows there are always more clusters than fit, and the next cluster's loads on an SM overlap the
+// barrier and reduction of the one before, which a loop would need a second row of registers for.
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, const float* __restrict__ weight,
+                                                  const float* __restrict__ bias, float* __restrict__ out, int cols,
+                                                  float eps) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[3];  // this CTA's (count, mean, M2), read by every CTA of the cluster
+    const unsigned rank = cluster_rank();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    float* outr = out + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+    const float pivot = s.end > s.first ? xr[s.head + 4 * s.first] : (s.edge >= 0 ? xr[s.edge] : 0.0f);
+
+    float4 v[V];
+    float edge = 0.0f, sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) {
+            v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+            sum += ((v[i].x - pivot) + (v[i].y - pivot)) + ((v[i].z - pivot) + (v[i].w - pivot));
+        }
+    }
+    if (s.edge >= 0) {
+        edge = xr[s.edge];
+        sum += edge - pivot;
+    }
+    const float shifted = row_sum<THREADS>(sum, scratch);
+    const float mean = s.count > 0 ? pivot + shifted / (float)s.count : 0.0f;
+
+    float squares = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) {
+            const float a = v[i].x - mean, b = v[i].y - mean, c = v[i].z - mean, d = v[i].w - mean;
+            squares += (a * a + b * b) + (c * c + d * d);
+        }
+    }
+    if (s.edge >= 0) squares += (edge - mean) * (edge - mean);
+    const float m2 = row_sum<THREADS>(squares, scratch);
+    if (threadIdx.x == 0) {
+        published[0] = (float)s.count;
+        published[1] = mean;
+        published[2] = m2;
+    }
+    cluster_sync();
+
+    float n = 0.0f, row_mean = 0.0f, row_m2 = 0.0f;
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+        const float nb = cluster_load(&published[0], r), mb = cluster_load(&published[1], r),
+                    m2b = cluster_load(&published[2], r);
+        if (nb > 0.0f) {
+            const float total = n + nb, delta = mb - row_mean;
+            row_mean += delta * (nb / total);
+            row_m2 += m2b + delta * delta * (n * nb / total);
+            n = total;
+        }
+    }
+    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    const float rstd = 1.0f / sqrtf(row_m2 / (float)cols + eps);
+    const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) {
+            const int c = s.head + 4 * j;
+            const float4 w = load_quad(weight + c, vector_affine), b = load_quad(bias + c, vector_affine);
+            const float4 y = make_float4((v[i].x - row_mean) * rstd * w.x + b.x, (v[i].y - row_mean) * rstd * w.y + b.y,
+                                         (v[i].z - row_mean) * rstd * w.z + b.z, (v[i].w - row_mean) * rstd * w.w + b.w);
+            store_quad(outr + c, y, vector_out);
+        }
+    }
+    if (s.edge >= 0) outr[s.edge] = (edge - row_mean) * rstd * weight[s.edge] + bias[s.edge];
+    cluster_wait();  // no CTA exits while a peer may still read its shared memory
+}
+
+#define LAYERNORM_CLUSTER(K, THREADS, V)                                                                          \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                                 \
+        layernorm_f32_cluster##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight, \
+                                                     const float* __restrict__ bias, float* __restrict__ out,    \
+                                                     long long rows, int cols, float eps) {                     \
+        layernorm_cluster<K, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
+    }
+
+// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
+LAYERNORM_CLUSTER(2, 128, 4)
+LAYERNORM_CLUSTER(2, 256, 4)
+LAYERNORM_CLUSTER(2, 512, 4)
+LAYERNORM_CLUSTER(4, 512, 4)
+LAYERNORM_CLUSTER(8, 512, 4)
+LAYERNORM_CLUSTER(8, 1024, 4)
+LAYERNORM_CLUSTER(8, 1024, 8)

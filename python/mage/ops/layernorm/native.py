@@ -2,12 +2,14 @@
 
 The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a
 block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
-that are not a multiple of 4 wide past 1024 columns).
+that are not a multiple of 4 wide past 1024 columns). The ``cluster`` strategy holds a row of 1024
+columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once.
 """
 
 import torch
 
 from mage.backends.native import Kernel, cdiv, check_inputs, float4_rows, register
+from mage.backends.rows import CLUSTER_PLANS, cluster_plan, cluster_takes, require_cluster_width
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 
@@ -60,4 +62,21 @@ def layernorm(host, x, weight, bias):
         return out
     kernel, grid, block = plan(rows, cols, float4_rows(cols, x, weight, bias, out))
     host.launch(kernel, grid, block, x, weight, bias, out, rows, cols, EPS)
+    return out
+
+
+CLUSTER = {plan: _kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in CLUSTER_PLANS}
+
+
+@register("layernorm", variants=("affine",), strategy="cluster", takes=cluster_takes)
+def layernorm_cluster(host, x, weight, bias):
+    require_inputs(host, x, weight, bias)
+    rows, cols = x.shape
+    require_cluster_width(cols)
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    plan = cluster_plan(cols)
+    ctas, threads, _ = plan
+    host.launch(CLUSTER[plan], (rows * ctas, 1, 1), (threads, 1, 1), x, weight, bias, out, rows, cols, EPS)
     return out

@@ -105,3 +105,94 @@ extern "C" __global__ void __launch_bounds__(256) softmax_f32_online(const float
     const float inverse = 1.0f / row_reduce<256>(s * expf(m - row_max), scratch, SumOp());
     for (int c = threadIdx.x; c < cols; c += 256) outr[c] = expf(xr[c] - row_max) * inverse;
 }
+
+// ---------------------------------------------------------------- the cluster strategy: wide rows, read once
+//
+// A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
+// (THREADS threads, V float4 chunks each), reduces it to (max, Σ exp(x − max)), keeping exp(x − max)
+// in the registers, and publishes the pair; every CTA combines the K pairs in rank order (the sums
+// rescaled to the row's max, as the online form rescales) and writes its slice as exp(x − max_slice)
+// · exp(max_slice − max) / Σ: one exp an element, the row read from DRAM once.
+#include "../../backends/native_cluster.cuh"
+
+// x, out: rows × cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's float4 chunks
+// (mage.backends.rows.cluster_plan). One cluster a row (see layernorm's native.cu for why).
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, float* __restrict__ out, int cols) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2];  // this CTA's (max, Σ exp(x − max)), read by every CTA of the cluster
+    const unsigned rank = cluster_rank();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    float* outr = out + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+
+    float4 v[V];
+    float edge = NO_VALUE, m = NO_VALUE;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        v[i] = j < s.end ? *reinterpret_cast<const float4*>(xr + s.head + 4 * j)
+                         : make_float4(NO_VALUE, NO_VALUE, NO_VALUE, NO_VALUE);
+        m = fmaxf(m, fmaxf(fmaxf(v[i].x, v[i].y), fmaxf(v[i].z, v[i].w)));
+    }
+    if (s.edge >= 0) {
+        edge = xr[s.edge];
+        m = fmaxf(m, edge);
+    }
+    m = row_reduce<THREADS>(m, scratch, MaxOp());
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        v[i] = make_float4(expf(v[i].x - m), expf(v[i].y - m), expf(v[i].z - m), expf(v[i].w - m));  // 0 past the slice
+        sum += (v[i].x + v[i].y) + (v[i].z + v[i].w);
+    }
+    edge = expf(edge - m);
+    if (s.edge >= 0) sum += edge;
+    sum = row_reduce<THREADS>(sum, scratch, SumOp());
+    if (threadIdx.x == 0) {
+        published[0] = m;
+        published[1] = s.count > 0 ? sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
+    }
+    cluster_sync();
+
+    float maxes[K], sums[K], row_max = NO_VALUE;
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+        maxes[r] = cluster_load(&published[0], r);
+        sums[r] = cluster_load(&published[1], r);
+        row_max = fmaxf(row_max, maxes[r]);
+    }
+    float total = 0.0f;
+#pragma unroll
+    for (int r = 0; r < K; ++r) total += sums[r] * expf(maxes[r] - row_max);
+    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    const float scale = expf(m - row_max) / total;
+    const bool vector_out = aligned16(outr + s.head);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) {
+            store_quad(outr + s.head + 4 * j, make_float4(v[i].x * scale, v[i].y * scale, v[i].z * scale, v[i].w * scale),
+                       vector_out);
+        }
+    }
+    if (s.edge >= 0) outr[s.edge] = edge * scale;
+    cluster_wait();  // no CTA exits while a peer may still read its shared memory
+}
+
+#define SOFTMAX_CLUSTER(K, THREADS, V)                                                                        \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
+        softmax_f32_cluster##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,        \
+                                                   long long rows, int cols) {                                  \
+        softmax_cluster<K, THREADS, V>(x, out, cols);                                                          \
+    }
+
+// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
+SOFTMAX_CLUSTER(2, 128, 4)
+SOFTMAX_CLUSTER(2, 256, 4)
+SOFTMAX_CLUSTER(2, 512, 4)
+SOFTMAX_CLUSTER(4, 512, 4)
+SOFTMAX_CLUSTER(8, 512, 4)
+SOFTMAX_CLUSTER(8, 1024, 4)
+SOFTMAX_CLUSTER(8, 1024, 8)

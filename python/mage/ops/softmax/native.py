@@ -1,10 +1,12 @@
 """Softmax in one launch of a CUDA C++ kernel (native.cu), chosen by row width: a warp per row up
 to 1024 columns, a block per row up to 16384 (the row in registers, read once), the online kernel
-beyond (a block per row, two reads)."""
+beyond (a block per row, two reads). The ``cluster`` strategy holds a row of 1024 columns or more
+in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once."""
 
 import torch
 
 from mage.backends.native import Kernel, cdiv, check_inputs, register
+from mage.backends.rows import CLUSTER_PLANS, cluster_plan, cluster_takes, require_cluster_width
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 
@@ -28,15 +30,37 @@ def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
     return ONLINE, (rows, 1, 1), (256, 1, 1)
 
 
+CLUSTER = {plan: Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), SIGNATURE) for plan in CLUSTER_PLANS}
+
+
+def require_inputs(host, x) -> None:
+    """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
+    ready = host.holds(x) and x.dtype == torch.float32 and x.dim() == 2 and x.is_contiguous()
+    if not ready:
+        check_inputs(host, SPEC, x=x)
+
+
 @register("softmax", variants=("rows",))
 def softmax(host, x):
-    ready = host.holds(x) and x.dtype == torch.float32 and x.dim() == 2 and x.is_contiguous()
-    if not ready:  # the fast test, then the full checks when it fails (see mage.backends.native)
-        check_inputs(host, SPEC, x=x)
+    require_inputs(host, x)
     rows, cols = x.shape
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
     kernel, grid, block = plan(rows, cols)
     host.launch(kernel, grid, block, x, out, rows, cols)
+    return out
+
+
+@register("softmax", variants=("rows",), strategy="cluster", takes=cluster_takes)
+def softmax_cluster(host, x):
+    require_inputs(host, x)
+    rows, cols = x.shape
+    require_cluster_width(cols)
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    plan = cluster_plan(cols)
+    ctas, threads, _ = plan
+    host.launch(CLUSTER[plan], (rows * ctas, 1, 1), (threads, 1, 1), x, out, rows, cols)
     return out

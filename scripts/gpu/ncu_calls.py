@@ -1,0 +1,30 @@
+"""Warmed calls of chosen implementations inside one cudaProfilerStart/Stop range, for ncu.
+
+    ncu --profile-from-start off ... python3 scripts/gpu/ncu_calls.py OP,IMPL,CASE [OP,IMPL,CASE ...]
+
+Each implementation is called twice on its case's own inputs before the range opens (compilation,
+autotuning and loading happen there), then once inside it: ncu sees one timed kind of call each.
+"""
+
+import sys
+
+import torch
+
+from mage import registry
+
+work = []
+for op, name, case_name in (tuple(arg.split(",")) for arg in sys.argv[1:]):
+    spec = registry.get_op(op)
+    impl = next(i for i in registry.implementations(op) if i.name == name)
+    case = spec.case(case_name)
+    inputs = spec.make_inputs(case, case.seed, "cuda")
+    for _ in range(2):
+        impl.fn(*inputs)
+    work.append((impl, inputs))
+torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStart()
+for impl, inputs in work:
+    impl.fn(*inputs)
+    torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStop()
+print("profiled:", [impl.name for impl, _ in work])

@@ -1,0 +1,196 @@
+"""The native cluster strategy for wide rows (layernorm, softmax) without a GPU: NVRTC compiles every
+cluster kernel for sm_90, the launcher's choice of cluster size and geometry per width, the widths it
+refuses and why, and the cut of a row into a scalar head, a float4 body dealt out to the cluster's CTAs
+and a scalar tail (native_cluster.cuh's row_slice, compiled for the CPU) at every 4-byte alignment.
+The kernels' arithmetic runs on the GPU only (tests/test_reduce_wide_gpu.py): the CPU emulation runs
+blocks one after another, and a cluster's CTAs must be resident together."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from mage import registry
+from mage.backends import native, rows
+from mage.backends.cuda_libs import preload_nvrtc
+from mage.backends.native import Host
+from mage.errors import InputError
+from mage.ops.layernorm import native as layernorm_native
+from mage.ops.softmax import native as softmax_native
+from mage.spec import Case
+from native_emu import HEADER, compiler
+
+registry.load()
+OPS = ("layernorm", "softmax")
+MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
+HOPPER = 90
+
+
+@pytest.fixture(scope="module")
+def ext(tmp_path_factory):
+    if preload_nvrtc() is None:
+        pytest.skip("no libnvrtc here (install nvidia-cuda-nvrtc)")
+    return native.extension()
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_cluster_kernel_compiles_for_sm_90(ext, op):
+    cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-cluster.cu")
+    kernels = MODULES[op].CLUSTER
+    assert set(kernels) == set(rows.CLUSTER_PLANS)
+    assert {k for k, _, _ in kernels} == {2, 4, 8}  # every cluster size the launcher may pick
+    for (k, threads, chunks), kernel in kernels.items():
+        assert kernel.name == f"{op}_f32_cluster{k}_t{threads}_v{chunks}"
+        assert kernel.name.encode() + b"\0" in cubin, f"{kernel.name} is not in the cubin"
+
+
+# (columns, the plan: CTAs a cluster, threads a CTA, float4 chunks a thread) at the study's widths.
+PLANS = [
+    (1024, (2, 128, 4)), (4096, (2, 128, 4)), (4099, (2, 128, 4)), (16384, (2, 512, 4)),
+    (65536, (8, 512, 4)), (65537, (8, 512, 4)), (262144, (8, 1024, 8)), (rows.CLUSTER_MAX_COLS, (8, 1024, 8)),
+]
+
+
+@pytest.mark.parametrize("cols, expected", PLANS, ids=[str(c) for c, _ in PLANS])
+def test_the_launcher_picks_the_smallest_cluster_plan_that_holds_the_row(cols, expected):
+    plan = rows.cluster_plan(cols)
+    assert plan == expected
+    k, threads, chunks = plan
+    assert k * threads * chunks >= cols // 4  # the body, at most cols // 4 float4s whatever the alignment
+    smaller = rows.CLUSTER_PLANS[: rows.CLUSTER_PLANS.index(plan)]
+    assert all(k * t * v < cols // 4 for k, t, v in smaller)
+    assert threads <= 1024 and k in (2, 4, 8)
+
+
+def test_the_plans_grow_with_the_row_and_end_at_the_widest_a_cluster_holds():
+    capacities = [k * t * v for k, t, v in rows.CLUSTER_PLANS]
+    assert capacities == sorted(capacities) and len(set(capacities)) == len(capacities)
+    assert rows.CLUSTER_MAX_COLS == 4 * capacities[-1] + 3
+    with pytest.raises(ValueError, match="no cluster plan holds"):
+        rows.cluster_plan(rows.CLUSTER_MAX_COLS + 1)
+
+
+class RecordingHost(Host):
+    """Takes CPU tensors and records each launch instead of running it (the geometry is what is tested)."""
+
+    family = "recording"
+    device_type = "cpu"
+
+    def __init__(self):
+        self.launches = []
+
+    def holds(self, t) -> bool:
+        return isinstance(t, torch.Tensor) and t.device.type == "cpu"
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        self.launches.append((kernel.name, grid, block, shared, args))
+
+
+def _inputs(op, rows_, cols):
+    return registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": rows_, "cols": cols}), 1, "cpu")
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols", [4099, 65537, 262144])
+def test_a_cluster_a_row_grid_of_rows_times_k_ctas(op, cols):
+    host = RecordingHost()
+    launcher = native.LAUNCHERS[(op, "cluster")]
+    launcher(host, *_inputs(op, 3, cols))
+    (name, grid, block, shared, args), = host.launches
+    k, threads, chunks = rows.cluster_plan(cols)
+    assert name == f"{op}_f32_cluster{k}_t{threads}_v{chunks}"
+    assert grid == (3 * k, 1, 1) and grid[0] % k == 0  # compile-time cluster dims: the grid a multiple of K
+    assert block == (threads, 1, 1) and shared == 0  # the row lives in registers, not in dynamic shared memory
+    rows_at = {"layernorm": 4, "softmax": 2}[op]  # (x, weight, bias, out, rows, cols, eps) or (x, out, rows, cols)
+    assert args[rows_at: rows_at + 2] == (3, cols)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"), (rows.CLUSTER_MAX_COLS + 1, "would spill")])
+def test_widths_the_cluster_cannot_take_are_refused_by_name_before_any_launch(op, cols, message):
+    host = RecordingHost()
+    with pytest.raises(InputError, match=message):
+        native.LAUNCHERS[(op, "cluster")](host, *_inputs(op, 1, cols))
+    assert not host.launches
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_reduction_suite_measures_the_cluster_at_every_width_from_1024(op):
+    spec = registry.get_op(op)
+    study = {c.params["cols"]: c for c in spec.cases() if c.suite == "reduction"}
+    impl = next(i for i in registry.implementations(op) if i.backend == "native.cluster")
+    taken = [cols for cols, case in study.items() if impl.case_skip_reason(case.params) is None]
+    assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 1024]
+    assert "fit one warp's registers" in impl.case_skip_reason(study[1000].params)
+
+
+# ---------------------------------------------------------------- row_slice, compiled for the CPU
+
+HARNESS = r"""
+#include "{header}"
+#include "{cluster}"
+// The slice of a row starting at byte address `row` that thread `t` of CTA `rank` holds.
+extern "C" void slice(unsigned long long row, int cols, unsigned rank, unsigned ranks, unsigned t, int* out) {{
+    emu::thread_idx = dim3{{t, 0, 0}};
+    const RowSlice s = row_slice(reinterpret_cast<const float*>(row), cols, rank, ranks);
+    out[0] = s.head; out[1] = s.first; out[2] = s.end; out[3] = s.edge; out[4] = s.count;
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def row_slice():
+    cxx = compiler()
+    if cxx is None:
+        pytest.skip("needs g++ or clang++")
+    cluster = Path(native.__file__).with_name("native_cluster.cuh")
+    unit = HARNESS.format(header=HEADER, cluster=cluster)
+    digest = hashlib.sha256((unit + HEADER.read_text() + cluster.read_text()).encode()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / f"mage-row-slice-{digest}.so"
+    if not target.exists():
+        source = target.with_suffix(".cpp")
+        source.write_text(unit)
+        subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-w", "-o", str(target), str(source)], check=True)
+    lib = ctypes.CDLL(str(target))
+    lib.slice.argtypes = [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+                          ctypes.POINTER(ctypes.c_int)]
+
+    def call(address, cols, rank, ranks, thread):
+        out = (ctypes.c_int * 5)()
+        lib.slice(address, cols, rank, ranks, thread, out)
+        return tuple(out)
+
+    return call
+
+
+@pytest.mark.parametrize("cols", [1024, 4099, 16384, 65537, rows.CLUSTER_MAX_COLS])
+@pytest.mark.parametrize("offset", [0, 1, 2, 3], ids=lambda o: f"{4 * o}B-past-16")
+def test_a_row_at_any_alignment_is_cut_into_head_aligned_body_and_tail_covering_each_column_once(
+    row_slice, cols, offset
+):
+    k, threads, chunks = rows.cluster_plan(cols)
+    address = 1 << 20 | 4 * offset  # a row starting `offset` floats past a 16-byte boundary
+    covered = torch.zeros(cols, dtype=torch.int32)
+    for rank in range(k):
+        head, first, end, _, count = row_slice(address, cols, rank, k, 0)
+        assert head == (4 - offset) % 4  # the body starts on the first 16-byte boundary
+        assert (address + 4 * head) % 16 == 0
+        assert 0 < end - first <= threads * chunks  # every CTA holds part of the body, within its registers
+        covered[head + 4 * first: head + 4 * end] += 1
+        edges = []
+        for t in range(threads):
+            edge = row_slice(address, cols, rank, k, t)[3]
+            if edge >= 0:
+                edges.append(edge)
+                covered[edge] += 1
+        assert count == 4 * (end - first) + len(edges)
+        if rank == 0:
+            assert sorted(edges)[:head] == list(range(head))  # rank 0's first threads hold the head
+        assert len(edges) <= (head if rank == 0 else 0) + (3 if rank == k - 1 else 0)
+    assert torch.equal(covered, torch.ones(cols, dtype=torch.int32))

@@ -1,0 +1,96 @@
+"""The native cluster strategy (layernorm, softmax) on a CUDA device: the contract against the float64
+reference (normal, heavy-tailed and large-mean inputs) at widths 1024 to 262144, aligned and not; rows
+that start off every 16-byte boundary, output aligned differently from the input; the same bits on a
+repeat, through both host paths and from a CUDA graph. Skipped where no CUDA device is visible.
+
+Run on the GPU machine with ``pytest -m gpu tests/test_reduce_wide_gpu.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mage import registry
+from mage.backends import rows
+from mage.check import check
+from mage.spec import Case
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+OPS = ("layernorm", "softmax")
+# Few rows a width (the study's cases hold 256 MB): 7 rows of a width ≡ 3 mod 4 start at all four alignments.
+WIDTHS = [(7, 1024), (7, 4099), (5, 16384), (3, 65536), (7, 65537), (3, 262144), (2, rows.CLUSTER_MAX_COLS)]
+
+
+def _cluster(op: str, family: str = "native"):
+    return next(i for i in registry.implementations(op) if i.family == family and i.strategy == "cluster")
+
+
+@pytest.mark.parametrize("family", ["native", "native-py"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("rows_, cols", WIDTHS, ids=[str(c) for _, c in WIDTHS])
+def test_contract_against_float64_at_every_width(op, family, rows_, cols):
+    impl = _cluster(op, family)
+    spec = registry.get_op(op)
+    assert "large-mean" in spec.distributions
+    result = check(impl, registry.baseline_of(impl), spec, Case(op, "wide", "seed", {"rows": rows_, "cols": cols}),
+                   "cuda", seed=cols)
+    print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
+    assert result.passed, result.reason
+
+
+def _reference(op, inputs):
+    spec = registry.get_op(op)
+    return spec.reference(tuple(t.double() for t in inputs), spec.variants[0])
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols", [4099, 65537, 262144])
+@pytest.mark.parametrize("distribution", ["normal", "large-mean"])
+def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, cols, distribution):
+    """x starts 4 bytes past a boundary, so x's rows and out's rows differ in alignment: the kernel stores
+    those rows with scalar stores and still loads the body as float4."""
+    spec = registry.get_op(op)
+    inputs = list(spec.make_inputs(Case(op, "t", "seed", {"rows": 5, "cols": cols}), 3, "cuda", distribution))
+    storage = torch.empty(inputs[0].numel() + 1, device="cuda")
+    shifted = storage[1:].view_as(inputs[0])
+    shifted.copy_(inputs[0])
+    assert shifted.data_ptr() % 16 == 4
+    inputs[0] = shifted
+    out = _cluster(op).fn(*inputs)
+    assert out.data_ptr() % 16 == 0
+    ref = _reference(op, inputs)
+    error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
+    print(f"{op} {cols} {distribution} shifted: error {error:.3g}")
+    assert error < 1e-5 if distribution == "normal" else error < 1e-3
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols", [4099, 65537, 262144])
+def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols):
+    spec = registry.get_op(op)
+    inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": 9, "cols": cols}), 5, "cuda", "heavy")
+    first = _cluster(op).fn(*inputs)
+    assert torch.equal(first, _cluster(op).fn(*inputs))
+    assert torch.equal(first, _cluster(op, "native-py").fn(*inputs))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        replayed = _cluster(op).fn(*inputs)
+    replayed.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(first, replayed)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_study_cases_pass_at_262144_and_65537(op):
+    """The study's own shapes (256 MB: hundreds to thousands of clusters in flight at once)."""
+    impl = _cluster(op)
+    for case in registry.get_op(op).cases():
+        if case.suite == "reduction" and case.params["cols"] in (65537, 262144):
+            result = check(impl, registry.baseline_of(impl), registry.get_op(op), case, "cuda", seed=17)
+            assert result.passed, f"{case.name}: {result.reason}"
