@@ -43,9 +43,8 @@ from mage.spec import input_dtype
 DOT_PRECISION = {"bf16": "tf32", "fp16": "tf32"}
 
 # (PRODUCT, BLOCK_I, BLOCK_J, BLOCK_K, BLOCK_C, num_warps, num_stages) per operand width: every one
-# compiled for sm_90 without spilling
-# (ptxas; tests/test_triangle.py checks it). Accumulators: 8 K floats a
-# program at 4 warps, 16 K at 8 (64 a thread).
+# compiles for sm_90 without spilling (ptxas; tests/test_triangle.py checks it). Accumulators: 8 K
+# floats a program at 4 warps, 16 K at 8 (64 a thread); the 16-bit 64 × 64 split holds 32 K.
 # One batched config runs unpipelined (num_stages 1): its operands then reach the dot through Triton's
 # register-to-shared conversion instead of the cp.async buffer, which the sm_90 TTGIR shows unswizzled
 # (vec 1, channel innermost): there the lanes of an mma fragment read rows BLOCK_K · BLOCK_C words apart,
