@@ -45,19 +45,21 @@ DOT_PRECISION = {"bf16": "tf32", "fp16": "tf32"}
 # (PRODUCT, BLOCK_I, BLOCK_J, BLOCK_K, BLOCK_C, num_warps, num_stages) per operand width: every one
 # compiles for sm_90 without spilling (ptxas; tests/test_triangle.py checks it). Accumulators: 8 K
 # floats a program at 4 warps, 16 K at 8 (64 a thread); the 16-bit 64 × 64 split holds 32 K.
-# One batched config runs unpipelined (num_stages 1): its operands then reach the dot through Triton's
-# register-to-shared conversion instead of the cp.async buffer, which the sm_90 TTGIR shows unswizzled
-# (vec 1, channel innermost): there the lanes of an mma fragment read rows BLOCK_K · BLOCK_C words apart,
-# a multiple of the 32 banks, so they would conflict (not yet measured).
+# Two batched configs a width run unpipelined (num_stages 1): their operands then reach the dot through
+# Triton's register-to-shared layout conversion instead of the cp.async buffer, which the sm_90 TTGIR
+# shows unswizzled with the channel innermost (vec 1, maxPhase 1): there the lanes of an mma fragment
+# read words BLOCK_K · BLOCK_C apart, a multiple of the 32 banks, so they share banks. Which costs more,
+# the conflicts or the unhidden load latency, is for the H200's autotuner (and ncu) to say.
 _FP32_CONFIGS = [
     ("batched", 64, 64, 16, 4, 8, 3), ("batched", 32, 32, 32, 8, 4, 3), ("batched", 64, 32, 16, 8, 8, 3),
-    ("batched", 64, 32, 16, 8, 8, 1), ("batched", 64, 64, 32, 2, 4, 3), ("split", 64, 32, 16, 8, 8, 2),
-    ("split", 64, 32, 16, 8, 8, 3),
+    ("batched", 64, 32, 16, 8, 8, 1), ("batched", 64, 64, 16, 4, 8, 1), ("batched", 64, 64, 32, 2, 4, 3),
+    ("split", 64, 32, 16, 8, 8, 2), ("split", 64, 32, 16, 8, 8, 3),
 ]
 # 16-bit boxes are half the bytes: 16 channels fill a sector, and K steps of 32 fit the same shared memory.
 _HALF_CONFIGS = [
     ("batched", 64, 64, 32, 4, 8, 3), ("batched", 32, 32, 32, 16, 8, 3), ("batched", 64, 32, 32, 8, 8, 3),
-    ("split", 64, 32, 32, 8, 8, 3), ("split", 64, 64, 32, 8, 8, 2),
+    ("batched", 64, 32, 32, 8, 8, 1), ("batched", 64, 64, 32, 4, 8, 1), ("split", 64, 32, 32, 8, 8, 3),
+    ("split", 64, 64, 32, 8, 8, 2),
 ]
 
 
