@@ -19,7 +19,7 @@ config, so the GPU run measures both and keeps the faster):
 - ``batched``: the channel moved to the front in registers (a permutation, no data moves) and one 3-D
   tl.dot over [BC, BI, BK] × [BC, BK, BJ]. Triton lowers a 3-D dot to mma.sync (Ampere's instruction;
   tests/test_triangle.py checks it in the sm_90 TTGIR): Hopper's wgmma has no batched form.
-- ``split``: the box split in registers into its eight channel tiles (triton_split._split_channels;
+- ``split``: the box split in registers into its eight channel tiles (triton_split.split_channels;
   each thread holds all eight channels of its elements, so the split moves no data) and eight 2-D
   tl.dots, which Triton lowers to wgmma on sm_90 (also checked there). Eight channels only.
 The accumulators are permuted (batched) or joined (split) back to channel-last order in registers and
@@ -34,7 +34,7 @@ import triton.language as tl
 from mage.backends.triton import pick_configs, triton_available, triton_tf32_available
 from mage.ops.triangle.spec import channel_last_only
 from mage.ops.triangle.triton import launch_channel_last, slab_tile, store_slab
-from mage.ops.triangle.triton_split import _split_channels
+from mage.ops.triangle.triton_split import join_channels, split_channels
 from mage.registry import implementation
 from mage.spec import input_dtype
 
@@ -125,8 +125,8 @@ def _kernel(element_bytes: int):
                 # [BC, BI, BK] × [BC, BK, BJ]: one product per channel.
                 acc = tl.dot(tl.permute(a, (2, 0, 1)), tl.permute(b, (2, 1, 0)), acc, input_precision=PRECISION)
             else:
-                a0, a1, a2, a3, a4, a5, a6, a7 = _split_channels(a)
-                b0, b1, b2, b3, b4, b5, b6, b7 = _split_channels(b)
+                a0, a1, a2, a3, a4, a5, a6, a7 = split_channels(a)
+                b0, b1, b2, b3, b4, b5, b6, b7 = split_channels(b)
                 acc0 = tl.dot(a0, tl.trans(b0), acc0, input_precision=PRECISION)
                 acc1 = tl.dot(a1, tl.trans(b1), acc1, input_precision=PRECISION)
                 acc2 = tl.dot(a2, tl.trans(b2), acc2, input_precision=PRECISION)
@@ -140,10 +140,7 @@ def _kernel(element_bytes: int):
         if PRODUCT == "batched":
             out = tl.permute(acc, (1, 2, 0))
         else:
-            # The inverse of _split_channels: joined as [I, J, 2, 2, 2], channel = 4m + 2n + parity.
-            even = tl.join(tl.join(acc0, acc4), tl.join(acc2, acc6))
-            odd = tl.join(tl.join(acc1, acc5), tl.join(acc3, acc7))
-            out = tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8))
+            out = join_channels(acc0, acc1, acc2, acc3, acc4, acc5, acc6, acc7)
         store_slab(out_ptr, out.to(out_ptr.dtype.element_ty), batch, offs_i, offs_j, offs_c, N, C)
 
     return _triangle_cblock_kernel
