@@ -3,12 +3,14 @@
 
 A program owns (batch, a BLOCK_I row tile, a BLOCK_J column tile, BLOCK_C channels). Per k step it loads
 a BLOCK_I × BLOCK_K × BLOCK_C box of a and a BLOCK_J × BLOCK_K × BLOCK_C box of b with the channel
-innermost: each (row, k) gives BLOCK_C contiguous elements (32 bytes at 8 fp32 or 16 16-bit channels,
-one whole DRAM/L2 sector), so no byte of a fetched sector is wasted and the loads are vectors. What
+innermost: each (row, k) gives BLOCK_C contiguous elements, so the loads are vectors; at 8 fp32 or 16
+16-bit channels that is one whole 32-byte sector, and no byte L2 sends an SM is wasted. Configs with
+fewer channels trade that for larger i × j tiles: L2 sends them a whole sector for every row of a half
+or a quarter of one (the rest of each sector, read from DRAM with it, waits in L2 for the next slab). What
 the tiling reuses, and where:
 - registers: each loaded element of a feeds BLOCK_J products and each of b BLOCK_I (the intensity of a
   matmul tile, 2·BI·BJ/(BI + BJ) flops a loaded element), with BLOCK_C accumulators of BI × BJ live;
-  the accumulators (BLOCK_C · BI · BJ floats, 8–16 K a program here) are what bounds the tile.
+  the accumulators (BLOCK_C · BI · BJ floats, 8–32 K a program here) are what bounds the tile.
 - L2: programs run slab by slab (a slab is BLOCK_C channels, all (i, j) tiles), so a slab of a and b
   (2 · N² · BLOCK_C elements, 16 MiB at N 512 and 8 fp32 channels) is fetched from DRAM about once and
   then read from L2 by every tile that needs it; inside a slab GROUP_I row tiles sweep the columns
