@@ -23,7 +23,8 @@ config, so the GPU run measures both and keeps the faster):
   tests/test_triangle.py checks it in the sm_90 TTGIR): Hopper's wgmma has no batched form.
 - ``split``: the box split in registers into its eight channel tiles (triton_split.split_channels;
   each thread holds all eight channels of its elements, so the split moves no data) and eight 2-D
-  tl.dots, which Triton lowers to wgmma on sm_90 (also checked there). Eight channels only.
+  tl.dots, which Triton lowers to wgmma on sm_90 (also checked there), each followed by a wait for it
+  (warp_group_dot_wait, pendings 0, in the TTGIR): the eight do not overlap. Eight channels only.
 The accumulators are permuted (batched) or joined (split) back to channel-last order in registers and
 stored in one pass.
 
