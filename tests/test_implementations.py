@@ -118,14 +118,15 @@ def test_every_op_has_a_seed_and_a_large_case():
 
 def test_selection_by_family_strategy_and_prefix():
     assert {i.backend for i in registry.select("triangle", ["eager"])} == {"eager"}
-    assert {i.backend for i in registry.select("triangle", ["triton"])} == {"triton", "triton.split", "triton.channel"}
+    assert {i.backend for i in registry.select("triangle", ["triton"])} == {"triton", "triton.split", "triton.channel",
+                                                                            "triton.cblock"}
     assert {i.name for i in registry.select("triangle", ["triton.split"])} == {
         "triton.split/outgoing/tf32", "triton.split/incoming/tf32"}
     assert [i.name for i in registry.select("triangle", ["triton.split/outgoing/tf32"])] == ["triton.split/outgoing/tf32"]
     assert {i.backend for i in registry.select("layernorm", ["compile"])} == {"compile", "compile.max-autotune"}
     assert registry.select("triangle", ["triton.spl"]) == []
     names = [i.name for i in registry.select("triangle", ["eager/outgoing"])]
-    assert names == ["eager/outgoing/ieee", "eager/outgoing/tf32"]
+    assert names == ["eager/outgoing/ieee", "eager/outgoing/bf16", "eager/outgoing/fp16", "eager/outgoing/tf32"]
     assert registry.select("triangle", ["eager/out"]) == []  # prefixes stop at '/' boundaries
 
 

@@ -202,14 +202,19 @@ NON_CONTIGUOUS = {
 }
 
 
-@pytest.mark.parametrize("op", NATIVE_OPS)
-def test_non_contiguous_inputs_are_refused(op):
-    # On the emulation host (CPU tensors) the device check passes and the layout check speaks.
+def _emulated_launcher(op):
+    """``op``'s native launcher on the emulation host, its spec's first variant bound where it takes one."""
     launcher = functools.partial(LAUNCHERS[op], EmuHost())
     if op in ("triangle", "neighbor_agg"):
         launcher = functools.partial(launcher, variant=registry.get_op(op).variants[0])
+    return launcher
+
+
+@pytest.mark.parametrize("op", NATIVE_OPS)
+def test_non_contiguous_inputs_are_refused(op):
+    # On the emulation host (CPU tensors) the device check passes and the layout check speaks.
     with pytest.raises(InputError, match=r"must be contiguous for native kernels"):
-        launcher(*NON_CONTIGUOUS[op]())
+        _emulated_launcher(op)(*NON_CONTIGUOUS[op]())
 
 
 LOW_PRECISION_OPS = [op for op in NATIVE_OPS if "bf16" in registry.get_op(op).precisions]
@@ -222,7 +227,7 @@ def test_16_bit_inputs_the_spec_accepts_are_refused_by_the_float32_kernels(op):
     inputs = spec.make_inputs_at(Case(op, "t", "seed", spec.test_params[0]), 1, "cpu", "normal", "bf16")
     spec.validate(*inputs)
     with pytest.raises(InputError, match=r"native kernels take float32 tensors: \w+ is bfloat16"):
-        LAUNCHERS[op](EmuHost(), *inputs)
+        _emulated_launcher(op)(*inputs)
 
 
 def test_holds_float32_is_true_only_for_contiguous_float32_tensors_on_one_device_of_the_host():

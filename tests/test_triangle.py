@@ -12,7 +12,8 @@ import torch  # noqa: E402
 
 from mage import registry  # noqa: E402
 from mage.check import check  # noqa: E402
-from mage.ops.triangle import triton_channel  # noqa: E402
+from mage.errors import InputError  # noqa: E402
+from mage.ops.triangle import triton_cblock, triton_channel  # noqa: E402
 from mage.ops.triangle.spec import CHANNEL_LAST, LAYOUTS, SPEC  # noqa: E402
 from mage.spec import Case  # noqa: E402
 from test_triton import _compile_for_hopper, needs_ptxas  # noqa: E402
@@ -156,3 +157,102 @@ def test_triton_channel_reaches_wgmma_for_tf32_on_every_layout():
     assert {name for name, _ in compiled} == {f"{i.name}@{layout}" for i in CHANNEL for layout in LAYOUTS}
     for name, product in compiled:
         assert product == ("mma.sync" if "/ieee@" in name else "wgmma"), name  # ieee's dot stays tt.dot (FMA)
+
+
+# ---------------------------------------------------------------- triton.cblock
+
+CBLOCK = [i for i in registry.implementations("triangle") if i.backend == "triton.cblock"]
+# Both products at tiles smaller than the shapes below: 32 × 32 tiles and k steps of 16 leave ragged
+# edges in i, j and k at N 37, and eight channels a slab leave C 11's second slab three wide.
+CBLOCK_SHAPES = {"ragged-tiles-and-channels": {"batch": 1, "n": 37, "c": 11}, "batch-2": {"batch": 2, "n": 17, "c": 3}}
+CBLOCK_PRODUCTS = {"batched": {"PRODUCT": "batched", "BLOCK_C": 4}, "split": {"PRODUCT": "split", "BLOCK_C": 8}}
+
+
+@pytest.fixture(params=CBLOCK_PRODUCTS, ids=str)
+def cblock_product(request, monkeypatch):
+    """Each product in turn, as the one config of both kernels (the interpreter never autotunes)."""
+    import triton
+
+    for kernel in triton_cblock._KERNELS.values():
+        config = triton.Config({**kernel.configs[0].kwargs, "BLOCK_I": 32, "BLOCK_J": 32, "BLOCK_K": 16, "GROUP_I": 2,
+                                **CBLOCK_PRODUCTS[request.param]}, num_warps=4, num_stages=1)
+        monkeypatch.setattr(kernel, "configs", [config])
+    return request.param
+
+
+def test_triton_cblock_declares_every_precision_for_both_variants_on_channel_last_only():
+    assert {(i.variant, i.precision) for i in CBLOCK} == {(v, p) for v in SPEC.variants for p in SPEC.precisions}
+    for impl in CBLOCK:
+        assert impl.case_skip_reason(SPEC.case("B1-N512-C128").params) is None
+        assert "channel-last inputs only" in impl.case_skip_reason(SPEC.case("B1-N512-C128-channel-first").params)
+
+
+@pytest.mark.parametrize("impl", [i for i in CBLOCK if i.precision in ("ieee", "bf16", "fp16")], ids=lambda i: i.name)
+@pytest.mark.parametrize("shape", CBLOCK_SHAPES, ids=str)
+def test_triton_cblock_contract_with_each_product(cblock_product, shape, impl):
+    """Against float64 through the contract (normal and heavy-tailed inputs, poisoned output): every
+    channel of every ragged tile and slab lands where it belongs, at fp32 and 16-bit."""
+    result = check(impl, registry.baseline_of(impl), SPEC, _case(CBLOCK_SHAPES[shape], CHANNEL_LAST), "cpu", 13)
+    assert result.passed, result.reason
+
+
+@pytest.mark.parametrize("precision, dtype", [("bf16", torch.bfloat16), ("fp16", torch.float16)])
+def test_triton_cblock_16_bit_returns_its_input_dtype(cblock_product, precision, dtype):
+    impl = next(i for i in CBLOCK if (i.variant, i.precision) == ("incoming", precision))
+    a, b = SPEC.make_inputs_at(_case(CBLOCK_SHAPES["batch-2"], CHANNEL_LAST), 5, "cpu", "normal", precision)
+    out = impl.fn(a, b)
+    assert out.dtype == dtype and out.shape == a.shape
+    expected = torch.einsum("bkic,bkjc->bijc", a.double(), b.double())
+    torch.testing.assert_close(out.double(), expected, rtol=2e-2, atol=2e-2 * expected.abs().max().item())
+
+
+def test_triton_cblock_refuses_mixed_dtypes_in_one_line():
+    impl = next(i for i in CBLOCK if i.precision == "bf16")
+    a, b = SPEC.make_inputs_at(_case(CBLOCK_SHAPES["batch-2"], CHANNEL_LAST), 5, "cpu", "normal", "bf16")
+    with pytest.raises(InputError, match=r"b must have a's dtype bfloat16, got float32"):
+        impl.fn(a, b.float())
+
+
+_SM90_CBLOCK = r'''
+import os, re, subprocess, tempfile
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from sm90_compile import products
+from mage.ops.triangle import triton_cblock
+
+tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+for element_bytes, dtype in ((4, "fp32"), (2, "bf16")):
+    kernel = triton_cblock._KERNELS[element_bytes]
+    pointers = {name: f"*{dtype}" for name in ("a_ptr", "b_ptr", "out_ptr")}
+    scalars = {name: "i32" for name in ("N", "C", "a_sb", "a_si", "a_sk", "b_sb", "b_sj", "b_sk")}
+    signature = {**pointers, **scalars}
+    for config in kernel.configs:
+        constexprs = {"PRECISION": "tf32", **config.kwargs}
+        attrs = {(list(signature).index(n),): [["tt.divisibility", 16]] for n in signature}
+        src = ASTSource(kernel.fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                                  options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+            cubin.write(compiled.asm["cubin"])
+            cubin.flush()
+            usage = subprocess.run([os.path.join(tools, "cuobjdump"), "--dump-resource-usage", cubin.name],
+                                   capture_output=True, text=True, check=True).stdout
+        stack = re.search(r"STACK:(\d+)", usage).group(1)
+        print("compiled", f"{dtype}/{config.kwargs['PRODUCT']}/stack={stack}", compiled.name, "products:",
+              products(compiled), flush=True)
+'''
+
+
+@needs_ptxas
+def test_triton_cblock_configs_compile_for_hopper_without_spills_and_reach_the_product_they_name():
+    """Every autotune config of both widths, compiled for sm_90: the split product on wgmma, the batched
+    one on mma.sync (Triton has no batched wgmma), and none with a stack frame (ptxas spills to it)."""
+    compiled = _compile_for_hopper("-c", _SM90_CBLOCK)["_triangle_cblock_kernel"]
+    counts = {}
+    for name, product in compiled:
+        dtype, chosen, stack = name.split("/")
+        assert product == {"batched": "mma.sync", "split": "wgmma"}[chosen], name
+        assert stack == "stack=0", name
+        counts[dtype, chosen] = counts.get((dtype, chosen), 0) + 1
+    assert set(counts) == {(d, p) for d in ("fp32", "bf16") for p in CBLOCK_PRODUCTS}

@@ -87,7 +87,7 @@ def test_every_op_has_triton_implementations_for_all_its_variants():
     for op, spec in registry.ops().items():
         assert {i.variant for i in TRITON if i.op == op} == set(spec.variants), op
     assert {i.precision for i in TRITON if i.op == "matmul"} == {"ieee", "tf32", "tf32x3", "bf16", "fp16"}
-    assert {i.precision for i in TRITON if i.op == "triangle"} == {"ieee", "tf32", "tf32x3"}
+    assert {i.precision for i in TRITON if i.op == "triangle"} == {"ieee", "tf32", "tf32x3", "bf16", "fp16"}
 
 
 @triton.jit

@@ -12,6 +12,7 @@ EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
     "triangle", family="eager", variants=("outgoing", "incoming"), precisions=("tf32",), baseline=True,
     available=cuda_only("tf32"),
 )
-@implementation("triangle", family="eager", variants=("outgoing", "incoming"), precisions=("ieee",), baseline=True)
+@implementation("triangle", family="eager", variants=("outgoing", "incoming"), precisions=("ieee", "bf16", "fp16"),
+                baseline=True)
 def triangle(a, b, variant):
     return torch.einsum(EQUATIONS[variant], a, b)

@@ -39,7 +39,7 @@ def _configs():
 
 
 @triton.jit
-def _split_channels(x):
+def split_channels(x):
     """A [R, K, 8] box as its eight [R, K] channel tiles, channel 0 first."""
     rows: tl.constexpr = x.shape[0]
     cols: tl.constexpr = x.shape[1]
@@ -51,6 +51,17 @@ def _split_channels(x):
     c1, c5 = tl.split(o0)
     c3, c7 = tl.split(o1)
     return c0, c1, c2, c3, c4, c5, c6, c7
+
+
+@triton.jit
+def join_channels(c0, c1, c2, c3, c4, c5, c6, c7):
+    """The inverse of split_channels: eight [R, S] channel tiles as one [R, S, 8] box, channel 0 first
+    (joined as [R, S, 2, 2, 2], channel = 4m + 2n + parity)."""
+    rows: tl.constexpr = c0.shape[0]
+    cols: tl.constexpr = c0.shape[1]
+    even = tl.join(tl.join(c0, c4), tl.join(c2, c6))
+    odd = tl.join(tl.join(c1, c5), tl.join(c3, c7))
+    return tl.reshape(tl.join(even, odd), (rows, cols, 8))
 
 
 @triton.autotune(configs=_configs(), key=["N", "C"])
@@ -87,8 +98,8 @@ def _triangle_channel_split_kernel(
     acc7 = tl.zeros_like(acc0)
     for k in range(0, tl.cdiv(N, BLOCK_K)):
         k_ok = offs_k[None, :, None] < N - k * BLOCK_K
-        a0, a1, a2, a3, a4, a5, a6, a7 = _split_channels(tl.load(a_ptrs, mask=k_ok & c_ok[None, None, :], other=0.0))
-        b0, b1, b2, b3, b4, b5, b6, b7 = _split_channels(tl.load(b_ptrs, mask=k_ok & c_ok[None, None, :], other=0.0))
+        a0, a1, a2, a3, a4, a5, a6, a7 = split_channels(tl.load(a_ptrs, mask=k_ok & c_ok[None, None, :], other=0.0))
+        b0, b1, b2, b3, b4, b5, b6, b7 = split_channels(tl.load(b_ptrs, mask=k_ok & c_ok[None, None, :], other=0.0))
         acc0 = tl.dot(a0, tl.trans(b0), acc0, input_precision="tf32")
         acc1 = tl.dot(a1, tl.trans(b1), acc1, input_precision="tf32")
         acc2 = tl.dot(a2, tl.trans(b2), acc2, input_precision="tf32")
@@ -99,10 +110,7 @@ def _triangle_channel_split_kernel(
         acc7 = tl.dot(a7, tl.trans(b7), acc7, input_precision="tf32")
         a_ptrs += BLOCK_K * a_sk
         b_ptrs += BLOCK_K * b_sk
-    # The inverse of _split_channels: joined as [I, J, 2, 2, 2], channel = 4m + 2n + parity.
-    even = tl.join(tl.join(acc0, acc4), tl.join(acc2, acc6))
-    odd = tl.join(tl.join(acc1, acc5), tl.join(acc3, acc7))
-    store_slab(out_ptr, tl.reshape(tl.join(even, odd), (BLOCK_I, BLOCK_J, 8)), batch, offs_i, offs_j, offs_c, N, C)
+    store_slab(out_ptr, join_channels(acc0, acc1, acc2, acc3, acc4, acc5, acc6, acc7), batch, offs_i, offs_j, offs_c, N, C)
 
 
 @implementation("triangle", family="triton", strategy="split", variants=("outgoing", "incoming"), precisions=("tf32",),
