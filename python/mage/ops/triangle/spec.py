@@ -1,4 +1,4 @@
-"""AlphaFold's triangle multiplicative update, its contraction only: channel-last, float32.
+"""AlphaFold's triangle multiplicative update, its contraction only: channel-last, float32, bfloat16 or float16.
 
     a, b: B × N × N × C
     outgoing:  out[b, i, j, c] = Σ_k a[b, i, k, c] · b[b, j, k, c]      (edges leaving i and j)
@@ -6,7 +6,9 @@
 
 Each channel c is an independent N × N matrix product (a_c · b_cᵀ outgoing, a_cᵀ · b_c incoming),
 with the channel as the innermost, contiguous dimension. Precision as for matmul: ``ieee``, ``tf32``
-or ``tf32x3``, each compared with the float64 result (tf32x3 held to ieee's error).
+or ``tf32x3``, each compared with the float64 result (tf32x3 held to ieee's error); ``bf16`` and
+``fp16`` take and return that dtype, accumulate in float32, and are compared with the float64
+result on the inputs rounded to that dtype.
 
 The layout question: a case's ``layout`` says how a and b lie in memory, their shape B × N × N × C
 either way (the same values for the same seed), so every implementation computes the same thing:
@@ -31,7 +33,7 @@ import torch
 
 from mage import registry
 from mage.errors import InputError
-from mage.spec import Case, OpSpec, draw, generator, require_float32, require_ndim, require_same_device
+from mage.spec import Case, OpSpec, draw, generator, require_ndim, require_one_float_dtype, require_same_device
 
 CHANNEL_LAST = "channel-last"
 # How each layout lays out a logical B × N × N × C tensor: the dimensions in memory order, outermost first.
@@ -61,7 +63,7 @@ def laid_out(t: torch.Tensor, layout: str) -> torch.Tensor:
 class TriangleSpec(OpSpec):
     name = "triangle"
     variants = ("outgoing", "incoming")
-    precisions = ("ieee", "tf32", "tf32x3")
+    precisions = ("ieee", "tf32", "tf32x3", "bf16", "fp16")
     # For the tests: small cases, odd on purpose (a prime size, a channel count below a vector).
     test_params = ({"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 3})
 
@@ -89,7 +91,7 @@ class TriangleSpec(OpSpec):
         return laid_out(a, layout).to(device), laid_out(b, layout).to(device)
 
     def validate(self, a, b) -> None:
-        require_float32(a=a, b=b)
+        require_one_float_dtype(self.input_dtypes(), a=a, b=b)
         for name, t in (("a", a), ("b", b)):
             require_ndim(name, t, 4, "B × N × N × C")
         if a.shape[1] != a.shape[2]:
@@ -120,7 +122,9 @@ class TriangleSpec(OpSpec):
             (lambda: (f32(1, 6, 5, 4), f32(1, 6, 5, 4)), r"a's dimensions 1 and 2 must be equal"),
             (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 3)), r"same shape, got a \(1, 6, 6, 4\) and b \(1, 6, 6, 3\)"),
             (lambda: (f32(1, 6, 6, 4), f32(2, 6, 6, 4)), r"same shape"),
-            (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have dtype float32, got float64"),
+            (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have a's dtype float32, got float64"),
+            (lambda: (f32(1, 6, 6, 4).double(), f32(1, 6, 6, 4)),
+             r"a must have dtype float32 or bfloat16 or float16, got float64"),
             (lambda: (f32(1, 6, 6, 4), meta(1, 6, 6, 4)), r"inputs must be on one device: a on cpu, b on meta"),
         ]
 
