@@ -2,14 +2,18 @@
 arithmetic on 16-bit data) without a GPU: NVRTC compiles them for sm_90, they are registered at those
 precisions beside ieee, their launchers refuse other dtypes by name, and under the CPU emulation
 (native_emu; matmul's ldmatrix and mma computed by the PTX ISA's fragment layouts) every one of them
-meets its contract, rounds its output to nearest even, and is reached by the shapes below."""
+meets its contract, rounds its output to nearest even, and is reached by the shapes below; their sm_90
+SASS holds the instructions they are written for (HMMA, ldmatrix, cp.async, 16-byte loads)."""
 
 from __future__ import annotations
 
 import functools
+import subprocess
+from pathlib import Path
 
 import pytest
 import torch
+import triton
 
 from mage import registry
 from mage.backends import native
@@ -165,3 +169,28 @@ def test_matmul_rounds_its_float32_sums_to_nearest_even(precision, params):
     exact = a.double() @ b.double()
     assert exact.abs().max() > (256 if precision == "bf16" else 2048)
     assert out.dtype == dtype and torch.equal(out, exact.to(dtype))
+
+
+# ---------------------------------------------------------------- the sm_90 SASS (cuobjdump from Triton's wheel)
+
+SASS = {  # kernel -> instructions its SASS must hold: tensor cores fed by ldmatrix and cp.async; 16-byte loads
+    ("matmul", "matmul_bf16_mma128x128_w4_x8"): ("HMMA.16816.F32.BF16", "LDSM.16.M88.4", "LDSM.16.MT88.4",
+                                                 "LDGSTS.E.BYPASS.128"),
+    ("matmul", "matmul_f16_mma64x64_w4_x8"): ("HMMA.16816.F32 ", "LDSM.16.MT88.4", "LDGSTS.E.BYPASS.128"),
+    ("bias_gelu", "bias_gelu_f16_x8"): ("LDG.E.128", "STG.E.128"),
+    ("layernorm", "layernorm_bf16_warp_x8_v4"): ("LDG.E.128", "STG.E.128"),
+    ("triangle", "triangle_incoming_f16_t64_x4"): ("LDG.E.64",),
+}
+
+
+@pytest.mark.parametrize("op, kernel", list(SASS), ids=[k for _, k in SASS])
+def test_the_16_bit_kernels_compile_to_the_instructions_they_are_written_for(op, kernel, tmp_path):
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    if preload_nvrtc() is None or not cuobjdump.exists():
+        pytest.skip("needs libnvrtc and Triton's cuobjdump")
+    cubin = tmp_path / f"{op}.cubin"
+    cubin.write_bytes(native.cubin(op, HOPPER, native.SIXTEEN_BIT_SOURCE))
+    sass = subprocess.run([str(cuobjdump), "-sass", "-fun", kernel, str(cubin)], capture_output=True, text=True,
+                          check=True).stdout
+    for instruction in SASS[(op, kernel)]:
+        assert instruction in sass, f"{kernel}: no {instruction.strip()} in its SASS"
