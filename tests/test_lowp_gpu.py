@@ -31,7 +31,8 @@ LOWP = [i for op in OPS for i in registry.implementations(op)
 RAGGED = {
     "matmul": [{"m": 1544, "k": 1032, "n": 1552}, {"m": 129, "k": 257, "n": 131}, {"m": 1000, "k": 1000, "n": 1000},
                {"m": 17, "k": 31, "n": 9}, {"m": 5, "k": 0, "n": 4}],
-    "bias_gelu": [{"rows": 5, "cols": 37}, {"rows": 300000, "cols": 8}, {"rows": 3, "cols": 1001}, {"rows": 7, "cols": 4096}],
+    "bias_gelu": [{"rows": 5, "cols": 37}, {"rows": 300000, "cols": 8}, {"rows": 3, "cols": 1001},
+                  {"rows": 7, "cols": 4096}],
     "layernorm": [{"rows": r, "cols": c} for r, c in (
         (3, 256), (2, 400), (5, 1000), (3, 2048), (5, 4096), (2, 8000), (2, 16384), (2, 20000),
         (3, 31), (7, 33), (4, 100), (2, 130), (4, 500), (9, 999), (3, 1030))],

@@ -36,6 +36,7 @@ OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
 # An op's bf16/fp16 kernels: a source of their own (it includes native.cu for its templates), so that
 # compiling them at their first launch costs nothing to the float32 kernels' users.
 SIXTEEN_BIT_SOURCE = "native16.cu"
+SIXTEEN_BIT_TAGS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the dtype in its kernels' names
 ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
 
 

@@ -3,7 +3,7 @@ bf16 or fp16) when they allow it. bf16 and fp16 compute in float32 and round onc
 
 import torch
 
-from mage.backends.native import SIXTEEN_BIT_SOURCE, Kernel, cdiv, check_inputs, register, vector_rows
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
 from mage.ops.bias_gelu.spec import SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -16,7 +16,7 @@ SCALAR = Kernel("bias_gelu", "bias_gelu_f32", "pppli")
 KERNELS = {"ieee": (VECTOR, SCALAR)} | {
     precision: (Kernel("bias_gelu", f"bias_gelu_{tag}_x8", "pppli", SIXTEEN_BIT_SOURCE),
                 Kernel("bias_gelu", f"bias_gelu_{tag}", "pppli", SIXTEEN_BIT_SOURCE))
-    for precision, tag in (("bf16", "bf16"), ("fp16", "f16"))
+    for precision, tag in SIXTEEN_BIT_TAGS.items()
 }
 
 

@@ -8,7 +8,7 @@ chunks of 8 and normalized in float32, with the same choice by width (``plan``).
 
 import torch
 
-from mage.backends.native import SIXTEEN_BIT_SOURCE, Kernel, cdiv, check_inputs, register, vector_rows
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -39,7 +39,7 @@ def _plans_16(tag: str) -> tuple[list, list, Kernel]:
 
 
 # precision -> (vector plans, scalar plans, looped kernel)
-PLANS = {"ieee": (VECTOR_PLANS, SCALAR_PLANS, LOOPED), "bf16": _plans_16("bf16"), "fp16": _plans_16("f16")}
+PLANS = {"ieee": (VECTOR_PLANS, SCALAR_PLANS, LOOPED)} | {p: _plans_16(tag) for p, tag in SIXTEEN_BIT_TAGS.items()}
 
 
 def plan(rows: int, cols: int, vector: bool, precision: str = "ieee") -> tuple[Kernel, tuple, tuple]:

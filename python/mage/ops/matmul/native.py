@@ -13,9 +13,7 @@ bf16 and fp16 run on tensor cores (mma.sync, float32 accumulation, the output ro
 8 warps) replace the 128 × 128 kernel where the default would take it: which wins is a measurement.
 """
 
-import torch
-
-from mage.backends.native import SIXTEEN_BIT_SOURCE, Kernel, aligned, cdiv, check_inputs, register
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
 from mage.ops.matmul.spec import SPEC
 from mage.outputs import empty_output
@@ -51,14 +49,13 @@ def _matmul(host, a, b, pipelined: Kernel | None):
     return out
 
 
-MMA_TAGS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the kernels' dtype tag
 # (BM, BN, threads) of each tensor-core tile (native16.cu's MATMUL_MMA_ALL)
 MMA_TILES = {"mma128x128_w4": (128, 128, 128), "mma128x128_w8": (128, 128, 256), "mma256x128_w8": (256, 128, 256),
              "mma64x64_w4": (64, 64, 128)}
 MMA_KERNELS = {  # a, b, c, M, N, K
     (precision, tile, vector): Kernel(
         "matmul", f"matmul_{tag}_{tile}{'_x8' if vector else ''}", "pppiii", SIXTEEN_BIT_SOURCE)
-    for precision, tag in MMA_TAGS.items()
+    for precision, tag in SIXTEEN_BIT_TAGS.items()
     for tile in MMA_TILES
     for vector in (True, False)
     if vector or tile == "mma64x64_w4"
@@ -87,7 +84,7 @@ def _matmul_mma(host, a, b, precision: str, strategy: str):
 
 @register("matmul", precisions=("ieee", "bf16", "fp16"))
 def matmul(host, a, b, precision="ieee"):
-    if precision in MMA_TAGS:
+    if precision in SIXTEEN_BIT_TAGS:
         return _matmul_mma(host, a, b, precision, "default")
     return _matmul(host, a, b, None)
 
@@ -112,4 +109,4 @@ def _mma_strategy(strategy: str):
 
 for _strategy in MMA_STRATEGIES:
     if _strategy != "default":
-        register("matmul", precisions=tuple(MMA_TAGS), strategy=_strategy)(_mma_strategy(_strategy))
+        register("matmul", precisions=tuple(SIXTEEN_BIT_TAGS), strategy=_strategy)(_mma_strategy(_strategy))

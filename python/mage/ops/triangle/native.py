@@ -7,9 +7,7 @@ SM): which wins is a measurement (native.cu says what each trades). bf16 and fp1
 the same tiles on 16-bit inputs and output, float32 FFMAs and accumulation.
 """
 
-import torch
-
-from mage.backends.native import SIXTEEN_BIT_SOURCE, Kernel, aligned, cdiv, check_inputs, register
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, aligned, cdiv, check_inputs, register
 from mage.errors import InputError
 from mage.ops.triangle.spec import SPEC, channel_last_only
 from mage.outputs import empty_output
@@ -25,11 +23,10 @@ KERNELS = {
     for tile in (64, 32)
     for vector in (True, False)
 }  # a, b, out, N, C
-TAGS = {"ieee": "f32", "bf16": "bf16", "fp16": "f16"}  # precision -> the kernels' dtype tag
 KERNELS_16 = {
     (precision, variant, tile, vector): Kernel(
-        "triangle", f"triangle_{variant}_{TAGS[precision]}_t{tile}{'_x4' if vector else ''}", "pppii", SIXTEEN_BIT_SOURCE)
-    for precision in ("bf16", "fp16")
+        "triangle", f"triangle_{variant}_{tag}_t{tile}{'_x4' if vector else ''}", "pppii", SIXTEEN_BIT_SOURCE)
+    for precision, tag in SIXTEEN_BIT_TAGS.items()
     for variant in ("outgoing", "incoming")
     for tile in (64, 32)
     for vector in (True, False)
@@ -52,7 +49,10 @@ def _launch(host, a, b, variant, strategy, precision="ieee"):
     vector = channels % 4 == 0 and aligned(a, b)
     grid = (cdiv(n, tile) ** 2, groups, batch)
     block = (per_block * (tile // 8) ** 2, 1, 1)
-    kernel = KERNELS[(strategy, variant, tile, vector)] if precision == "ieee" else KERNELS_16[(precision, variant, tile, vector)]
+    if precision == "ieee":
+        kernel = KERNELS[(strategy, variant, tile, vector)]
+    else:
+        kernel = KERNELS_16[(precision, variant, tile, vector)]
     host.launch(kernel, grid, block, a, b, out, n, channels)
     return out
 
