@@ -67,19 +67,19 @@ def _wrapper(kernel: Kernel) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def library(op: str) -> ctypes.CDLL:
-    """The op's kernels built for the CPU (cached on disk by the hash of everything compiled)."""
+def library(op: str, file: str = "native.cu") -> ctypes.CDLL:
+    """The op's kernels of ``file`` built for the CPU (cached on disk by the hash of everything compiled)."""
     cxx = compiler()
     if cxx is None:
         raise RuntimeError("no C++ compiler (g++ or clang++) to build the CPU emulation")
     unit = (
-        f'#include "{HEADER}"\n#include "{native.OPS_DIR / op / "native.cu"}"\n'
-        + "".join(_wrapper(k) for k in op_kernels(op))
+        f'#include "{HEADER}"\n#include "{native.OPS_DIR / op / file}"\n'
+        + "".join(_wrapper(k) for k in op_kernels(op) if k.file == file)
     )
-    digest = hashlib.sha256((unit + HEADER.read_text() + native.source(op)).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((unit + HEADER.read_text() + native.source(op, file)).encode()).hexdigest()[:16]
     build = Path(tempfile.gettempdir()) / "mage-cuda-emu"
     build.mkdir(exist_ok=True)
-    target = build / f"{op}-{digest}.so"
+    target = build / f"{op}-{Path(file).stem}-{digest}.so"
     if not target.exists():
         source = build / f"{op}-{digest}.cpp"
         source.write_text(unit)
@@ -116,7 +116,7 @@ class EmuHost(Host):
     def launch(self, kernel, grid, block, *args, shared=0):
         assert all(1 <= g for g in grid) and grid[1] <= 65535 and grid[2] <= 65535, grid
         assert 1 <= block[0] * block[1] * block[2] <= 1024, block
-        function = getattr(library(kernel.op), f"emu_{kernel.name}")
+        function = getattr(library(kernel.op, kernel.file), f"emu_{kernel.name}")
         function.restype = None
         function.argtypes = [ctypes.c_uint] * 6 + [CTYPES[k] for k in kernel.signature]
         self.launches.append((kernel.name, tuple(grid), tuple(block)))

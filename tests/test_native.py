@@ -24,8 +24,11 @@ NATIVE_OPS = sorted(native.sources())
 needs_compiler = pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
 HOPPER = 90
 LAUNCHERS = {op: getattr(importlib.import_module(f"mage.ops.{op}.native"), op) for op in NATIVE_OPS}
-# Every registered launcher, strategies included (mage.ops.<op>.native registered them on import above).
-STRATEGIES = {op: sorted(strategy for o, strategy in native.LAUNCHERS if o == op) for op in NATIVE_OPS}
+# Every registered launcher of float32 kernels, strategies included (mage.ops.<op>.native registered them on
+# import above); the bf16/fp16 kernels are emulated in test_lowp_native.
+STRATEGIES = {op: sorted({i.strategy for i in registry.implementations(op) if i.family == "native" and i.precision == "ieee"})
+              for op in NATIVE_OPS}
+SIXTEEN_BIT = ("bf16", "fp16")
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +64,7 @@ def test_every_op_with_native_implementations_has_its_kernels_compiled_here():
 def test_every_kernel_compiles_for_sm_90(ext, op):
     cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}.cu")
     assert cubin[:4] == b"\x7fELF"
-    kernels = op_kernels(op)
+    kernels = [k for k in op_kernels(op) if k.file == "native.cu"]  # native16.cu's: test_lowp_native
     assert kernels, f"{op}/native.py declares no kernels"
     for kernel in kernels:
         assert kernel.name.encode() + b"\0" in cubin, f"{kernel.name} is not in the cubin of {op}"
@@ -154,8 +157,10 @@ def test_both_host_paths_are_registered_for_every_variant(op):
     spec = registry.get_op(op)
     for backend in ("native", "native-py"):
         impls = [i for i in registry.implementations(op) if i.backend == backend]
-        assert sorted(i.variant for i in impls) == sorted(spec.variants)
-        assert {i.precision for i in impls} == {"ieee"}
+        precisions = {i.precision for i in impls}
+        assert precisions in ({"ieee"}, {"ieee", *SIXTEEN_BIT})
+        for precision in precisions:
+            assert sorted(i.variant for i in impls if i.precision == precision) == sorted(spec.variants)
         for impl in impls:
             assert impl.unavailable_reason("cpu") == "native kernels need a CUDA device, not 'cpu'"
 
@@ -384,8 +389,8 @@ def test_emulated_cases_reach_every_kernel():
             _emulated(op, variant, host, strategy).fn(*inputs)
             _LAUNCHED[(op, strategy, seed, variant)] = {name for name, _, _ in host.launches}
         reached |= _LAUNCHED[(op, strategy, seed, variant)]
-    declared = {k.name for op in NATIVE_OPS for k in op_kernels(op)
-                if not any(f"_{strategy}" in k.name for strategy in NOT_EMULATED)}
+    declared = {k.name for op in NATIVE_OPS for k in op_kernels(op) if k.file == "native.cu"
+                and not any(f"_{strategy}" in k.name for strategy in NOT_EMULATED)}
     assert declared <= reached, sorted(declared - reached)
 
 

@@ -33,6 +33,10 @@ from mage.identity import DEFAULT_STRATEGY
 from mage.registry import CaseRule, implementation
 
 OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
+# An op's bf16/fp16 kernels: a source of their own (it includes native.cu for its templates), so that
+# compiling them at their first launch costs nothing to the float32 kernels' users.
+SIXTEEN_BIT_SOURCE = "native16.cu"
+SIXTEEN_BIT_TAGS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the dtype in its kernels' names
 ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
 
 
@@ -124,6 +128,13 @@ def aligned(*tensors: torch.Tensor) -> bool:
     return bits % 16 == 0
 
 
+def vector_rows(cols: int, *tensors: torch.Tensor) -> bool:
+    """Whether rows ``cols`` elements wide can be moved as 16-byte vectors (4 float32, or 8 bf16 or
+    fp16: the first tensor's element size) in every one of ``tensors``: whole vectors a row and
+    16-byte aligned data."""
+    return cols % (16 // tensors[0].element_size()) == 0 and aligned(*tensors)
+
+
 def float4_rows(cols: int, *tensors: torch.Tensor) -> bool:
     """Whether rows ``cols`` floats wide can be moved as float4 in every one of ``tensors``: whole
     float4s a row and 16-byte aligned data (so every row starts aligned too)."""
@@ -149,11 +160,15 @@ class Host:
     def holds_float32(self, first, *others) -> bool:
         """Whether all are contiguous float32 tensors on one device of this host's type: the part
         of a launcher's ready test (see check_inputs) that the float ops share."""
-        if not (self.holds(first) and first.dtype == torch.float32 and first.is_contiguous()):
+        return self.holds_dtype(torch.float32, first, *others)
+
+    def holds_dtype(self, dtype: torch.dtype, first, *others) -> bool:
+        """``holds_float32`` for the kernels of another dtype (bf16, fp16)."""
+        if not (self.holds(first) and first.dtype == dtype and first.is_contiguous()):
             return False
         device = first.get_device()
         for t in others:
-            if not (self.holds(t) and t.dtype == torch.float32 and t.get_device() == device and t.is_contiguous()):
+            if not (self.holds(t) and t.dtype == dtype and t.get_device() == device and t.is_contiguous()):
                 return False
         return True
 
@@ -336,27 +351,31 @@ def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequ
 # reads, which is what the native paths are measured on at seed scale.
 
 
-def check_inputs(host: Host, spec, **inputs) -> None:
+def check_inputs(host: Host, spec, *, dtype: torch.dtype = torch.float32, **inputs) -> None:
     """The op's full checks (``spec.check_inputs``: its validate, and its validate_values, which
-    may read device memory, e.g. a graph's structure), then the native layout rules; raises an
-    InputError naming the problem. Kernels index memory with these values, so nothing is
-    launched on inputs that have not passed."""
+    may read device memory, e.g. a graph's structure), then the native layout rules for kernels of
+    ``dtype``; raises an InputError naming the problem. Kernels index memory with these values, so
+    nothing is launched on inputs that have not passed."""
     spec.check_inputs(*inputs.values())
-    require_device_layout(host, **inputs)
+    require_device_layout(host, dtype=dtype, **inputs)
 
 
-def require_device_layout(host: Host, **tensors: torch.Tensor) -> None:
-    """Every tensor on the host's device type and contiguous, its floating-point ones float32 (after the op's
-    own validate, which may accept the bf16 or fp16 of the op's other precisions: these kernels read float32)."""
+def require_device_layout(host: Host, *, dtype: torch.dtype = torch.float32, **tensors: torch.Tensor) -> None:
+    """Every tensor on the host's device type and contiguous, its floating-point ones of ``dtype`` (after the
+    op's own validate, which accepts the dtypes of all the op's precisions: a kernel reads one of them)."""
     for name, t in tensors.items():
         if t.device.type != host.device_type:
             raise InputError(f"native kernels run on {host.device_type} tensors: {name} is on {t.device}")
-        if t.is_floating_point() and t.dtype != torch.float32:
-            raise InputError(f"native kernels take float32 tensors: {name} is {str(t.dtype).removeprefix('torch.')}")
+        if t.is_floating_point() and t.dtype != dtype:
+            raise InputError(f"native kernels take {_dtype_name(dtype)} tensors: {name} is {_dtype_name(t.dtype)}")
         if not t.is_contiguous():
             raise InputError(
                 f"{name} must be contiguous for native kernels, got shape {tuple(t.shape)} with strides {t.stride()}"
             )
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 def cdiv(a: int, b: int) -> int:

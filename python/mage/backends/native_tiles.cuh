@@ -54,14 +54,16 @@ __device__ __forceinline__ void double_buffered(int depth, Load load, Store stor
 // (cp.async, sm_80 and later), zeros where `ok` is false (a copy of no bytes, zero-filled; the
 // address read is then `base` itself, always valid). Both addresses 16-byte aligned. The copy
 // lands once this thread waits for its group (copy_async_wait); others see it after a barrier.
-// Compiled for the host (the CPU emulation), it is a plain copy and the waits do nothing.
-__device__ __forceinline__ void copy_async16(float* dst, const float* base, long long at, bool ok) {
+// Compiled for the host (the CPU emulation), it is a plain copy and the waits do nothing. T is
+// float (4 a copy) or a 16-bit type (8 a copy; `at` counts elements of T).
+template <typename T>
+__device__ __forceinline__ void copy_async16(T* dst, const T* base, long long at, bool ok) {
 #ifdef __CUDA_ARCH__
     const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(ok ? base + at : base),
                  "r"(ok ? 16 : 0));
 #else
-    for (int q = 0; q < 4; ++q) dst[q] = ok ? base[at + q] : 0.0f;
+    for (int q = 0; q < int(16 / sizeof(T)); ++q) dst[q] = ok ? base[at + q] : T{};
 #endif
 }
 

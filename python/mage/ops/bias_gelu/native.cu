@@ -33,6 +33,7 @@ __device__ __forceinline__ void bias_gelu_rows(const T* x, T b, T* out, long lon
     }
 }
 
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
 // x, out: rows × cols, contiguous; cols % 4 == 0 and x, bias, out 16-byte aligned.
 // grid: (ceil(cols / 4 / blockDim.x), min(ceil(rows / ROWS), 65535)); block: (256).
 extern "C" __global__ void __launch_bounds__(256) bias_gelu_f32_x4(
@@ -51,3 +52,4 @@ extern "C" __global__ void __launch_bounds__(256) bias_gelu_f32(
     if (c >= cols) return;
     bias_gelu_rows(x, bias[c], out, rows, cols, c);
 }
+#endif

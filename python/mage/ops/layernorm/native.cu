@@ -12,6 +12,8 @@
 // Reductions are deterministic: warp butterflies, then every thread sums the per-warp partials
 // in the same order.
 
+#include "../../backends/native_half.cuh"
+
 template <int THREADS>
 __device__ __forceinline__ float row_sum(float v, float* scratch) {
 #pragma unroll
@@ -48,19 +50,20 @@ __device__ __forceinline__ void store_chunk(float* p, const float (&v)[W]) {
     }
 }
 
-// x, out: rows × cols contiguous; weight, bias: cols. THREADS · V · W ≥ cols; W = 4 needs
-// cols % 4 == 0 and 16-byte aligned pointers. THREADS == 32: block (128), grid ceil(rows / 4);
+// x, out: rows × cols contiguous; weight, bias: cols; T float (or bf16, fp16: native16.cu).
+// THREADS · V · W ≥ cols; W = 4 (float) or 8 (16-bit) needs whole 16-byte chunks a row and
+// 16-byte aligned pointers. THREADS == 32: block (128), grid ceil(rows / 4);
 // otherwise block (THREADS), grid (rows).
-template <int THREADS, int V, int W>
-__device__ __forceinline__ void layernorm_registers(const float* __restrict__ x, const float* __restrict__ weight,
-                                                    const float* __restrict__ bias, float* __restrict__ out,
+template <int THREADS, int V, int W, typename T>
+__device__ __forceinline__ void layernorm_registers(const T* __restrict__ x, const T* __restrict__ weight,
+                                                    const T* __restrict__ bias, T* __restrict__ out,
                                                     long long rows, int cols, float eps) {
     __shared__ float scratch[THREADS > 32 ? THREADS / 32 : 1];
     const int t = THREADS == 32 ? (threadIdx.x & 31) : threadIdx.x;
     const long long row = THREADS == 32 ? (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : (long long)blockIdx.x;
     if (row >= rows) return;  // whole warps only: a warp holds one row
-    const float* xr = x + row * cols;
-    float* outr = out + row * cols;
+    const T* xr = x + row * cols;
+    T* outr = out + row * cols;
 
     float v[V][W];
     float sum = 0.0f;
@@ -104,20 +107,25 @@ __device__ __forceinline__ void layernorm_registers(const float* __restrict__ x,
     }
 }
 
-#define LAYERNORM_WARP(NAME, V, W)                                                                              \
-    extern "C" __global__ void __launch_bounds__(128) NAME(const float* __restrict__ x, const float* __restrict__ weight, \
-                                                           const float* __restrict__ bias, float* __restrict__ out,    \
-                                                           long long rows, int cols, float eps) {                     \
+// Kernels of element type T (float here; bf16 and fp16 in native16.cu).
+#define LAYERNORM_WARP_OF(NAME, T, V, W)                                                                        \
+    extern "C" __global__ void __launch_bounds__(128) NAME(const T* __restrict__ x, const T* __restrict__ weight, \
+                                                           const T* __restrict__ bias, T* __restrict__ out,      \
+                                                           long long rows, int cols, float eps) {               \
         layernorm_registers<32, V, W>(x, weight, bias, out, rows, cols, eps);                                     \
     }
 
-#define LAYERNORM_BLOCK(NAME, THREADS, V, W)                                                                        \
-    extern "C" __global__ void __launch_bounds__(THREADS) NAME(const float* __restrict__ x, const float* __restrict__ weight, \
-                                                               const float* __restrict__ bias, float* __restrict__ out,    \
-                                                               long long rows, int cols, float eps) {                     \
+#define LAYERNORM_BLOCK_OF(NAME, T, THREADS, V, W)                                                                \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(const T* __restrict__ x, const T* __restrict__ weight, \
+                                                               const T* __restrict__ bias, T* __restrict__ out,      \
+                                                               long long rows, int cols, float eps) {               \
         layernorm_registers<THREADS, V, W>(x, weight, bias, out, rows, cols, eps);                                    \
     }
 
+#define LAYERNORM_WARP(NAME, V, W) LAYERNORM_WARP_OF(NAME, float, V, W)
+#define LAYERNORM_BLOCK(NAME, THREADS, V, W) LAYERNORM_BLOCK_OF(NAME, float, THREADS, V, W)
+
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
 // float4 rows: a warp holds up to 128·V columns, a block up to 16·THREADS.
 LAYERNORM_WARP(layernorm_f32_warp_x4_v1, 1, 4)
 LAYERNORM_WARP(layernorm_f32_warp_x4_v2, 2, 4)
@@ -134,27 +142,38 @@ LAYERNORM_WARP(layernorm_f32_warp_v4, 4, 1)
 LAYERNORM_WARP(layernorm_f32_warp_v8, 8, 1)
 LAYERNORM_WARP(layernorm_f32_warp_v16, 16, 1)
 LAYERNORM_WARP(layernorm_f32_warp_v32, 32, 1)
+#endif
 
-// Any width: block (256) per row, grid (rows); three reads of the row.
-extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
-    const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ out,
-    long long rows, int cols, float eps) {
+// Any width: block (256) per row, grid (rows); three reads of the row. T as layernorm_registers.
+template <typename T>
+__device__ __forceinline__ void layernorm_looped(const T* __restrict__ x, const T* __restrict__ weight,
+                                                 const T* __restrict__ bias, T* __restrict__ out, int cols, float eps) {
     __shared__ float scratch[256 / 32];
     const long long row = blockIdx.x;
-    const float* xr = x + row * cols;
-    float* outr = out + row * cols;
+    const T* xr = x + row * cols;
+    T* outr = out + row * cols;
     float sum = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += 256) sum += xr[c];
+    for (int c = threadIdx.x; c < cols; c += 256) sum += to_float(xr[c]);
     const float mean = row_sum<256>(sum, scratch) / (float)cols;
     float squares = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256) {
-        const float d = xr[c] - mean;
+        const float d = to_float(xr[c]) - mean;
         squares += d * d;
     }
     const float rstd = 1.0f / sqrtf(row_sum<256>(squares, scratch) / (float)cols + eps);
-    for (int c = threadIdx.x; c < cols; c += 256) outr[c] = (xr[c] - mean) * rstd * weight[c] + bias[c];
+    for (int c = threadIdx.x; c < cols; c += 256)
+        outr[c] = from_float<T>((to_float(xr[c]) - mean) * rstd * to_float(weight[c]) + to_float(bias[c]));
 }
 
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
+extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
+    const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ out,
+    long long rows, int cols, float eps) {
+    layernorm_looped(x, weight, bias, out, cols, eps);
+}
+#endif
+
+#ifndef NATIVE_TEMPLATES_ONLY  // the cluster strategy is float32 only
 // ---------------------------------------------------------------- the cluster strategy: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
@@ -261,3 +280,4 @@ LAYERNORM_CLUSTER(4, 512, 4)
 LAYERNORM_CLUSTER(8, 512, 4)
 LAYERNORM_CLUSTER(8, 1024, 4)
 LAYERNORM_CLUSTER(8, 1024, 8)
+#endif

@@ -2,23 +2,26 @@
 
 The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a
 block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
-that are not a multiple of 4 wide past 1024 columns). The ``cluster`` strategy holds a row of 1024
-columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once.
+that are not a multiple of 4 wide past 1024 columns). bf16 and fp16 rows are read in 16-byte
+chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``cluster``
+strategy holds a float32 row of 1024 columns or more in the registers of a thread-block cluster
+(mage.backends.rows.cluster_plan), read once.
 """
 
 import torch
 
-from mage.backends.native import Kernel, cdiv, check_inputs, float4_rows, register
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
 from mage.backends.rows import CLUSTER_PLANS, cluster_plan, cluster_takes, require_cluster_width
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
+from mage.spec import input_dtype
 
 SIGNATURE = "pppplif"  # x, weight, bias, out, rows, cols, eps
 ROWS_PER_WARP_BLOCK = 4  # warp kernels run 128 threads: four rows a block
 
 
-def _kernel(name: str) -> Kernel:
-    return Kernel("layernorm", name, SIGNATURE)
+def _kernel(name: str, file: str = "native.cu") -> Kernel:
+    return Kernel("layernorm", name, SIGNATURE, file)
 
 
 # (columns covered, kernel, threads a row): float4 rows, then scalar rows.
@@ -29,38 +32,52 @@ SCALAR_PLANS = [(32 * v, _kernel(f"layernorm_f32_warp_v{v}"), 32) for v in (1, 2
 LOOPED = _kernel("layernorm_f32_looped")
 
 
-def plan(rows: int, cols: int, vector: bool) -> tuple[Kernel, tuple, tuple]:
-    """(kernel, grid, block) for a rows × cols input."""
-    for covered, kernel, threads in VECTOR_PLANS if vector else SCALAR_PLANS:
+def _plans_16(tag: str) -> tuple[list, list, Kernel]:
+    """bf16/fp16 (``tag`` bf16 or f16): rows of 8-element chunks (see native16.cu), then scalar rows."""
+    vector = [(256 * v, _kernel(f"layernorm_{tag}_warp_x8_v{v}", SIXTEEN_BIT_SOURCE), 32) for v in (1, 2, 4)] + [
+        (16 * t, _kernel(f"layernorm_{tag}_block{t}_x8", SIXTEEN_BIT_SOURCE), t) for t in (128, 256, 512, 1024)
+    ]
+    scalar = [(32 * v, _kernel(f"layernorm_{tag}_warp_v{v}", SIXTEEN_BIT_SOURCE), 32) for v in (1, 2, 4, 8, 16, 32)]
+    return vector, scalar, _kernel(f"layernorm_{tag}_looped", SIXTEEN_BIT_SOURCE)
+
+
+# precision -> (vector plans, scalar plans, looped kernel)
+PLANS = {"ieee": (VECTOR_PLANS, SCALAR_PLANS, LOOPED)} | {p: _plans_16(tag) for p, tag in SIXTEEN_BIT_TAGS.items()}
+
+
+def plan(rows: int, cols: int, vector: bool, precision: str = "ieee") -> tuple[Kernel, tuple, tuple]:
+    """(kernel, grid, block) for a rows × cols input at ``precision``."""
+    vector_plans, scalar_plans, looped = PLANS[precision]
+    for covered, kernel, threads in vector_plans if vector else scalar_plans:
         if cols <= covered:
             if threads == 32:
                 return kernel, (cdiv(rows, ROWS_PER_WARP_BLOCK), 1, 1), (32 * ROWS_PER_WARP_BLOCK, 1, 1)
             return kernel, (rows, 1, 1), (threads, 1, 1)
-    return LOOPED, (rows, 1, 1), (256, 1, 1)
+    return looped, (rows, 1, 1), (256, 1, 1)
 
 
-def require_inputs(host, x, weight, bias) -> None:
+def require_inputs(host, x, weight, bias, dtype=torch.float32) -> None:
     """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
     ready = (
         host.holds(x) and host.holds(weight) and host.holds(bias)
-        and x.dtype == torch.float32 and weight.dtype == torch.float32 and bias.dtype == torch.float32
+        and x.dtype == dtype and weight.dtype == dtype and bias.dtype == dtype
         and x.dim() == 2 and weight.dim() == 1 and bias.dim() == 1
         and weight.shape[0] == x.shape[1] and bias.shape[0] == x.shape[1]
         and x.get_device() == weight.get_device() == bias.get_device()
         and x.is_contiguous() and weight.is_contiguous() and bias.is_contiguous()
     )
     if not ready:
-        check_inputs(host, SPEC, x=x, weight=weight, bias=bias)
+        check_inputs(host, SPEC, dtype=dtype, x=x, weight=weight, bias=bias)
 
 
-@register("layernorm", variants=("affine",))
-def layernorm(host, x, weight, bias):
-    require_inputs(host, x, weight, bias)
+@register("layernorm", variants=("affine",), precisions=("ieee", "bf16", "fp16"))
+def layernorm(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    kernel, grid, block = plan(rows, cols, float4_rows(cols, x, weight, bias, out))
+    kernel, grid, block = plan(rows, cols, vector_rows(cols, x, weight, bias, out), precision)
     host.launch(kernel, grid, block, x, weight, bias, out, rows, cols, EPS)
     return out
 

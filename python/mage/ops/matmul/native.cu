@@ -243,10 +243,12 @@ __device__ __forceinline__ void matmul_tile_async(const float* __restrict__ A, c
         matmul_tile<BM, BN, VEC>(a, b, c, M, N, K);                                                             \
     }
 
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
 MATMUL_KERNEL(matmul_f32_128x128_x4, 128, 128, true, 2)
 MATMUL_KERNEL(matmul_f32_128x128, 128, 128, false, 2)
 MATMUL_KERNEL(matmul_f32_64x64_x4, 64, 64, true, 2)
 MATMUL_KERNEL(matmul_f32_64x64, 64, 64, false, 2)
+#endif
 
 // grid: (ceil(N / 128), ceil(M / 128)); block: (256). Names: _k<BK>_s<STAGES>.
 #define MATMUL_ASYNC_KERNEL(NAME, BK, STAGES)                                                                  \
@@ -255,5 +257,7 @@ MATMUL_KERNEL(matmul_f32_64x64, 64, 64, false, 2)
         matmul_tile_async<128, 128, BK, STAGES>(a, b, c, M, N, K);                                              \
     }
 
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
 MATMUL_ASYNC_KERNEL(matmul_f32_128x128_k16_s2, 16, 2)
 MATMUL_ASYNC_KERNEL(matmul_f32_128x128_k8_s4, 8, 4)
+#endif

@@ -4,6 +4,7 @@ from mage.backends.compiled import with_compiled
 from mage.backends.precision import cuda_only
 from mage.registry import implementation
 
+# bf16/fp16: einsum's batched product of the 16-bit tensors, accumulated in float32 (precision_mode).
 EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
 
 

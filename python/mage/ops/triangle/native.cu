@@ -28,11 +28,12 @@
 // other half going to the block of the next 4 channels (its grid neighbour, reading from L2).
 
 #include "../../backends/native_tiles.cuh"
+#include "../../backends/native_half.cuh"
 
 #define TRI_KB 4
 
-template <int TI, int TC, bool OUTGOING, bool VEC>
-__device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
+template <int TI, int TC, bool OUTGOING, bool VEC, typename T>
+__device__ __forceinline__ void triangle_tile(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                                               int N, int C) {
     constexpr int KB = TRI_KB;
     constexpr int TG = TI / 8;               // threads per side of a channel's tile
@@ -55,8 +56,8 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
     const int i0 = (blockIdx.x / tiles) * TI, j0 = (blockIdx.x % tiles) * TI;
     const int c0 = blockIdx.y * TC;
     const long long batch = (long long)blockIdx.z * N * N * C;
-    const float* ab = a + batch;
-    const float* bb = b + batch;
+    const T* ab = a + batch;
+    const T* bb = b + batch;
 
     // Offset of the pair-map entry for row `p` (i or j) and contraction index `k`.
     auto offset = [&](int p, int k) -> long long {
@@ -123,7 +124,7 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
     double_buffered<KB>(N, load_stage, store_stage, multiply_stage);
 
     if (c0 + c >= C) return;
-    float* ob = out + batch + c0 + c;
+    T* ob = out + batch + c0 + c;
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
         const int i = i0 + (r < 4 ? ty * 4 + r : TI / 2 + ty * 4 + r - 4);
@@ -131,17 +132,20 @@ __device__ __forceinline__ void triangle_tile(const float* __restrict__ a, const
 #pragma unroll
         for (int s = 0; s < 8; ++s) {
             const int j = j0 + (s < 4 ? tx * 4 + s : TI / 2 + tx * 4 + s - 4);
-            if (j < N) ob[((long long)i * N + j) * C] = acc[r][s];
+            if (j < N) ob[((long long)i * N + j) * C] = from_float<T>(acc[r][s]);
         }
     }
 }
 
-#define TRIANGLE_KERNEL(NAME, TI, TC, OUTGOING, VEC, MIN_BLOCKS)                                              \
+// Kernels of element type T (float here; bf16 and fp16 in native16.cu).
+#define TRIANGLE_KERNEL_OF(NAME, T, TI, TC, OUTGOING, VEC, MIN_BLOCKS)                                       \
     extern "C" __global__ void __launch_bounds__(TC * (TI / 8) * (TI / 8), MIN_BLOCKS)                        \
-        NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, int N, int C) { \
+        NAME(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, int N, int C) {           \
         triangle_tile<TI, TC, OUTGOING, VEC>(a, b, out, N, C);                                                 \
     }
+#define TRIANGLE_KERNEL(NAME, TI, TC, OUTGOING, VEC, MIN_BLOCKS) TRIANGLE_KERNEL_OF(NAME, float, TI, TC, OUTGOING, VEC, MIN_BLOCKS)
 
+#ifndef NATIVE_TEMPLATES_ONLY  // native16.cu includes this file for its templates only
 TRIANGLE_KERNEL(triangle_outgoing_f32_t64_x4, 64, 8, true, true, 1)
 TRIANGLE_KERNEL(triangle_outgoing_f32_t64, 64, 8, true, false, 1)
 TRIANGLE_KERNEL(triangle_outgoing_f32_t32_x4, 32, 8, true, true, 2)
@@ -158,3 +162,4 @@ TRIANGLE_KERNEL(triangle_incoming_f32_t64_c4_x4, 64, 4, false, true, 2)
 TRIANGLE_KERNEL(triangle_incoming_f32_t64_c4, 64, 4, false, false, 2)
 TRIANGLE_KERNEL(triangle_incoming_f32_t32_c4_x4, 32, 4, false, true, 4)
 TRIANGLE_KERNEL(triangle_incoming_f32_t32_c4, 32, 4, false, false, 4)
+#endif

@@ -1,4 +1,4 @@
-"""AlphaFold's triangle multiplicative update, its contraction only: channel-last, float32.
+"""AlphaFold's triangle multiplicative update, its contraction only: channel-last, float32, bfloat16 or float16.
 
     a, b: B × N × N × C
     outgoing:  out[b, i, j, c] = Σ_k a[b, i, k, c] · b[b, j, k, c]      (edges leaving i and j)
@@ -6,8 +6,9 @@
 
 Each channel c is an independent N × N matrix product (a_c · b_cᵀ outgoing, a_cᵀ · b_c incoming),
 with the channel as the innermost, contiguous dimension. Precision as for matmul: ``ieee``, ``tf32``
-or ``tf32x3``, each compared with the float64 result (tf32x3 held to ieee's error), and ``bf16`` or
-``fp16``, which take and return that dtype and accumulate in float32.
+or ``tf32x3``, each compared with the float64 result (tf32x3 held to ieee's error); ``bf16`` and
+``fp16`` take and return that dtype, accumulate in float32, and are compared with the float64
+result on the inputs rounded to that dtype.
 
 The layout question: a case's ``layout`` says how a and b lie in memory, their shape B × N × N × C
 either way (the same values for the same seed), so every implementation computes the same thing:
@@ -122,6 +123,8 @@ class TriangleSpec(OpSpec):
             (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 3)), r"same shape, got a \(1, 6, 6, 4\) and b \(1, 6, 6, 3\)"),
             (lambda: (f32(1, 6, 6, 4), f32(2, 6, 6, 4)), r"same shape"),
             (lambda: (f32(1, 6, 6, 4), f32(1, 6, 6, 4).double()), r"b must have a's dtype float32, got float64"),
+            (lambda: (f32(1, 6, 6, 4).double(), f32(1, 6, 6, 4)),
+             r"a must have dtype float32 or bfloat16 or float16, got float64"),
             (lambda: (f32(1, 6, 6, 4), meta(1, 6, 6, 4)), r"inputs must be on one device: a on cpu, b on meta"),
         ]
 

@@ -1,0 +1,66 @@
+// bf16 and fp16 kernels of layernorm (issue 18). They live in a source of their own so that compiling them
+// (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels'
+// users: native.cu is included for its templates only, without its float32 kernels.
+
+#define NATIVE_TEMPLATES_ONLY
+#include "native.cu"
+
+// ---------------------------------------------------------------- bf16 and fp16 (issue 18)
+//
+// native.cu's register kernels over 16-bit x, weight, bias and out: a chunk is W = 8 elements (one
+// 16-byte load, as the float4 chunk is), widened to float32 in registers, so the statistics and
+// the normalization are float32 exactly as there, and each output is rounded once on the store.
+// A warp holds up to 256·V columns, a block up to 16·THREADS (V = 2: the f32 kernels' registers
+// a row); scalar rows and the looped kernel as for float32.
+
+template <int W, typename H>
+__device__ __forceinline__ void load_halves(const H* p, float (&v)[W]) {
+    if constexpr (W == 8) {
+        unpack8(*reinterpret_cast<const Half8<H>*>(p), v);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) v[j] = to_float(p[j]);
+    }
+}
+
+template <int W, typename H>
+__device__ __forceinline__ void store_halves(H* p, const float (&v)[W]) {
+    if constexpr (W == 8) {
+        *reinterpret_cast<Half8<H>*>(p) = pack8<H>(v);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) p[j] = from_float<H>(v[j]);
+    }
+}
+
+template <int W>
+__device__ __forceinline__ void load_chunk(const bf16* p, float (&v)[W]) { load_halves<W>(p, v); }
+template <int W>
+__device__ __forceinline__ void load_chunk(const f16* p, float (&v)[W]) { load_halves<W>(p, v); }
+template <int W>
+__device__ __forceinline__ void store_chunk(bf16* p, const float (&v)[W]) { store_halves<W>(p, v); }
+template <int W>
+__device__ __forceinline__ void store_chunk(f16* p, const float (&v)[W]) { store_halves<W>(p, v); }
+
+#define LAYERNORM_16(TAG, H)                                                                                     \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_x8_v1, H, 1, 8)                                                     \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_x8_v2, H, 2, 8)                                                     \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_x8_v4, H, 4, 8)                                                     \
+    LAYERNORM_BLOCK_OF(layernorm_##TAG##_block128_x8, H, 128, 2, 8)                                              \
+    LAYERNORM_BLOCK_OF(layernorm_##TAG##_block256_x8, H, 256, 2, 8)                                              \
+    LAYERNORM_BLOCK_OF(layernorm_##TAG##_block512_x8, H, 512, 2, 8)                                              \
+    LAYERNORM_BLOCK_OF(layernorm_##TAG##_block1024_x8, H, 1024, 2, 8)                                            \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v1, H, 1, 1)                                                        \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v2, H, 2, 1)                                                        \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v4, H, 4, 1)                                                        \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v8, H, 8, 1)                                                        \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v16, H, 16, 1)                                                      \
+    LAYERNORM_WARP_OF(layernorm_##TAG##_warp_v32, H, 32, 1)                                                      \
+    extern "C" __global__ void __launch_bounds__(256) layernorm_##TAG##_looped(                                  \
+        const H* __restrict__ x, const H* __restrict__ weight, const H* __restrict__ bias, H* __restrict__ out, \
+        long long rows, int cols, float eps) {                                                                   \
+        layernorm_looped(x, weight, bias, out, cols, eps);                                                       \
+    }
+
+LAYERNORM_16(bf16, bf16)
+LAYERNORM_16(f16, f16)
