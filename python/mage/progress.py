@@ -61,8 +61,7 @@ class CaseLines:
 
 class StepLines:
     """Progress for a log, step by step: each step as it is reached, with the seconds since the start. A model
-    block's steps take tens of seconds each (its spans 20-27 s on the H200), so a line per block would hide
-    where its time goes."""
+    block's steps can take tens of seconds each, so a line per block would hide where its time goes."""
 
     def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
         self.write, self.clock = write, clock
