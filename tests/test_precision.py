@@ -3,6 +3,7 @@ outputs of that dtype, the precision's ceiling, the 10×-eager rule against eage
 and the runner timing implementations of different dtypes together. On the CPU, with torch's own
 formulations and deliberately imprecise fixtures."""
 
+import math
 import os
 import subprocess
 import sys
@@ -84,6 +85,31 @@ def test_the_ten_times_eager_rule_compares_with_eager_at_the_same_precision(impl
     # eager bf16 itself is far from eager ieee's 1e-7 and passes: it is held to eager bf16.
     bf16 = registry.baseline_for("matmul", "default", "bf16")
     assert check.check(bf16, registry.baseline_of(bf16), spec, MATMUL, "cpu", seed=1).passed
+
+
+def test_a_16_bit_draw_beyond_the_dtype_s_range_is_halved_until_its_reference_fits(monkeypatch):
+    """fp16 holds at most 65,504: rows of 300s give dot products of 300 × 300 × 65 ≈ 5.9e6, which no fp16
+    kernel can return. The contract halves the draw (exactly) until the float64 result fits in half the
+    range, so eager fp16 passes instead of failing on an overflow that is no one's error."""
+    spec = registry.get_op("matmul")
+    eager = registry.baseline_for("matmul", "default", "fp16")
+    drawn = spec.make_inputs_at
+
+    def large(case, seed, device, distribution, precision):
+        return tuple(t.abs() + 300 for t in drawn(case, seed, device, distribution, precision))
+
+    monkeypatch.setattr(spec, "make_inputs_at", large)
+    result = check.check(eager, eager, spec, MATMUL, "cpu", seed=1)
+    assert result.passed, result.reason
+    original = large(MATMUL, 1, "cpu", "normal", "fp16")
+    inputs, ref = check._within_range(spec, original, "default")
+    assert ref.abs().max() <= torch.finfo(torch.float16).max / 2 < 4 * ref.abs().max()  # halved, not more
+    halvings = math.log2(float(original[0].max()) / float(inputs[0].max()))
+    assert halvings == round(halvings) > 0  # each input scaled by the same power of two, exactly
+    assert all(torch.equal(t * 2 ** round(halvings), o) for t, o in zip(inputs, original))
+    # float32 draws are never scaled: their range is not what a contract at ieee checks.
+    kept = spec.make_inputs_at(MATMUL, 1, "cpu", "normal", "ieee")
+    assert all(torch.equal(a, b) for a, b in zip(check._within_range(spec, kept, "default")[0], kept))
 
 
 def test_compulsory_bytes_narrow_with_the_input_dtype():
