@@ -20,7 +20,7 @@ study_run() {  # study_run NAME CAP COMMAND…: bounded (SIGTERM, SIGKILL 2 s la
     timeout -k 2 "$(study_cap "$cap")" "$@" > "$study/$name.log" 2>&1 || echo "$name: exit $?" | tee -a "$study/steps.log"
 }
 study_checkpoint() { python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db" || true; }
-cases="scripts/gpu/nbr_study_cases.py"
+cases="scripts/gpu/run_cases.py"
 
 # 1. GPU tests first: native.merge's bits twice at every piece size and its mean against the sum times one
 #    reciprocal (R-MAT, hub, uniform, the 400 K-edge int64 hub), then the contracts and bit-identity of every
@@ -36,7 +36,7 @@ hypothesis="Merge path in one launch (native.merge: every block the same number 
 study_step "schedule suite: R-MAT, hub, power-law at F 128/512"
 study_run schedule-skewed 45 python3 "$cases" "$db" "{
   \"what\": \"schedule suite, skewed graphs at F 128/512: native.merge (3 piece sizes), native, inflight, edge, cusparse\",
-  \"suites\": [\"schedule\"], \"impls\": $impls, \"budget\": 0.05, \"min_samples\": 20,
+  \"suites\": [\"schedule\"], \"ops\": [\"neighbor_agg\"], \"caches\": [\"cold\"], \"impls\": $impls, \"budget\": 0.05, \"min_samples\": 20,
   \"cases\": [\"rmat-64k-F128\", \"hub-64k-F128\", \"rmat-64k-F512\", \"hub-64k-F512\", \"uniform-64k-F128\",
             \"powerlaw2.1-64k-F128\", \"powerlaw1.8-64k-F128\", \"powerlaw2.1-64k-F512\"],
   \"hypothesis\": \"$hypothesis\",
@@ -54,7 +54,7 @@ study_checkpoint
 study_step "schedule suite: the other cases"
 study_run schedule-rest 22 python3 "$cases" "$db" "{
   \"what\": \"schedule suite, the other cases: native.merge (3 piece sizes), native, inflight, edge, cusparse\",
-  \"suites\": [\"schedule\"], \"impls\": $impls, \"budget\": 0.05, \"min_samples\": 20,
+  \"suites\": [\"schedule\"], \"ops\": [\"neighbor_agg\"], \"caches\": [\"cold\"], \"impls\": $impls, \"budget\": 0.05, \"min_samples\": 20,
   \"cases\": [\"rmat-64k-F32\", \"hub-64k-F32\", \"uniform-64k-F32\", \"uniform-64k-F512\", \"powerlaw1.8-64k-F512\",
             \"powerlaw2.1-64k-F32\", \"powerlaw1.8-64k-F32\"],
   \"hypothesis\": \"$hypothesis\",
@@ -68,7 +68,7 @@ study_checkpoint
 study_step "schedule suite: triton"
 study_run schedule-triton 12 python3 "$cases" "$db" "{
   \"what\": \"schedule suite: triton on R-MAT and the hub at F 128 beside cusparse\",
-  \"suites\": [\"schedule\"], \"impls\": [\"triton\", \"cusparse\"], \"budget\": 0.05, \"min_samples\": 20,
+  \"suites\": [\"schedule\"], \"ops\": [\"neighbor_agg\"], \"caches\": [\"cold\"], \"impls\": [\"triton\", \"cusparse\"], \"budget\": 0.05, \"min_samples\": 20,
   \"cases\": [\"rmat-64k-F128\", \"hub-64k-F128\"],
   \"hypothesis\": \"Triton's row-per-program kernel with hub pieces stays above cuSPARSE on R-MAT and the hub at F 128.\",
   \"predict\": [\"neighbor_agg/triton/sum/ieee@rmat-64k-F128[single/cold]:kernel>1.0*cusparse/sum/ieee\"]
@@ -80,7 +80,7 @@ study_checkpoint
 study_step "large power-law case"
 study_run large 28 python3 "$cases" "$db" "{
   \"what\": \"large power-law sum and mean: native.inflight, native.merge, cusparse\",
-  \"suites\": [\"large\"], \"impls\": [\"native.inflight\", \"native.merge\", \"cusparse\"], \"budget\": 0.05, \"min_samples\": 20,
+  \"suites\": [\"large\"], \"ops\": [\"neighbor_agg\"], \"caches\": [\"cold\"], \"impls\": [\"native.inflight\", \"native.merge\", \"cusparse\"], \"budget\": 0.05, \"min_samples\": 20,
   \"cases\": [\"powerlaw-1M-16M-F128\"],
   \"hypothesis\": \"The mean kernel, scaled by one reciprocal a row instead of a division per feature, runs at the inflight sum's rate, so both reach 0.85x cuSPARSE on the large power-law case.\",
   \"predict\": [\"neighbor_agg/native.inflight/mean/ieee@powerlaw-1M-16M-F128[single/cold]:kernel<=0.85*cusparse/sum/ieee\",
@@ -93,35 +93,12 @@ study_checkpoint
 # 5. ncu, one warmed call each between cudaProfilerStart/Stop: native.merge against native.edge and the default
 #    on R-MAT and the hub at F 128: DRAM bytes, L2 hit rate, long-scoreboard stall (waiting on a load) and the
 #    busiest SM's active cycles against the average (load imbalance across SMs).
-cat > "$study/ncu_calls.py" <<'PY'
-import sys
-import torch
-from mage import registry
-
-work = []
-for call in sys.argv[1:]:
-    name, case_name = call.split(",")
-    spec = registry.get_op("neighbor_agg")
-    impl = next(i for i in registry.implementations("neighbor_agg") if i.name == name)
-    case = spec.case(case_name)
-    inputs = spec.make_inputs(case, case.seed, "cuda")
-    for _ in range(2):
-        impl.fn(*inputs)  # compile and warm outside the profiled range
-    work.append((impl, case_name, inputs))
-torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStart()
-for impl, _, inputs in work:
-    impl.fn(*inputs)
-    torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStop()
-print("profiled:", [(impl.name, case_name) for impl, case_name, _ in work])
-PY
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,sm__cycles_active.max,sm__cycles_active.avg,launch__registers_per_thread,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active
 study_step "ncu: native.merge on R-MAT and the hub"
 study_run ncu-merge 22 ncu --clock-control none --profile-from-start off --csv --metrics "$metrics" \
-    --log-file "$study/ncu-merge.csv" python3 "$study/ncu_calls.py" \
-    "native.merge/sum/ieee,rmat-64k-F128" "native.edge/sum/ieee,rmat-64k-F128" "native/sum/ieee,rmat-64k-F128" \
-    "native.merge/sum/ieee,hub-64k-F128" "native.edge/sum/ieee,hub-64k-F128" "native/sum/ieee,hub-64k-F128"
+    --log-file "$study/ncu-merge.csv" python3 scripts/gpu/ncu_calls.py \
+    neighbor_agg,{native.merge,native.edge,native}/sum/ieee,rmat-64k-F128 \
+    neighbor_agg,{native.merge,native.edge,native}/sum/ieee,hub-64k-F128
 
 study_checkpoint
 study_step "done"

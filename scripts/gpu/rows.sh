@@ -23,42 +23,6 @@ rows_run() {  # rows_run NAME CAP COMMAND…: bounded (SIGTERM, SIGKILL 2 s late
 # would, keeps the cases it names (or those at least min_cols wide, widest first), runs compile only
 # at compile_cols, and stores the run into the store of argument 1 with its hypothesis and predictions
 # (recorded at the first step, so that a run cut by its timeout keeps them; it stays incomplete).
-cat > "$rows/run_cases.py" <<'PY'
-import json, sys
-from mage import experiments, registry
-from mage.measure.method import Method
-from mage.plan import Request, fresh_method, plan
-from mage.runner import Runner
-from mage.store import Store
-
-db, job = sys.argv[1], json.loads(sys.argv[2])
-request = Request(suites=job["suites"], ops=job["ops"], impls=job["impls"], paths=["single"], caches=job["caches"],
-                  device="cuda", method=fresh_method(Method(budget_s=job["budget"], min_samples=job["min_samples"])))
-work = []
-for planned in plan(request):
-    cols = planned.case.params.get("cols", 0)
-    if planned.case.name in job.get("cases", [planned.case.name]) and cols >= job.get("min_cols", 0):
-        planned.impls = [i for i in planned.impls if i.family != "compile" or cols == job.get("compile_cols")]
-        work.append(planned)
-work.sort(key=lambda planned: -planned.case.params.get("cols", 0))  # the widest (the targets) first
-print("cases:", [(p.case.op, p.case.name, [i.name for i in p.impls]) for p in work], flush=True)
-predictions = experiments.parse_all(job["predict"], registry.ops())
-experiments.validate(predictions, request)
-store = Store(db)
-runner = Runner(store, request, "scripts/gpu/rows.sh: " + job["what"], None)
-recorded = []
-
-def on_progress(step):
-    if not recorded:
-        store.set_experiment(runner.run_id, job["hypothesis"], [p.text for p in predictions])
-        recorded.append(runner.run_id)
-    print(step, flush=True)
-
-runner.on_progress = on_progress
-run_id = runner.run(work)
-for row in store.rows(run_id):
-    print(row["op"], row["case"], row["impl"], row["status"], row.get("kernel_us"), row.get("reason") or "", flush=True)
-PY
 
 # 1. GPU tests of the changed kernels (pytest -m gpu): the split and lagged Triton strategies' contracts
 #    at 1000, 16384 and 65537 columns and the lagged kernel against the split with ~2,000 programs waiting
@@ -73,7 +37,7 @@ rows_run gpu-tests-nbr 12 python3 -m pytest -q -rA -p no:cacheprovider -m gpu te
 #    9× the L2), torch.compile's default at 262144 columns only (its compile costs seconds a shape).
 #    Copy floor at 537 MB a case and 4.19 TB/s: 128 µs; 0.9 of the copy rate is 142 µs.
 rows_step "reduction study"
-rows_run reduction 50 python3 "$rows/run_cases.py" "$db" '{
+rows_run reduction 50 python3 scripts/gpu/run_cases.py "$db" '{
   "what": "reduction study at widths >= 1024, split and lagged, torch.compile default at 262144",
   "suites": ["reduction"], "ops": ["layernorm", "softmax"], "caches": ["warm"], "min_cols": 1024, "compile_cols": 262144,
   "impls": ["triton.lagged", "triton.split", "triton.online", "triton.registers", "native", "eager", "compile/"],
@@ -95,7 +59,7 @@ python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wa
 # 3. neighbor_agg, cold L2: the large power-law case, R-MAT and the hub graph (F 128 and 512) for the
 #    native kernels (default and inflight), Triton and cuSPARSE, largest first.
 rows_step "neighbor_agg"
-rows_run nbr 32 python3 "$rows/run_cases.py" "$db" '{
+rows_run nbr 32 python3 scripts/gpu/run_cases.py "$db" '{
   "what": "neighbor_agg large power-law, R-MAT and hub: native, native.inflight, triton, cusparse",
   "suites": ["large", "schedule"], "ops": ["neighbor_agg"], "caches": ["cold"],
   "cases": ["powerlaw-1M-16M-F128", "rmat-64k-F128", "hub-64k-F128", "rmat-64k-F512", "hub-64k-F512"],
@@ -113,39 +77,16 @@ python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wa
 #    power-law case, native sum and mean and their inflight kernels side by side: instructions, DRAM
 #    bytes, L2 hit rate, registers, warps active, and the stall reasons (long scoreboard: waiting on a
 #    load); (b) the wide kernels at 262144 columns: the split's three and the lagged one.
-cat > "$rows/ncu_calls.py" <<'PY'
-import sys
-import torch
-from mage import registry
-
-calls = [tuple(arg.split(",")) for arg in sys.argv[1:]]  # op,impl,case
-work = []
-for op, name, case_name in calls:
-    spec = registry.get_op(op)
-    impl = next(i for i in registry.implementations(op) if i.name == name)
-    case = spec.case(case_name)
-    inputs = spec.make_inputs(case, case.seed, "cuda")
-    for _ in range(2):
-        impl.fn(*inputs)  # compile, autotune and warm outside the profiled range
-    work.append((impl, inputs))
-torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStart()
-for impl, inputs in work:
-    impl.fn(*inputs)
-    torch.cuda.synchronize()
-torch.cuda.cudart().cudaProfilerStop()
-print("profiled:", [impl.name for impl, _ in work])
-PY
 stalls=smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
 metrics=gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,$stalls
 rows_step "ncu: neighbor_agg sum/mean"
 rows_run ncu-nbr-inversion 18 ncu --clock-control none --profile-from-start off --csv --metrics "$metrics" \
-    --log-file "$rows/ncu-nbr-inversion.csv" python3 "$rows/ncu_calls.py" \
+    --log-file "$rows/ncu-nbr-inversion.csv" python3 scripts/gpu/ncu_calls.py \
     "neighbor_agg,native/sum/ieee,powerlaw-1M-16M-F128" "neighbor_agg,native/mean/ieee,powerlaw-1M-16M-F128" \
     "neighbor_agg,native.inflight/sum/ieee,powerlaw-1M-16M-F128" "neighbor_agg,native.inflight/mean/ieee,powerlaw-1M-16M-F128"
 rows_step "ncu: wide rows"
 rows_run ncu-wide 10 ncu --clock-control none --profile-from-start off --csv --metrics "$metrics" \
-    --log-file "$rows/ncu-wide.csv" python3 "$rows/ncu_calls.py" \
+    --log-file "$rows/ncu-wide.csv" python3 scripts/gpu/ncu_calls.py \
     "layernorm,triton.split/affine/ieee,256x262144-study" "layernorm,triton.lagged/affine/ieee,256x262144-study" \
     "softmax,triton.lagged/rows/ieee,256x262144-study" "layernorm,triton.lagged/affine/ieee,16373x4099-study"
 

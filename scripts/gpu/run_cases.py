@@ -3,8 +3,9 @@
     python3 scripts/gpu/run_cases.py DB JOB_JSON
 
 Plans the request in JOB_JSON as `mage run` would (keys: what, suites, ops, impls, caches, budget,
-min_samples, hypothesis, predict; optional cases, min_cols, compile_cols), keeps the cases it names (or
-those at least min_cols wide, widest first), runs torch.compile only at compile_cols, and stores the run
+min_samples, hypothesis, predict; optional cases, min_cols, compile_cols), keeps the cases it names in
+the order named (the highest-value first; a name no suite has is refused), or else those at least
+min_cols wide, widest first, runs torch.compile only at compile_cols, and stores the run
 into DB with its hypothesis and predictions, recorded at the first step so that a run cut by its timeout
 keeps them (it stays incomplete). Prints each finished row.
 """
@@ -21,13 +22,18 @@ from mage.store import Store
 db, job = sys.argv[1], json.loads(sys.argv[2])
 request = Request(suites=job["suites"], ops=job["ops"], impls=job["impls"], paths=["single"], caches=job["caches"],
                   device="cuda", method=fresh_method(Method(budget_s=job["budget"], min_samples=job["min_samples"])))
-work = []
-for planned in plan(request):
+planned_cases = plan(request)
+if "cases" in job:
+    by_name = {p.case.name: p for p in planned_cases}
+    if missing := [name for name in job["cases"] if name not in by_name]:
+        sys.exit(f"cases not in the suites {job['suites']}: {', '.join(missing)}")
+    work = [by_name[name] for name in job["cases"]]
+else:
+    work = [p for p in planned_cases if p.case.params.get("cols", 0) >= job.get("min_cols", 0)]
+    work.sort(key=lambda planned: -planned.case.params.get("cols", 0))  # the widest (the targets) first
+for planned in work:
     cols = planned.case.params.get("cols", 0)
-    if planned.case.name in job.get("cases", [planned.case.name]) and cols >= job.get("min_cols", 0):
-        planned.impls = [i for i in planned.impls if i.family != "compile" or cols == job.get("compile_cols")]
-        work.append(planned)
-work.sort(key=lambda planned: -planned.case.params.get("cols", 0))  # the widest (the targets) first
+    planned.impls = [i for i in planned.impls if i.family != "compile" or cols == job.get("compile_cols")]
 print("cases:", [(p.case.op, p.case.name, [i.name for i in p.impls]) for p in work], flush=True)
 predictions = experiments.parse_all(job["predict"], registry.ops())
 experiments.validate(predictions, request)
@@ -46,4 +52,6 @@ def on_progress(step):
 runner.on_progress = on_progress
 run_id = runner.run(work)
 for row in store.rows(run_id):
-    print(row["op"], row["case"], row["impl"], row["status"], row.get("kernel_us"), row.get("reason") or "", flush=True)
+    print(row["op"], row["case"], row["impl"], row["cache"], row["status"], row.get("kernel_us"), row.get("reason") or "",
+          flush=True)
+print("run", run_id, flush=True)
