@@ -17,9 +17,12 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 from mage.errors import InputError
+from mage.outputs import empty_output
 from mage.spec import Case
 
 # The study's widths: powers of two, a prime-ish neighbour of each register limit, and beyond them.
@@ -124,3 +127,17 @@ def cluster_plan(cols: int) -> tuple[int, int, int]:
         if k * threads * chunks >= cols // 4:
             return k, threads, chunks
     raise ValueError(f"no cluster plan holds {cols} columns (at most {CLUSTER_MAX_COLS})")
+
+
+def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
+    row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
+    rows, cols = x.shape
+    require_cluster_width(cols)
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    plan = cluster_plan(cols)
+    ctas, threads, _ = plan
+    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
+    return out

@@ -11,7 +11,7 @@ strategy holds a float32 row of 1024 columns or more in the registers of a threa
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
-from mage.backends.rows import CLUSTER_PLANS, cluster_plan, cluster_takes, require_cluster_width
+from mage.backends.rows import CLUSTER_PLANS, cluster_takes, launch_cluster
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -89,11 +89,4 @@ CLUSTER = {plan: _kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for pl
 def layernorm_cluster(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     rows, cols = x.shape
-    require_cluster_width(cols)
-    out = empty_output((rows, cols), like=x)
-    if out.numel() == 0:
-        return out
-    plan = cluster_plan(cols)
-    ctas, threads, _ = plan
-    host.launch(CLUSTER[plan], (rows * ctas, 1, 1), (threads, 1, 1), x, weight, bias, out, rows, cols, EPS)
-    return out
+    return launch_cluster(host, CLUSTER, x, lambda out: (x, weight, bias, out, rows, cols, EPS))

@@ -6,7 +6,7 @@ in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), re
 import torch
 
 from mage.backends.native import Kernel, cdiv, check_inputs, register
-from mage.backends.rows import CLUSTER_PLANS, cluster_plan, cluster_takes, require_cluster_width
+from mage.backends.rows import CLUSTER_PLANS, cluster_takes, launch_cluster
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 
@@ -56,11 +56,4 @@ def softmax(host, x):
 def softmax_cluster(host, x):
     require_inputs(host, x)
     rows, cols = x.shape
-    require_cluster_width(cols)
-    out = empty_output((rows, cols), like=x)
-    if out.numel() == 0:
-        return out
-    plan = cluster_plan(cols)
-    ctas, threads, _ = plan
-    host.launch(CLUSTER[plan], (rows * ctas, 1, 1), (threads, 1, 1), x, out, rows, cols)
-    return out
+    return launch_cluster(host, CLUSTER, x, lambda out: (x, out, rows, cols))
