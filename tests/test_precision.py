@@ -112,6 +112,36 @@ def test_a_16_bit_draw_beyond_the_dtype_s_range_is_halved_until_its_reference_fi
     assert all(torch.equal(a, b) for a, b in zip(check._within_range(spec, kept, "default")[0], kept))
 
 
+def test_tf32_rounding_is_to_nearest_even_on_ten_mantissa_bits():
+    x = torch.tensor([1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -11 + 2 ** -20, -(1 + 3 * 2 ** -11), 3.0])
+    assert check.tf32_rounded(x).tolist() == [1.0, 1 + 4 * 2 ** -11, 1 + 2 * 2 ** -11, -(1 + 4 * 2 ** -11), 3.0]
+    drawn = torch.randn(1000, dtype=torch.float64).float()
+    rounded = check.tf32_rounded(drawn)
+    assert torch.equal(check.tf32_rounded(rounded), rounded)  # representable: 13 low mantissa bits zero
+    assert ((rounded - drawn).abs() <= drawn.abs() * 2 ** -11).all()
+
+
+def test_at_tf32_a_kernel_is_held_to_ten_times_the_tf32_rounding_error_where_eager_ran_fp32(impl_like):
+    """On the CPU (as cuBLAS does for some small products) eager's "tf32" matmul runs in FP32, error
+    about 1e-7: a kernel that rounds its inputs to TF32 exactly, as the tensor cores do, must still pass."""
+    spec = registry.get_op("matmul")
+    eager = registry.baseline_for("matmul", "default", "tf32")
+    assert eager.precision == "tf32"
+
+    def tf32_product(a, b):
+        return (check.tf32_rounded(a).double() @ check.tf32_rounded(b).double()).float()
+
+    exact_tf32 = impl_like(eager, tf32_product)
+    result = check.check(exact_tf32, eager, spec, MATMUL, "cpu", seed=1)
+    assert result.passed, result.reason
+    assert result.rel_error > 30 * result.eager_error  # beyond the old 10×-eager bound
+    # The TF32 floor is tf32's alone: the same product claimed at ieee is held to 10× eager ieee and fails.
+    ieee = registry.baseline_for("matmul", "default", "ieee")
+    claimed = impl_like(ieee, tf32_product)
+    result = check.check(claimed, ieee, spec, MATMUL, "cpu", seed=1)
+    assert not result.passed and "allowed" in result.reason
+
+
 def test_compulsory_bytes_narrow_with_the_input_dtype():
     spec = registry.get_op("matmul")
     case = spec.case("1024x1024x1024")
