@@ -4,6 +4,7 @@
 # Triton ones beside native). Large suite, warm L2, single path. Sourced by scripts/h200.sh; bounded at
 # about 190 s; logs under $out/lowp-run/.
 lowp_out=$out/lowp-run
+mkdir -p "$lowp_out"
 lowp_start=$SECONDS
 lowp_names() {  # --impl NAME for each bf16/fp16 implementation of op $1 in the families that follow
     python3 - "$@" <<'PY' || true
