@@ -1,6 +1,6 @@
 """The steps a run reports as it goes: the CLI's progress bar shows them on a terminal (elsewhere CaseLines, a
-line per case, or StepLines, a line per step), and an isolated case's worker sends each to its parent as one JSON line (mage.worker,
-mage.isolation), so nothing parses words."""
+line per case, or StepLines, a line per step), and an isolated case's worker sends each to its parent as one
+JSON line (mage.worker, mage.isolation), so nothing parses words."""
 
 from __future__ import annotations
 
