@@ -63,7 +63,8 @@ def tf32_rounded(t: torch.Tensor) -> torch.Tensor:
 def _tf32_rounding_error(spec: OpSpec, inputs: tuple, ref: torch.Tensor, variant: str) -> float:
     """The error of the exact result of ``inputs`` rounded to TF32, against ``ref``: what a TF32 product
     that accumulates exactly would make, so the least a tf32 implementation can be held to."""
-    rounded = tuple(tf32_rounded(t) if isinstance(t, torch.Tensor) and t.dtype == torch.float32 else t for t in inputs)
+    rounded = tuple(tf32_rounded(t) if isinstance(t, torch.Tensor) and t.dtype == torch.float32 else t
+                    for t in inputs)
     return rel_error(spec.reference(upcast(rounded), variant), ref)
 
 
@@ -226,7 +227,8 @@ def recheck(impl: Implementation, spec: OpSpec, case: Case, device: str, seed: i
     a counter). The error is held to its precision's ceiling only: the 10×-eager rule was applied by
     ``check`` and needs eager's error, which would double the cost of every re-check.
     """
-    inputs, ref = _within_range(spec, spec.make_inputs_at(case, seed, device, "normal", impl.precision), impl.variant)
+    drawn = spec.make_inputs_at(case, seed, device, "normal", impl.precision)
+    inputs, ref = _within_range(spec, drawn, impl.variant)
     error, reason, _ = _call_checked(impl, inputs, ref)
     return reason or _above_ceiling(error, impl.precision)
 

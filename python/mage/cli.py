@@ -182,7 +182,8 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), CaseLines(_log_line, len(work))) as on_progress:
+    lines = CaseLines(_log_line, len(work))
+    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), lines) as on_progress:
         command = shlex.join(["mage", *sys.argv[1:]])
         if gpus is not None and ray_address is not None:
             raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")

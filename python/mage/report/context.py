@@ -171,7 +171,9 @@ def site_times(results: list[BlockResult], shares: list[BlockOpShare], block: st
     sites = list(dict.fromkeys(s.site for s in mine))
     out = []
     for r in results:
-        if (r.block, r.precision, r.path) != (block, precision, "single") or r.status != "pass" or r.kind == CONTROL:
+        if (r.block, r.precision, r.path) != (block, precision, "single") or r.status != "pass":
+            continue
+        if r.kind == CONTROL:
             continue  # the A/A control repeats the direct bar
         at = {s.site: s.kernel_us for s in mine if s.assignment == r.assignment}
         per_site = [at.get(site) for site in sites]
@@ -247,8 +249,8 @@ def why(reading: Reading, shares: list[BlockOpShare]) -> list[str]:
     # alone, before the swap (eager's call) or after it, moves the measured speedup away from the prediction.
     for share in [base[site] for site in swapped] + [mine[site] for site in swapped]:
         if share.kernel_us and share.isolated_us and abs(share.kernel_us / share.isolated_us - 1) >= KERNEL_NOISE:
-            out.append(f"{share.impl} at {share.site} took {us(share.kernel_us)} µs of kernel time inside the block against "
-                       f"{us(share.isolated_us)} µs alone at the same shapes")
+            out.append(f"{share.impl} at {share.site} took {us(share.kernel_us)} µs of kernel time inside the block "
+                       f"against {us(share.isolated_us)} µs alone at the same shapes")
     if r.kernel_us and eager.kernel_us and r.measured_speedup:
         kernel_ratio = eager.kernel_us / r.kernel_us
         if abs(kernel_ratio / r.measured_speedup - 1) > max(reading.noise or 0, KERNEL_NOISE):
