@@ -173,8 +173,8 @@ def require_tensor(name: str, value) -> torch.Tensor:
 
 def require_dtype(name: str, tensor: torch.Tensor, *dtypes: torch.dtype) -> None:
     if tensor.dtype not in dtypes:
-        wanted = " or ".join(_dtype_name(d) for d in dtypes)
-        raise InputError(f"{name} must have dtype {wanted}, got {_dtype_name(tensor.dtype)}")
+        wanted = " or ".join(dtype_name(d) for d in dtypes)
+        raise InputError(f"{name} must have dtype {wanted}, got {dtype_name(tensor.dtype)}")
 
 
 def require_float32(**tensors) -> None:
@@ -193,10 +193,11 @@ def require_one_float_dtype(dtypes: Sequence[torch.dtype], **tensors) -> None:
         require_tensor(name, t)
         if t.dtype != leading.dtype:
             raise InputError(
-                f"{name} must have {first}'s dtype {_dtype_name(leading.dtype)}, got {_dtype_name(t.dtype)}")
+                f"{name} must have {first}'s dtype {dtype_name(leading.dtype)}, got {dtype_name(t.dtype)}")
 
 
-def _dtype_name(dtype: torch.dtype) -> str:
+def dtype_name(dtype: torch.dtype) -> str:
+    """A dtype as messages name it: float32, bfloat16."""
     return str(dtype).removeprefix("torch.")
 
 

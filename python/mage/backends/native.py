@@ -31,6 +31,7 @@ import torch
 from mage.errors import InputError
 from mage.identity import DEFAULT_STRATEGY
 from mage.registry import CaseRule, implementation
+from mage.spec import dtype_name
 
 OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
 # An op's bf16/fp16 kernels: a source of their own (it includes native.cu for its templates), so that
@@ -134,11 +135,6 @@ def vector_rows(cols: int, *tensors: torch.Tensor) -> bool:
     16-byte aligned data."""
     return cols % (16 // tensors[0].element_size()) == 0 and aligned(*tensors)
 
-
-def float4_rows(cols: int, *tensors: torch.Tensor) -> bool:
-    """Whether rows ``cols`` floats wide can be moved as float4 in every one of ``tensors``: whole
-    float4s a row and 16-byte aligned data (so every row starts aligned too)."""
-    return cols % 4 == 0 and aligned(*tensors)
 
 
 # ---------------------------------------------------------------- host paths
@@ -367,15 +363,11 @@ def require_device_layout(host: Host, *, dtype: torch.dtype = torch.float32, **t
         if t.device.type != host.device_type:
             raise InputError(f"native kernels run on {host.device_type} tensors: {name} is on {t.device}")
         if t.is_floating_point() and t.dtype != dtype:
-            raise InputError(f"native kernels take {_dtype_name(dtype)} tensors: {name} is {_dtype_name(t.dtype)}")
+            raise InputError(f"native kernels take {dtype_name(dtype)} tensors: {name} is {dtype_name(t.dtype)}")
         if not t.is_contiguous():
             raise InputError(
                 f"{name} must be contiguous for native kernels, got shape {tuple(t.shape)} with strides {t.stride()}"
             )
-
-
-def _dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
 
 
 def cdiv(a: int, b: int) -> int:

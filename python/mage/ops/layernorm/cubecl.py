@@ -14,7 +14,7 @@ the scalar ones. Its times against native's are in results/README.md.
 """
 
 from mage.backends.cubecl import GENERATED, output_like, pack_info
-from mage.backends.native import RUST_HOST, Kernel, float4_rows, register
+from mage.backends.native import RUST_HOST, Kernel, register, vector_rows
 from mage.ops.layernorm.native import require_inputs
 from mage.ops.layernorm.spec import EPS
 
@@ -42,7 +42,7 @@ def layernorm(host, x, weight, bias):
     if out.numel() == 0:
         return out
     rows, cols = x.shape
-    width = VECTOR if float4_rows(cols, x, weight, bias, out) else 1
+    width = VECTOR if vector_rows(cols, x, weight, bias, out) else 1
     block = cube_size(cols // width)
     kernel = KERNELS[(block, width)]
     info = pack_info(kernel, uint32=(rows, cols), float=(EPS,))
