@@ -182,6 +182,12 @@ pub fn function(module: Module, name: &str) -> Result<Function> {
     Ok(Function(function))
 }
 
+/// A kernel gets 48 KB of dynamic shared memory unless it opts in to more, per function.
+const DEFAULT_DYNAMIC_SHARED_BYTES: u32 = 48 * 1024;
+/// The opt-in ceiling on sm_90 (232,448 bytes); the driver refuses more at launch anyway, but
+/// this names the problem before it gets there.
+const MAX_DYNAMIC_SHARED_BYTES: u32 = 227 * 1024;
+
 /// Launch geometry, checked before it reaches the driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -206,6 +212,12 @@ impl Geometry {
         if u64::from(bx) * u64::from(by) * u64::from(bz) > 1024 {
             return Err(Error::Invalid(format!("block {:?} has more than 1024 threads", self.block)));
         }
+        if self.shared_bytes > MAX_DYNAMIC_SHARED_BYTES {
+            return Err(Error::Invalid(format!(
+                "{} bytes of dynamic shared memory: a block may have at most {MAX_DYNAMIC_SHARED_BYTES} (227 KB on sm_90)",
+                self.shared_bytes
+            )));
+        }
         Ok(())
     }
 }
@@ -226,6 +238,18 @@ pub unsafe fn launch(
     geometry.validate()?;
     let mut pointers = args.pointers();
     with_context(context, || {
+        if geometry.shared_bytes > DEFAULT_DYNAMIC_SHARED_BYTES {
+            // SAFETY: `function` is a live kernel of a module loaded in `context` (current
+            // here); the attribute takes a byte count the geometry check bounded above.
+            let code = unsafe {
+                sys::cuFuncSetAttribute(
+                    function.0,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    geometry.shared_bytes as c_int,
+                )
+            };
+            check("cuFuncSetAttribute", code)?;
+        }
         let (gx, gy, gz) = geometry.grid;
         let (bx, by, bz) = geometry.block;
         // SAFETY: `function` comes from a module loaded in `context` (current here) and is
@@ -264,5 +288,7 @@ mod tests {
         assert!(Geometry { block: (1025, 1, 1), ..ok }.validate().is_err());
         assert!(Geometry { block: (32, 32, 2), ..ok }.validate().is_err());
         assert!(Geometry { grid: (1, 65536, 1), ..ok }.validate().is_err());
+        assert!(Geometry { shared_bytes: 200 * 1024, ..ok }.validate().is_ok());
+        assert!(Geometry { shared_bytes: 228 * 1024, ..ok }.validate().is_err());
     }
 }

@@ -38,6 +38,8 @@ OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
 # compiling them at their first launch costs nothing to the float32 kernels' users.
 SIXTEEN_BIT_SOURCE = "native16.cu"
 SIXTEEN_BIT_TAGS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the dtype in its kernels' names
+# A kernel launched with more dynamic shared memory than this must opt in first (both hosts do).
+DEFAULT_DYNAMIC_SHARED_BYTES = 48 * 1024
 ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
 
 
@@ -299,13 +301,17 @@ class CudaPythonHost(Host):
         values = [_CTYPES[k](v) for k, v in zip(kernel.signature, kernel.values(args))]
         pointers = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
         stream = driver.CUstream(self._stream(index))
-        self._in_context(
-            context,
-            lambda: self._check(
+
+        def enqueue():
+            if shared > DEFAULT_DYNAMIC_SHARED_BYTES:  # the same opt-in the Rust launcher makes
+                attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                self._check(driver.cuFuncSetAttribute(function, attribute, shared), f"cuFuncSetAttribute({kernel.name})")
+            self._check(
                 driver.cuLaunchKernel(function, *grid, *block, shared, stream, ctypes.addressof(pointers), 0),
                 f"cuLaunchKernel({kernel.name})",
-            ),
-        )
+            )
+
+        self._in_context(context, enqueue)
 
 
 RUST_HOST = RustHost()
