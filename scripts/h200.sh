@@ -24,10 +24,27 @@ if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
     python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
 fi
 mage env --ceilings > "$out/env.json"
+# Bounded steps for fragments: `step_budget S` at a fragment's start gives it S seconds in all; then
+# `step_run NAME CAP COMMAND…` runs COMMAND for at most CAP seconds or what is left of S (SIGTERM, SIGKILL
+# 2 s later), logs to $out/<fragment>/NAME.log, and records its exit code in steps.log; it never fails.
+step_budget() { fragment_budget=$1; }
+step_cap() {
+    local left=$((fragment_budget - 4 - SECONDS))
+    if [ "$left" -lt 1 ]; then left=1; fi
+    if [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
+}
+step_run() {
+    local name=$1 cap=$2 dir=$out/$fragment
+    shift 2
+    echo "== $(date -u +%T) +${SECONDS}s: $name" | tee -a "$dir/steps.log"
+    timeout -k 2 "$(step_cap "$cap")" "$@" > "$dir/$name.log" 2>&1 || echo "$name: exit $?" | tee -a "$dir/steps.log"
+    python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db" || true
+}
 for fragment in ${MAGE_FRAGMENTS:-}; do
     mkdir -p "$out/$fragment"
     echo "== $fragment $(date -u +%T)"
     SECONDS=0
+    fragment_budget=600
     source "scripts/gpu/$fragment.sh" || echo "fragment $fragment exited $?"
     echo "== $fragment took ${SECONDS} s"
 done
