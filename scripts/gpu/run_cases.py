@@ -24,10 +24,11 @@ request = Request(suites=job["suites"], ops=job["ops"], impls=job["impls"], path
                   device="cuda", method=fresh_method(Method(budget_s=job["budget"], min_samples=job["min_samples"])))
 planned_cases = plan(request)
 if "cases" in job:
-    by_name = {p.case.name: p for p in planned_cases}
-    if missing := [name for name in job["cases"] if name not in by_name]:
+    # A name may belong to several ops' cases (the reduction study's shapes): each op's case runs.
+    named = {p.case.name for p in planned_cases}
+    if missing := [name for name in job["cases"] if name not in named]:
         sys.exit(f"cases not in the suites {job['suites']}: {', '.join(missing)}")
-    work = [by_name[name] for name in job["cases"]]
+    work = [p for name in job["cases"] for p in planned_cases if p.case.name == name]
 else:
     work = [p for p in planned_cases if p.case.params.get("cols", 0) >= job.get("min_cols", 0)]
     work.sort(key=lambda planned: -planned.case.params.get("cols", 0))  # the widest (the targets) first
