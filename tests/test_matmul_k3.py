@@ -240,3 +240,40 @@ def test_ptxas_keeps_the_wgmmas_pipelined_without_spilling(hopper, tmp_path, nam
     assert done.returncode == 0, done.stderr
     assert "C7515" not in done.stderr and "C7514" not in done.stderr, done.stderr  # wgmmas serialized
     assert "0 bytes spill stores" in done.stderr, done.stderr
+
+
+def _fragment() -> str:
+    return open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "gpu",
+                             "gemm2.sh")).read()
+
+
+def _fragment_jobs() -> list[dict]:
+    import json
+    import re
+
+    return [json.loads(job) for job in re.findall(r"run_cases\.py \"\$db\" '(\{.*?\})'", _fragment(), re.S)]
+
+
+@pytest.mark.parametrize("job", _fragment_jobs(), ids=lambda job: "+".join(job["cases"]))
+def test_the_gpu_fragment_runs_cases_implementations_and_predictions_that_exist(job):
+    """scripts/gpu/gemm2.sh gets one call on the H200: a name it cannot resolve there would cost its step."""
+    from mage import experiments
+    from mage.plan import Request
+
+    spec = registry.get_op("matmul")
+    assert set(job["cases"]) <= {case.name for case in spec.cases() if case.suite in job["suites"]}
+    assert set(job["impls"]) <= {impl.name for impl in registry.implementations("matmul")}
+    request = Request(suites=job["suites"], ops=job["ops"], impls=job["impls"], paths=["single"], caches=job["caches"],
+                      device="cuda")
+    experiments.validate(experiments.parse_all(job["predict"], registry.ops()), request)
+
+
+def test_the_gpu_fragment_warms_and_profiles_registered_implementations():
+    import re
+
+    names = {impl.name for impl in registry.implementations("matmul")}
+    warmed = re.search(r"g2_new=\(([^)]*)\)", _fragment()).group(1).split()
+    profiled = re.findall(r'"matmul,([^,]+),([^"]+)"', _fragment())
+    assert set(warmed) == set(STRATEGIES) | {"triton.swap/default/tf32"}
+    assert profiled and all(name in names and case == "8192x8192x8192" for name, case in profiled)
+    assert len(_fragment_jobs()) == 3  # every run_cases job was read (the test above sees each)
