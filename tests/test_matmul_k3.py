@@ -142,8 +142,7 @@ def test_k3_configs_fit_in_shared_memory_and_keep_both_accumulators_in_registers
     assert k3.CHUNK % k3.SPLIT_BLOCK == 0  # a split block never straddles two chunks
 
 
-@pytest.mark.parametrize("params", [{"m": 100, "k": 52, "n": 76}, {"m": 1, "k": 68, "n": 4}, {"m": 130, "k": 4, "n": 72}],
-                         ids=lambda p: f"{p['m']}x{p['k']}x{p['n']}")
+@pytest.mark.parametrize("params", RAGGED, ids=lambda p: f"{p['m']}x{p['k']}x{p['n']}")
 def test_swap_reads_a_strided_a_and_b_as_it_is_in_one_launch(monkeypatch, params):
     """tf32 needs CUDA as a registered implementation; its launcher runs here with float32 dots, b rounded to TF32
     in registers (the rounding that makes it the wgmma's register operand), a as it is."""
@@ -229,13 +228,14 @@ def test_swap_feeds_b_to_the_wgmma_from_registers_and_a_from_shared_memory(hoppe
     assert "3" in _waits(ptx)  # several wgmmas in flight, not a full wait after each
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")),
-                    reason="Triton's bundled ptxas is missing")
+PTXAS = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+
+
+@pytest.mark.skipif(not os.path.exists(PTXAS), reason="Triton's bundled ptxas is missing")
 @pytest.mark.parametrize("name", ["k3", "k3map", "swap"])
 def test_ptxas_keeps_the_wgmmas_pipelined_without_spilling(hopper, tmp_path, name):
-    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
     (tmp_path / "kernel.ptx").write_text(hopper[name][1])
-    done = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(tmp_path / "kernel.ptx"), "-o", str(tmp_path / "kernel.cubin")],
+    done = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(tmp_path / "kernel.ptx"), "-o", str(tmp_path / "kernel.cubin")],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "C7515" not in done.stderr and "C7514" not in done.stderr, done.stderr  # wgmmas serialized

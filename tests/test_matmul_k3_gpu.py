@@ -42,8 +42,8 @@ def _call(name, a, b):
 @pytest.mark.parametrize("name", NEW)
 def test_the_new_matmuls_pass_their_contracts(name, params):
     impl = _impl(name)
-    result = check(impl, registry.baseline_of(impl), registry.get_op("matmul"), Case("matmul", "gpu", "seed", params, 5),
-                   "cuda", seed=2024)
+    case = Case("matmul", "gpu", "seed", params, 5)
+    result = check(impl, registry.baseline_of(impl), registry.get_op("matmul"), case, "cuda", seed=2024)
     print(f"{name} {params}: error {result.rel_error}, eager {result.eager_error}, {result.reason or 'pass'}")
     assert result.passed, result.reason
 
@@ -59,8 +59,8 @@ def _kernels(fn) -> list[str]:
     return [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
 
 
-@pytest.mark.parametrize("name, expected", [(TF32X3[0], ["split_k3", "matmul_k3"]), (TF32X3[1], ["split_k3", "matmul_k3"]),
-                                            (NEW[2], ["matmul_swap"])])
+@pytest.mark.parametrize("name, expected", [(TF32X3[0], ["split_k3", "matmul_k3"]),
+                                            (TF32X3[1], ["split_k3", "matmul_k3"]), (NEW[2], ["matmul_swap"])])
 def test_the_launches_are_the_split_and_the_product_or_the_product_alone(name, expected):
     a, b = torch.randn(2048, 2048, device="cuda"), torch.randn(2048, 2048, device="cuda")
     kernels = _kernels(lambda: _call(name, a, b))

@@ -102,5 +102,5 @@ def scatter(pts: list[Point], width: int = SCATTER_WIDTH, height: int = SCATTER_
 
 def scatters(rows: list[StoredRow]) -> list[Text]:
     """One scatter per op and case measured at two precisions or more, titled, in the table's order."""
-    return [Text("\n".join([f"{op} {case}: relative error (log) against time (log), marks as in the table", *scatter(pts)]))
-            for (op, case), pts in points(rows).items()]
+    title = "{} {}: relative error (log) against time (log), marks as in the table"
+    return [Text("\n".join([title.format(op, case), *scatter(pts)])) for (op, case), pts in points(rows).items()]

@@ -13,21 +13,23 @@ so Σ over K' is exactly big·big + big·small + small·big (small·small, ≤ 2
 every tf32x3 here). ``triton.k3`` stores the three segments (A' = [big | small | big], B'ᵀ = [small | big | big]
 a chunk: 3·Kp columns each); ``triton.k3map`` stores two ([big | small] a chunk: 2·Kp columns) and maps each K'
 step's TMA coordinate to the segment it reads, so the big parts are read twice without being written twice
-(a third less split traffic: 1.5 GB against 2 GB at 8192³).
+(a quarter less split traffic at 8192³: 1.6 GB written and read against 2.1 GB).
 
 Why chunks, and small terms first in each (not three K-long blocks, not one K' loop into one accumulator): the
 tensor cores add each k=8 group into their fp32 accumulator truncating, so every group costs up to an ulp of
-the running sum, biased toward zero. A model of that accumulator (exact products, truncation after each group)
-reproduces the stored errors of the 3-launch tf32x3 (3.3e-7 at K 8192, 5.7e-7 at K 32768; measured 3.2e-7 and
-5.9e-7), and puts one K' loop into one accumulator at 2.6e-5 (K 8192) and 1.0e-4 (K 32768) concatenated with
-the small terms first, 3× worse interleaved: above the ieee ceiling (1e-5) and 16-60× cuBLAS ieee's error. So
+the running sum, biased toward zero. A model of that accumulator (scripts/tf32_accumulation_model.py: exact
+products, truncation after each group) reproduces the stored errors of the 3-launch tf32x3 (3.3e-7 at K 8192,
+5.8e-7 at K 32768; measured 3.2e-7 and 5.9e-7), and puts one K' loop into one accumulator at 2.5e-5 (K 8192) and
+9.9e-5 (K 32768) with the segments concatenated, small terms first, and 3× worse interleaved every 32 columns:
+above the ieee ceiling (1e-5) and 30-60× cuBLAS ieee's error (8.2e-7 and 1.6e-6 measured). So
 the product restarts its wgmma accumulator every chunk (3·CHUNK of K') and adds it to a second, register
 accumulator with one round-to-nearest fp32 add; inside a chunk the two small segments come first, truncated at
 their own (2¹¹ times smaller) magnitude, and only big·big's CHUNK/8 groups at the chunk sum's. The model gives
-4.4e-7 (K 8192) and 5.0e-7 (K 32768) at CHUNK 128, against cuBLAS ieee's 8.2e-7 and 1.6e-6; CHUNK 256 reaches
-8.0e-7 at K 8192, too near cuBLAS's. The chunk's drain (one wait on the last wgmma, a 64-register add) costs
-about 5 % at 128 × 128 tiles with K steps of 32 (12 steps a chunk); the flattened loop keeps the next chunk's TMA
-loads in flight across it.
+4.4e-7 (K 8192) and 5.0e-7 (K 32768) at CHUNK 128; CHUNK 256 reaches 8.0e-7 at K 8192, too near cuBLAS's.
+The chunk's drain (one wait on the last wgmma, a 64-register add) should cost about 5 % at 128 × 128 tiles with
+K steps of 32 (12 steps a chunk; an estimate, for ncu to check); the flattened loop keeps the next chunk's TMA
+loads in flight across it (tests/test_matmul_k3.py checks the sm_90 code: one async wgmma a K step, the full
+wait only at a chunk's end).
 
 The product (``_matmul_k3_kernel``) is ``triton.persistent``'s TMA GEMM otherwise: one program per SM (or two,
 for the 4-warp tiles that leave room in shared memory) walking GROUP_M-grouped tiles, TMA loads over num_stages
@@ -65,7 +67,8 @@ def _split_k3_block(x_ptr, out_ptr, rows, K, stride_row, stride_k, block_row, bl
                 mask=(offs_r[:, None] < rows) & (offs_k[None, :] < K), other=0.0)
     big, small = tile_path.split_tf32_parts(x)
     width = SEGMENTS * tl.cdiv(K, CHUNK) * CHUNK
-    first = out_ptr + offs_r[:, None].to(tl.int64) * width + (offs_k // CHUNK * (SEGMENTS * CHUNK) + offs_k % CHUNK)[None, :]
+    columns = offs_k // CHUNK * (SEGMENTS * CHUNK) + offs_k % CHUNK  # in segment 0 of each column's chunk
+    first = out_ptr + offs_r[:, None].to(tl.int64) * width + columns[None, :]
     for s in tl.static_range(SEGMENTS):
         if (SMALL >> s) & 1:
             tl.store(first + s * CHUNK, small, mask=offs_r[:, None] < rows)

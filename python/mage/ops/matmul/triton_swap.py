@@ -9,7 +9,8 @@ bᵀ's BLOCK_N × BLOCK_K), and its B operand is a's tile (BLOCK_M × BLOCK_K, K
 aᵀ's B operand, read by the wgmma from shared memory as it is). The accumulator is cᵀ's tile, transposed in
 the epilogue (a layout conversion through shared memory on the way to the TMA store).
 
-What Triton 3.6 makes of it, compiled for sm_90 (tests/test_matmul_k3.py checks the first two):
+What Triton 3.6 makes of it, compiled for sm_90 (tests/test_matmul_k3.py checks the kernel as registered: the
+register operand, several wgmmas in flight, no C7515):
 
 - The lhs a transposed tile straight from its TMA buffer: Triton copies it through registers into a second,
   transposed shared buffer and waits for every wgmma (``wait_group 0``), the detour of b read as it is.
