@@ -2,8 +2,9 @@
 # K' = 3K, two launches) against cuBLAS ieee (target 2.2x its speed at 8192^3, ahead at 4096^3 and 2048^3, error at
 # most its own at K 8192 and 32768), and triton.swap (tf32 as c^T = b^T a^T in one launch) against cuBLAS tf32
 # (target 0.95x). Sourced by scripts/h200.sh after its setup (repo root as cwd, PYTHONPATH set, $out, $db, mage(),
-# step_budget/step_run); not executable by itself. Writes only under $out/gemm2/. Budget 150 s, every step bounded
-# by step_run (logs $out/gemm2/NAME.log, exit codes in steps.log); none stops the others.
+# step_budget/step_run); not executable by itself. Writes only under $out/gemm2/. Budget 150 s: warm 40, GPU
+# tests 30, 8192^3 30, the sweep 25, ncu 30 and the session-26 kernels with the rest, each step also bounded by
+# what is left (step_run: logs $out/gemm2/NAME.log, exit codes in steps.log); none stops the others.
 #
 # Step times, from the stored runs (results/h200/mage.db, runs 44-45) and session 26's logs: a Triton config
 # compiles and benchmarks in about 0.7 s there (6 configs, 4 s), so the warm step's 3 new kernels x 5 configs,
@@ -17,7 +18,7 @@ g2_new=(triton.k3/default/tf32x3 triton.k3map/default/tf32x3 triton.swap/default
 
 # 1. Compile and autotune the new kernels at every shape measured below, before any time-limited test or run (the
 #    first compile on a fresh machine takes 15-25 s); print the configs chosen, each with its launch.
-step_run warm 45 "${g2_env[@]}" python3 - "${g2_new[@]}" <<'PY'
+step_run warm 40 "${g2_env[@]}" python3 - "${g2_new[@]}" <<'PY'
 import sys, time
 
 import torch
@@ -44,7 +45,7 @@ PY
 # 2. GPU tests (full log, -s prints every error, launch list and config): contracts of the new implementations on
 #    the TMA path, ragged tiles and the fallback; launches (k3: split + product, swap: one); the tf32x3 error at
 #    K 8192 and 32768, normal and heavy-tailed, against cuBLAS ieee's.
-step_run gpu-tests 25 "${g2_env[@]}" python3 -m pytest -q -rA -s -p no:cacheprovider -m gpu tests/test_matmul_k3_gpu.py
+step_run gpu-tests 30 "${g2_env[@]}" python3 -m pytest -q -rA -s -p no:cacheprovider -m gpu tests/test_matmul_k3_gpu.py
 
 # 3. 8192^3 into $db, warm L2 (compute-bound at this size): the new implementations against cuBLAS ieee and tf32.
 #    2.2x cuBLAS ieee's speed (21,440 us in run 45) is at most 0.4545 of its time; 0.95x cuBLAS tf32 is at most
@@ -66,7 +67,7 @@ step_run large 30 "${g2_env[@]}" python3 scripts/gpu/run_cases.py "$db" '{
 
 # 4. 4096^3 and 2048^3 (tf32x3 ahead of cuBLAS ieee there too), and the deep-K cases' errors (each the worse of the
 #    normal and heavy-tailed contract draws) against cuBLAS ieee's.
-step_run sweep 30 "${g2_env[@]}" python3 scripts/gpu/run_cases.py "$db" '{
+step_run sweep 25 "${g2_env[@]}" python3 scripts/gpu/run_cases.py "$db" '{
   "what": "issue 18: triton.k3, k3map and swap at 4096^3, 2048^3 and deep K (1024 x 32768 x 1024, 1024 x 8192 x 1024) against cuBLAS",
   "suites": ["sweep"], "ops": ["matmul"], "caches": ["warm"],
   "cases": ["4096x4096x4096", "2048x2048x2048", "1024x32768x1024", "1024x8192x1024"],
@@ -88,7 +89,7 @@ step_run sweep 30 "${g2_env[@]}" python3 scripts/gpu/run_cases.py "$db" '{
 #    cuBLAS tf32 beside it: tensor-pipe and SM utilisation, registers, warps active, DRAM throughput, shared memory
 #    per block, and shared-memory load bank conflicts (swap loads b's tile into registers for the wgmma).
 g2_metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__shared_mem_per_block_dynamic,launch__grid_size,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,gpu__time_duration.sum
-step_run ncu 25 "${g2_env[@]}" ncu --clock-control none --profile-from-start off --csv --metrics "$g2_metrics" \
+step_run ncu 30 "${g2_env[@]}" ncu --clock-control none --profile-from-start off --csv --metrics "$g2_metrics" \
     --log-file "$out/gemm2/ncu.csv" python3 scripts/gpu/ncu_calls.py "matmul,triton.k3/default/tf32x3,8192x8192x8192" \
     "matmul,triton.k3map/default/tf32x3,8192x8192x8192" "matmul,triton.swap/default/tf32,8192x8192x8192" \
     "matmul,eager/default/tf32,8192x8192x8192"
