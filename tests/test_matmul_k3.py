@@ -157,32 +157,18 @@ def test_swap_reads_a_strided_a_and_b_as_it_is_in_one_launch(monkeypatch, params
 
 
 _SM90_COMPILE = r'''
-import subprocess, sys, triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from triton.runtime.jit import JITFunction
+import sys
 from mage.ops.matmul import triton_k3, triton_swap
-
-def compile_first(kernel, signature, constexprs):
-    config = kernel.configs[0]
-    fn = kernel
-    while not isinstance(fn, JITFunction):
-        fn = fn.fn
-    constexprs = {**constexprs, **config.kwargs}
-    names = list(signature)
-    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n, t in signature.items() if t[0] in "*i"}
-    src = ASTSource(fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32),
-                          options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+from sm90_compile import compile_signature
 
 f32 = "*fp32"
 k3_signature = {"a3_ptr": f32, "bt3_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K_PADDED": "i32"}
 swap_signature = {"a_ptr": f32, "b_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32",
                   "stride_bk": "i32"}
 kernels = {
-    "k3": compile_first(triton_k3._matmul_k3_kernel, k3_signature, {"MAPPED": False, "CHUNK": triton_k3.CHUNK}),
-    "k3map": compile_first(triton_k3._matmul_k3_kernel, k3_signature, {"MAPPED": True, "CHUNK": triton_k3.CHUNK}),
-    "swap": compile_first(triton_swap._matmul_swap_kernel, swap_signature, {"NUM_SMS": 132}),
+    "k3": compile_signature(triton_k3._matmul_k3_kernel, k3_signature, {"MAPPED": False, "CHUNK": triton_k3.CHUNK}),
+    "k3map": compile_signature(triton_k3._matmul_k3_kernel, k3_signature, {"MAPPED": True, "CHUNK": triton_k3.CHUNK}),
+    "swap": compile_signature(triton_swap._matmul_swap_kernel, swap_signature, {"NUM_SMS": 132}),
 }
 for name, kernel in kernels.items():
     with open(f"{sys.argv[1]}/{name}.ttgir", "w") as f:
@@ -197,7 +183,8 @@ def hopper(tmp_path_factory):
     """The k3, k3map and swap products (first config) compiled for sm_90: {name: (ttgir, ptx)}."""
     folder = tmp_path_factory.mktemp("sm90")
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(registry.__file__))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(registry.__file__)),
+                                         os.path.dirname(os.path.abspath(__file__))])  # mage, and sm90_compile
     done = subprocess.run([sys.executable, "-c", _SM90_COMPILE, str(folder)], env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

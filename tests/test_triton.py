@@ -426,25 +426,13 @@ def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
 # matmul's persistent path, which CPU tensors never reach, are compiled here from their signatures.
 _SM90_TMA_COMPILE = r'''
 import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from triton.runtime.jit import JITFunction
 from mage.ops.matmul import triton as matmul
+from sm90_compile import compile_signature, products
 
 def compile_first(kernel, signature, constexprs, config=None):
-    config = config or kernel.configs[0]
-    fn = kernel
-    while not isinstance(fn, JITFunction):
-        fn = fn.fn
-    constexprs = {**constexprs, **config.kwargs}
-    names = list(signature)
-    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n, t in signature.items() if t[0] in "*i"}
-    src = ASTSource(fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
-    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
-    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
-    products = "wgmma" if "warp_group_dot" in compiled.asm["ttgir"] else "mma.sync" if " tt.dot " in compiled.asm["ttgir"] else "none"
-    print("compiled", "tma/" + "/".join(str(constexprs.get(k)) for k in ("PRECISION", "SPLIT_IN_LOAD")), fn.__name__,
-          "products:", products, flush=True)
+    compiled = compile_signature(kernel, signature, constexprs, config)
+    print("compiled", "tma/" + "/".join(str(constexprs.get(k)) for k in ("PRECISION", "SPLIT_IN_LOAD")), compiled.name,
+          "products:", products(compiled), flush=True)
 
 f32 = "*fp32"
 # (precision, split in the load, b read transposed, element type): every way _matmul launches it.
