@@ -4,13 +4,17 @@ without TRITON_INTERPRET: the interpreter accepts code that Triton's compiler re
 Each implementation is called on its spec's test cases with CPU tensors; the launches it makes are
 compiled for an sm_90 target and never run (the driver below answers for a device that is not there;
 autotuners take their first surviving config). Prints one line per compiled kernel:
-``compiled IMPL KERNEL products: wgmma|mma.sync|none``.
+``compiled IMPL KERNEL products: wgmma|mma.sync|none``. Imported, ``compile_signature`` compiles one kernel
+from its argument types, for the kernels CPU tensors never reach.
 """
 
+import triton
 from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
 from triton.compiler.compiler import CompiledKernel
 from triton.runtime import driver
 from triton.runtime.autotuner import Autotuner
+from triton.runtime.jit import JITFunction
 
 from mage import registry
 from mage.spec import Case
@@ -32,6 +36,21 @@ class Hopper:
 def products(kernel: CompiledKernel) -> str:
     ttgir = kernel.asm["ttgir"]
     return "wgmma" if "warp_group_dot" in ttgir else "mma.sync" if " tt.dot " in ttgir else "none"
+
+
+def compile_signature(kernel, signature: dict, constexprs: dict, config=None) -> CompiledKernel:
+    """``kernel`` (a JITFunction, or the autotuner around one) compiled for sm_90 from its argument types, with
+    ``config`` (else its first autotune config): for kernels that CPU tensors never reach (TMA paths)."""
+    config = config or kernel.configs[0]
+    fn = kernel
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    constexprs = {**constexprs, **config.kwargs}
+    names = list(signature)
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n, t in signature.items() if t[0] in "*i"}
+    src = ASTSource(fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
 
 
 def compile_for_hopper() -> list[CompiledKernel]:

@@ -426,25 +426,13 @@ def test_gpu_config_lists_prune_to_sensible_configs(monkeypatch):
 # matmul's persistent path, which CPU tensors never reach, are compiled here from their signatures.
 _SM90_TMA_COMPILE = r'''
 import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from triton.runtime.jit import JITFunction
 from mage.ops.matmul import triton as matmul
+from sm90_compile import compile_signature, products
 
 def compile_first(kernel, signature, constexprs, config=None):
-    config = config or kernel.configs[0]
-    fn = kernel
-    while not isinstance(fn, JITFunction):
-        fn = fn.fn
-    constexprs = {**constexprs, **config.kwargs}
-    names = list(signature)
-    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n, t in signature.items() if t[0] in "*i"}
-    src = ASTSource(fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
-    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
-    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
-    products = "wgmma" if "warp_group_dot" in compiled.asm["ttgir"] else "mma.sync" if " tt.dot " in compiled.asm["ttgir"] else "none"
-    print("compiled", "tma/" + "/".join(str(constexprs.get(k)) for k in ("PRECISION", "SPLIT_IN_LOAD")), fn.__name__,
-          "products:", products, flush=True)
+    compiled = compile_signature(kernel, signature, constexprs, config)
+    print("compiled", "tma/" + "/".join(str(constexprs.get(k)) for k in ("PRECISION", "SPLIT_IN_LOAD")), compiled.name,
+          "products:", products(compiled), flush=True)
 
 f32 = "*fp32"
 # (precision, split in the load, b read transposed, element type): every way _matmul launches it.
@@ -475,6 +463,18 @@ operands = {"a_ptr": f32, "b_ptr": f32, "a_big_ptr": f32, "a_small_ptr": f32, "b
             "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32"}
 compile_first(persistent._split_operands_kernel, operands, {"BLOCK": persistent.SPLIT_BLOCK},
               triton.Config({}, num_warps=4, num_stages=1))
+# triton.k3, triton.k3map and triton.swap: device-made descriptors too.
+from mage.ops.matmul import triton_k3 as k3, triton_swap as swap
+split_k3 = {"a_ptr": f32, "b_ptr": f32, "a3_ptr": f32, "bt3_ptr": f32, "M": "i32", "N": "i32", "K": "i32",
+            "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32"}
+for segments, (a_small, b_small) in k3.SMALL_SEGMENTS.items():
+    compile_first(k3._split_k3_kernel, split_k3, {"SEGMENTS": segments, "A_SMALL": a_small, "B_SMALL": b_small,
+                  "CHUNK": k3.CHUNK, "BLOCK": k3.SPLIT_BLOCK}, triton.Config({}, num_warps=4, num_stages=1))
+for mapped in (False, True):
+    compile_first(k3._matmul_k3_kernel, {"a3_ptr": f32, "bt3_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32",
+                                         "K_PADDED": "i32"}, {"MAPPED": mapped, "CHUNK": k3.CHUNK})
+compile_first(swap._matmul_swap_kernel, {"a_ptr": f32, "b_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K": "i32",
+                                         "stride_am": "i32", "stride_bk": "i32"}, {"NUM_SMS": 132})
 '''
 TESTS = os.path.dirname(os.path.abspath(__file__))
 needs_ptxas = pytest.mark.skipif(
@@ -536,6 +536,7 @@ def test_every_triton_kernel_compiles_for_hopper_without_a_gpu():
     assert {p for _, p in compiled["_triangle_slab_kernel"]} == {"mma.sync"}
     assert {p for _, p in compiled_tma["_matmul_persistent_kernel"]} == {"wgmma"}
     assert {p for _, p in compiled_tma["_matmul_tma_kernel"]} == {"wgmma"}
+    assert {p for _, p in compiled_tma["_matmul_k3_kernel"]} == {p for _, p in compiled_tma["_matmul_swap_kernel"]} == {"wgmma"}
 
 
 def test_the_autotuned_configuration_is_stored_with_each_result(tmp_path, layernorm):

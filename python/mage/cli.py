@@ -442,7 +442,7 @@ def _run_id(store, run_id: Optional[int]) -> int:
 def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."), wide: bool = WIDE_OPTION,
          db: Path = DB_OPTION):
     """Show a stored run: environment, ceilings and every result."""
-    from mage.report.accuracy import accuracy_table
+    from mage.report.accuracy import accuracy_table, scatters
     from mage.report.format import commit_label
     from mage.report.tables import ceilings_line
 
@@ -460,6 +460,8 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     _print_results(stored, rows, wide)
     if (trade := accuracy_table(rows)) is not None:
         console.print(trade)
+        for plane in scatters(rows):
+            console.print(plane)
     _print_experiment(store, run_id)
     _print_findings(stored, rows)
     _print_context(store, run_id)

@@ -3,7 +3,8 @@
     ncu --profile-from-start off ... python3 scripts/gpu/ncu_calls.py OP,IMPL,CASE [OP,IMPL,CASE ...]
 
 Each implementation is called twice on its case's own inputs before the range opens (compilation,
-autotuning and loading happen there), then once inside it: ncu sees one timed kind of call each.
+autotuning and loading happen there), then once inside it: ncu sees one timed kind of call each. Every call runs
+under its precision's mode, as in a run (eager tf32 is cuBLAS's TF32 product only so).
 """
 
 import sys
@@ -11,6 +12,7 @@ import sys
 import torch
 
 from mage import registry
+from mage.backends.precision import precision_mode
 
 work = []
 for op, name, case_name in (tuple(arg.split(",")) for arg in sys.argv[1:]):
@@ -18,13 +20,15 @@ for op, name, case_name in (tuple(arg.split(",")) for arg in sys.argv[1:]):
     impl = next(i for i in registry.implementations(op) if i.name == name)
     case = spec.case(case_name)
     inputs = spec.make_inputs(case, case.seed, "cuda")
-    for _ in range(2):
-        impl.fn(*inputs)
+    with precision_mode(impl.precision):
+        for _ in range(2):
+            impl.fn(*inputs)
     work.append((impl, inputs))
 torch.cuda.synchronize()
 torch.cuda.cudart().cudaProfilerStart()
 for impl, inputs in work:
-    impl.fn(*inputs)
+    with precision_mode(impl.precision):
+        impl.fn(*inputs)
     torch.cuda.synchronize()
 torch.cuda.cudart().cudaProfilerStop()
 print("profiled:", [impl.name for impl, _ in work])

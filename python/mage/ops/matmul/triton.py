@@ -121,17 +121,17 @@ _TILE_KERNELS = {p: _tile_kernel(p) for p in _TILE_SHAPES}
 
 
 @triton.jit
-def _round_tf32(x):
+def round_tf32(x):
     """x rounded to the nearest tf32 (10 mantissa bits; halves away from zero), kept as fp32."""
     bits = x.to(tl.int32, bitcast=True)
     return ((bits + 0x1000) & -8192).to(tl.float32, bitcast=True)
 
 
 @triton.jit
-def _split_tf32_parts(x):
+def split_tf32_parts(x):
     """(big, small): x's tf32 rounding and the tf32 rounding of what it left, big + small = x to ~2⁻²²."""
-    big = _round_tf32(x)
-    return big, _round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
+    big = round_tf32(x)
+    return big, round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
 
 
 @triton.jit
@@ -143,7 +143,7 @@ def split_tf32_block(x_ptr, big_ptr, small_ptr, R, C, stride_r, stride_c, block_
     offs_c = block_c * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (offs_r[:, None] < R) & (offs_c[None, :] < C)
     x = tl.load(x_ptr + offs_r[:, None].to(tl.int64) * stride_r + offs_c[None, :] * stride_c, mask=mask, other=0.0)
-    big, small = _split_tf32_parts(x)
+    big, small = split_tf32_parts(x)
     if TRANSPOSE:
         offsets = offs_c[None, :].to(tl.int64) * R + offs_r[:, None]
     else:
@@ -291,8 +291,8 @@ def _matmul_persistent_kernel(
                 b = b_desc.load([k * BLOCK_K, off_n])
             if PRECISION == "tf32x3":
                 if SPLIT_IN_LOAD:
-                    a, a_small = _split_tf32_parts(a)
-                    b, b_small = _split_tf32_parts(b)
+                    a, a_small = split_tf32_parts(a)
+                    b, b_small = split_tf32_parts(b)
                 else:
                     a_small = a_small_desc.load([off_m, k * BLOCK_K])
                     b_small = b_small_desc.load([off_n, k * BLOCK_K]).T

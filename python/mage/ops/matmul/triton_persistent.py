@@ -136,6 +136,26 @@ def _halves(x):
     return tl.split(tl.permute(tl.reshape(x, (rows, 2, cols // 2)), (0, 2, 1)))
 
 
+@triton.jit
+def store_tile(c_desc, acc, off_m, off_n, EPILOGUE_SLICES: tl.constexpr):
+    """acc (a BLOCK_M × BLOCK_N tile of c at (off_m, off_n)) stored by TMA in EPILOGUE_SLICES column slices."""
+    BLOCK_N: tl.constexpr = acc.shape[1]
+    if EPILOGUE_SLICES == 1:
+        c_desc.store([off_m, off_n], acc)
+    elif EPILOGUE_SLICES == 2:
+        left, right = _halves(acc)
+        c_desc.store([off_m, off_n], left)
+        c_desc.store([off_m, off_n + BLOCK_N // 2], right)
+    else:
+        left, right = _halves(acc)
+        first, second = _halves(left)
+        third, fourth = _halves(right)
+        c_desc.store([off_m, off_n], first)
+        c_desc.store([off_m, off_n + BLOCK_N // 4], second)
+        c_desc.store([off_m, off_n + BLOCK_N // 2], third)
+        c_desc.store([off_m, off_n + 3 * BLOCK_N // 4], fourth)
+
+
 def _tma_kernel(precision: str):
     @triton.autotune(configs=_tma_configs(precision), key=["M", "N", "K"])
     @triton.jit
@@ -184,20 +204,7 @@ def _tma_kernel(precision: str):
                     acc += tl.dot(a, b, step, input_precision="tf32")
                 else:
                     acc = tl.dot(a, b, acc, input_precision="tf32")
-            if EPILOGUE_SLICES == 1:
-                c_desc.store([off_m, off_n], acc)
-            elif EPILOGUE_SLICES == 2:
-                left, right = _halves(acc)
-                c_desc.store([off_m, off_n], left)
-                c_desc.store([off_m, off_n + BLOCK_N // 2], right)
-            else:
-                left, right = _halves(acc)
-                first, second = _halves(left)
-                third, fourth = _halves(right)
-                c_desc.store([off_m, off_n], first)
-                c_desc.store([off_m, off_n + BLOCK_N // 4], second)
-                c_desc.store([off_m, off_n + BLOCK_N // 2], third)
-                c_desc.store([off_m, off_n + 3 * BLOCK_N // 4], fourth)
+            store_tile(c_desc, acc, off_m, off_n, EPILOGUE_SLICES)
 
     return _matmul_tma_kernel
 
@@ -206,12 +213,12 @@ def _tma_kernel(precision: str):
 TMA_KERNELS = {p: _tma_kernel(p) for p in TMA_SHAPES}
 
 
-def _descriptor_workspace(device: torch.device):
+def descriptor_workspace(device: torch.device):
     """The allocator Triton calls at launch for the global memory that device-made descriptors live in."""
     return lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device)
 
 
-def _descriptors_reach(a: torch.Tensor, b: torch.Tensor) -> bool:
+def descriptors_reach(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Whether TMA can address a, bᵀ and c: 16-byte aligned rows (K and N multiples of 4) on Hopper."""
     M, K = a.shape
     N = b.shape[1]
@@ -220,7 +227,7 @@ def _descriptors_reach(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 def _matmul(a, b, precision: str):
     SPEC.validate(a, b)
-    if not _descriptors_reach(a, b):
+    if not descriptors_reach(a, b):
         # Empty, K = 0, unaligned rows, or no TMA: the tile kernel's path, which handles all of them.
         return tile_path.matmul(a, b, precision=precision)
     M, K = a.shape
@@ -233,7 +240,7 @@ def _matmul(a, b, precision: str):
     c = empty_output((M, N), like=a)
     sms = num_sms(a.device)
     grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-    triton.set_allocator(_descriptor_workspace(a.device))
+    triton.set_allocator(descriptor_workspace(a.device))
     TMA_KERNELS[precision][grid](a_big, bt_big, a_small, bt_small, c, M, N, K, a_big.stride(0), bt_big.stride(0),
                                  NUM_SMS=sms, TF32X3=precision == "tf32x3")
     return c

@@ -1,0 +1,104 @@
+"""``triton.swap``: the tf32 product in one launch, computed as cᵀ = bᵀ · aᵀ from row-major a and b.
+
+A tf32 wgmma reads an operand from shared memory only K-major, and b (K × N, N contiguous) is N-major: so
+``triton.persistent`` transposes b in a first launch (462 µs of its 3,599 at 8192³, results/README.md), and
+fed b as it is Triton copies every B tile through registers into a second, transposed shared buffer and waits
+for each wgmma. The wgmma's A operand may instead come from registers, in any layout. Swapping the product's
+roles puts b there: the wgmma's M is N, its A operand is b's tile (BLOCK_K × BLOCK_N, read as
+bᵀ's BLOCK_N × BLOCK_K), and its B operand is a's tile (BLOCK_M × BLOCK_K, K contiguous: K-major as
+aᵀ's B operand, read by the wgmma from shared memory as it is). The accumulator is cᵀ's tile, transposed in
+the epilogue (a layout conversion through shared memory on the way to the TMA store).
+
+What Triton 3.6 makes of it, compiled for sm_90 (tests/test_matmul_k3.py checks the kernel as registered: the
+register operand, several wgmmas in flight, no C7515):
+
+- The lhs a transposed tile straight from its TMA buffer: Triton copies it through registers into a second,
+  transposed shared buffer and waits for every wgmma (``wait_group 0``), the detour of b read as it is.
+- The lhs a register value (here b's tile rounded to TF32 in registers, which also rounds b to nearest where the
+  wgmma would truncate it): it becomes the wgmma's register operand (``dot_op`` layout, opIdx 0), the product
+  issued in k = 8 pieces with up to four wgmmas in flight (``wait_group 3``).
+- That, in a flattened tile loop (triton.persistent's ``flatten=True``), makes ptxas serialize every wgmma
+  (warning C7515: the loop's accumulator reset sits inside the wgmma pipeline). So the tile loop is not
+  flattened: the next tile's first loads wait for this tile's epilogue.
+
+Tiles: cᵀ's tile is BLOCK_N × BLOCK_M, so its rows (wgmma M) are b's columns. 256 × 128 and 128 × 256 on two
+consumer warpgroups as for triton.persistent's tf32, and 128 × 128 over more stages.
+"""
+
+import triton
+import triton.language as tl
+
+from mage.backends.triton import grouped_tile, num_sms, pick_configs, triton_tf32_available
+from mage.ops.matmul import triton as tile_path
+from mage.ops.matmul.spec import SPEC
+from mage.ops.matmul.triton_persistent import descriptor_workspace, descriptors_reach, store_tile
+from mage.outputs import empty_output
+from mage.registry import implementation
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, EPILOGUE_SLICES), as triton.persistent's tf32 list.
+SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (256, 128, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (256, 128, 32, 8, 3, 2),
+               (128, 128, 32, 8, 5, 2)]
+
+
+def _swap_configs():
+    def config(bm, bn, bk, warps, stages, slices):
+        return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "EPILOGUE_SLICES": slices},
+                             num_warps=warps, num_stages=stages)
+
+    return pick_configs([config(*shape) for shape in SWAP_SHAPES], [config(64, 64, 32, 4, 1, 2)])
+
+
+@triton.autotune(configs=_swap_configs(), key=["M", "N", "K"])
+@triton.jit
+def _matmul_swap_kernel(
+    a_ptr,  # M × K, row stride stride_am
+    b_ptr,  # K × N, row stride stride_bk
+    c_ptr,  # M × N contiguous
+    M,
+    N,
+    K,
+    stride_am,
+    stride_bk,
+    NUM_SMS: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EPILOGUE_SLICES: tl.constexpr,
+):
+    # Out-of-bounds boxes arrive zero-filled and out-of-bounds stores are dropped: no masks.
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N // EPILOGUE_SLICES])
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    for tile in range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS):  # not flattened: see the docstring
+        pid_m, pid_n = grouped_tile(tile, num_pid_m, num_pid_n, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)  # cᵀ's tile
+        for k in range(tl.cdiv(K, BLOCK_K)):
+            # BLOCK_N × BLOCK_K, N-major; rounded in registers, so the wgmma reads it from there
+            bt = tile_path.round_tf32(b_desc.load([k * BLOCK_K, off_n])).T
+            at = a_desc.load([off_m, k * BLOCK_K]).T  # BLOCK_K × BLOCK_M, K-major: read from shared memory
+            acc_t = tl.dot(bt, at, acc_t, input_precision="tf32")
+        store_tile(c_desc, acc_t.T, off_m, off_n, EPILOGUE_SLICES)
+
+
+def _matmul(a, b):
+    SPEC.validate(a, b)
+    if not descriptors_reach(a, b):
+        return tile_path.matmul(a, b, precision="tf32")
+    M, K = a.shape
+    N = b.shape[1]
+    c = empty_output((M, N), like=a)
+    sms = num_sms(a.device)
+    grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
+    triton.set_allocator(descriptor_workspace(a.device))
+    _matmul_swap_kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), NUM_SMS=sms)
+    return c
+
+
+@implementation("matmul", family="triton", strategy="swap", precisions=("tf32",), available=triton_tf32_available)
+def matmul_swap(a, b):
+    return _matmul(a, b)

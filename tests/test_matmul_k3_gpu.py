@@ -1,0 +1,91 @@
+"""triton.k3, triton.k3map (tf32x3 over K' = 3K) and triton.swap (tf32 as cᵀ = bᵀ·aᵀ) on a CUDA device (issue
+#18's targets): contracts on the TMA path (aligned, ragged tiles) and on the tile-kernel fallback, the launches
+(two for k3, one for swap), and at K 8192 and 32768, normal and heavy-tailed, the tf32x3 error against cuBLAS
+ieee's (at most it: the IEEE-class claim where rounding accumulates) and swap's against cuBLAS tf32's (printed).
+The autotune configs chosen are printed last. Skipped where no CUDA device is visible.
+
+Run on the GPU machine with ``pytest -m gpu -s tests/test_matmul_k3_gpu.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mage import registry
+from mage.backends.precision import precision_mode
+from mage.check import check
+from mage.spec import Case
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+registry.load()
+TF32X3 = ["triton.k3/default/tf32x3", "triton.k3map/default/tf32x3"]
+NEW = [*TF32X3, "triton.swap/default/tf32"]
+# The TMA path, ragged tiles on it (K 1036: a chunk part-padded), and unaligned rows (the tile kernel).
+SHAPES = [{"m": 1024, "k": 1024, "n": 1024}, {"m": 1000, "k": 1036, "n": 1028}, {"m": 333, "k": 517, "n": 129}]
+
+
+def _impl(name):
+    return next(i for i in registry.implementations("matmul") if i.name == name)
+
+
+def _call(name, a, b):
+    with precision_mode(_impl(name).precision):
+        return _impl(name).fn(a, b)
+
+
+@pytest.mark.parametrize("params", SHAPES, ids=lambda p: f"{p['m']}x{p['k']}x{p['n']}")
+@pytest.mark.parametrize("name", NEW)
+def test_the_new_matmuls_pass_their_contracts(name, params):
+    impl = _impl(name)
+    case = Case("matmul", "gpu", "seed", params, 5)
+    result = check(impl, registry.baseline_of(impl), registry.get_op("matmul"), case, "cuda", seed=2024)
+    print(f"{name} {params}: error {result.rel_error}, eager {result.eager_error}, {result.reason or 'pass'}")
+    assert result.passed, result.reason
+
+
+def _kernels(fn) -> list[str]:
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+@pytest.mark.parametrize("name, expected", [(TF32X3[0], ["split_k3", "matmul_k3"]),
+                                            (TF32X3[1], ["split_k3", "matmul_k3"]), (NEW[2], ["matmul_swap"])])
+def test_the_launches_are_the_split_and_the_product_or_the_product_alone(name, expected):
+    a, b = torch.randn(2048, 2048, device="cuda"), torch.randn(2048, 2048, device="cuda")
+    kernels = _kernels(lambda: _call(name, a, b))
+    print(f"{name} launches:", kernels)
+    assert len(kernels) == len(expected) and all(part in kernel for part, kernel in zip(expected, kernels))
+
+
+@pytest.mark.parametrize("k", [8192, 32768])
+@pytest.mark.parametrize("distribution", ["normal", "heavy"])
+def test_at_deep_k_k3_is_at_least_as_accurate_as_cublas_ieee(k, distribution):
+    spec = registry.get_op("matmul")
+    case = spec.case(f"1024x{k}x1024")
+    a, b = spec.make_inputs(case, 7, "cuda", distribution)
+    ref = a.double() @ b.double()
+    errors = {name: float((_call(name, a, b).double() - ref).norm() / ref.norm())
+              for name in ("eager/default/ieee", *TF32X3, "eager/default/tf32", "triton.swap/default/tf32")}
+    print(f"K {k} {distribution}:", {name: f"{e:.3g}" for name, e in errors.items()})
+    assert all(errors[name] <= errors["eager/default/ieee"] for name in TF32X3), errors
+
+
+def test_print_the_chosen_autotune_configs():
+    from mage.ops.matmul import triton_k3, triton_swap
+
+    kernels = {"k3": triton_k3._matmul_k3_kernel, "swap": triton_swap._matmul_swap_kernel}
+    for name, kernel in kernels.items():
+        for key, config in kernel.cache.items():
+            print(f"{name} {key}: {config}")
+    assert all(kernel.cache for kernel in kernels.values())
