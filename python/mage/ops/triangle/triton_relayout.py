@@ -1,11 +1,11 @@
 """Triangle multiplication as a relayout and a batched TMA GEMM (``triton.relayout``, ``triton.relayout3``):
 two or three launches, not one, at every precision (ieee, tf32, tf32x3, bf16, fp16).
 
-Measured on the H200 (results/README.md, sessions 25 and 26): eager's bmm on channel-first inputs takes
-130 µs at B1 N512 C128 tf32, its channel-last call 773, and every one-launch channel-last Triton kernel
-950 or more, issue-bound at 5–7 % tensor-pipe use. The tensor cores are fed well only from K-major
-tiles in shared memory, which a channel-last tensor (each channel's matrix strided by C) cannot give
-TMA. So the layout is paid for once, in a copy, and the product runs as the GEMM it is:
+Why (results/README.md, issue 16): eager's bmm on channel-first inputs takes a sixth of its channel-last
+call, and every one-launch channel-last Triton kernel so far is slower than eager and issue-bound at a few
+per cent of the tensor pipe. The tensor cores are fed well only from K-major tiles in shared memory, which
+a channel-last tensor (each channel's matrix strided by C) cannot give TMA. So the layout is paid for
+once, in a copy, and the product runs as the GEMM it is:
 
 1. ``_triangle_relayout_kernel`` (one launch for a and b): a strided 4-D copy of [rows, k, channels]
    boxes into K-major copies a′[b·C + c, row, k], b′ likewise (B·C matrices of N × N, rows padded to 16
@@ -27,7 +27,7 @@ TMA. So the layout is paid for once, in a copy, and the product runs as the GEMM
      rest of each sector in L2 before it is written back.
    - ``relayout3`` (3 launches): the epilogue stores the tile channel-first (coalesced rows), and the
      relayout kernel copies that back to channel-last: 2 · B·N²·C more bytes of traffic, against the
-     scattered 4-byte stores of the direct epilogue. Which costs less is what the H200 says.
+     scattered 4-byte stores of the direct epilogue. Which costs less is for a GPU run to say.
 Launches per call are a boundary Mage reports, so the comparison with one-launch kernels stays honest.
 """
 
