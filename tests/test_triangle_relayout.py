@@ -1,5 +1,5 @@
-"""``triton.relayout`` and ``triton.relayout3`` under the Triton interpreter: the relayout copy, the batched
-TMA GEMM (its one interpreter config: 32 × 32 tiles, k steps of 16, channel groups of 4), both epilogues,
+"""``triton.relayout`` and ``triton.relayout3`` under the Triton interpreter: the relayout copy (8 × 16 × 8
+boxes here), the batched TMA GEMM (32 × 32 tiles, k steps of 16, channel groups of 4), both epilogues,
 every layout, through the contract against float64. N 37 leaves ragged i, j and k tiles and unaligned
 rows (the copies pad them to 48); C 11 leaves a part-full channel group (11 = 2 · 4 + 3) and a part-full
 relayout box (8 channels). The interpreter's dot is float32 whatever its input_precision, so tf32x3 here
@@ -24,6 +24,20 @@ RELAYOUT = {(i.backend, i.variant, i.precision): i for i in registry.implementat
             if i.backend in STRATEGIES}
 RAGGED = {"batch": 1, "n": 37, "c": 11}
 EQUATIONS = {"outgoing": "bikc,bjkc->bijc", "incoming": "bkic,bkjc->bijc"}
+
+
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch):
+    """Blocks smaller than the shapes below, as the one config of every kernel (the interpreter's own are
+    large, for the seed case's speed): ragged edges in every dimension of the copy and the product."""
+    import triton
+
+    monkeypatch.setattr(triton_relayout._triangle_relayout_kernel, "configs",
+                        [triton.Config({"BLOCK_R": 8, "BLOCK_K": 16, "BLOCK_C": 8}, num_warps=4)])
+    for kernel in triton_relayout.GEMM_KERNELS.values():
+        config = triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "CHANNEL_GROUP": 4, "GROUP_M": 4},
+                               num_warps=4, num_stages=1)
+        monkeypatch.setattr(kernel, "configs", [config])
 
 
 def _case(params: dict, layout: str = CHANNEL_LAST) -> Case:
