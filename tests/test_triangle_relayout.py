@@ -18,6 +18,7 @@ from mage.errors import InputError  # noqa: E402
 from mage.ops.triangle import triton_relayout  # noqa: E402
 from mage.ops.triangle.spec import CHANNEL_LAST, LAYOUTS, SPEC, laid_out  # noqa: E402
 from mage.spec import Case  # noqa: E402
+from test_triton import _compile_for_hopper, needs_ptxas  # noqa: E402
 
 STRATEGIES = ("triton.relayout", "triton.relayout3")
 RELAYOUT = {(i.backend, i.variant, i.precision): i for i in registry.implementations("triangle")
@@ -147,3 +148,50 @@ def test_relayout_refuses_mixed_dtypes_in_one_line():
 def test_empty_pairs_return_an_empty_output_without_a_launch(relayout_launches):
     out = RELAYOUT["triton.relayout", "incoming", "ieee"].fn(torch.randn(1, 0, 0, 4), torch.randn(1, 0, 0, 4))
     assert out.shape == (1, 0, 0, 4) and relayout_launches == []
+
+
+_SM90_GEMM = r'''
+import os, re, subprocess, tempfile
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from sm90_compile import products
+from mage.ops.triangle import triton_relayout
+
+tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+names = ["a_ptr", "b_ptr", "out_ptr", "N", "C", "G", "a_rows", "b_rows", "o_sb", "o_sc", "o_si", "o_sj"]
+# (kind, dtype, input_precision, epilogue): the channel-last epilogue has o_sc 1 (specialized), the
+# channel-first one o_sj 1.
+for kind, dtype, precision, unit in (("tf32", "fp32", "tf32", "o_sc"), ("tf32", "fp32", "tf32", "o_sj"),
+                                     ("tf32x3", "fp32", "tf32x3", "o_sc"), ("16-bit", "bf16", "tf32", "o_sc"),
+                                     ("ieee", "fp32", "ieee", "o_sc")):
+    kernel = triton_relayout.GEMM_KERNELS[kind]
+    signature = {n: f"*{dtype}" if n.endswith("ptr") else "i32" for n in names if n != unit}
+    for config in kernel.configs:
+        constexprs = {"NUM_SMS": 132, "PRECISION": precision, unit: 1, **config.kwargs}
+        attrs = {(list(signature).index(n),): [["tt.divisibility", 16]] for n in signature}
+        src = ASTSource(kernel.fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                                  options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+            cubin.write(compiled.asm["cubin"])
+            cubin.flush()
+            usage = subprocess.run([os.path.join(tools, "cuobjdump"), "--dump-resource-usage", cubin.name],
+                                   capture_output=True, text=True, check=True).stdout
+        stack = re.search(r"STACK:(\d+)", usage).group(1)
+        print("compiled", f"{kind}/{unit}/stack={stack}", compiled.name, "products:", products(compiled), flush=True)
+'''
+
+
+@needs_ptxas
+def test_every_gemm_config_compiles_for_hopper_without_spills_on_the_tensor_cores_it_names():
+    """Every autotune config of every GEMM kind and epilogue, compiled for sm_90: tf32, tf32x3 and 16-bit on
+    wgmma (ieee's fp32 dot stays a tt.dot, FMA), none with a stack frame (ptxas spills to it)."""
+    compiled = _compile_for_hopper("-c", _SM90_GEMM)["_triangle_gemm_kernel"]
+    seen = set()
+    for name, product in compiled:
+        kind, epilogue, stack = name.split("/")
+        assert product == ("mma.sync" if kind == "ieee" else "wgmma"), name
+        assert stack == "stack=0", name
+        seen.add((kind, epilogue))
+    assert seen == {("tf32", "o_sc"), ("tf32", "o_sj"), ("tf32x3", "o_sc"), ("16-bit", "o_sc"), ("ieee", "o_sc")}

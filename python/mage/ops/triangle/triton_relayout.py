@@ -120,12 +120,13 @@ def _triangle_relayout_kernel(
 # channels one at a time (CHANNEL_GROUP 1) to show what grouping them buys; the channel-first epilogue's
 # layout conversion takes 64–128 KiB of shared memory more, so its 128 × 256 config does not fit (the
 # autotuner skips it). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at most. 16-bit:
-# BLOCK_K 64 in the same shared memory. ieee: FMA dots, whose operand fragments spill past 64 × 64 × 16 at
-# 4 warps or 128 × 64 × 16 at 8. Compiled for sm_90 (ptxas), none of these spills.
+# BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
+# FMA dots, whose operand fragments spill past 64 × 64 × 16 at 4 warps or 128 × 64 × 16 at 8. Compiled
+# for sm_90 (ptxas), none of these spills.
 GEMM_SHAPES = {
     "tf32": [(128, 128, 32, 8, 4, 8), (128, 256, 32, 8, 3, 8), (128, 128, 32, 4, 4, 8), (128, 128, 32, 8, 4, 1)],
     "tf32x3": [(128, 128, 32, 8, 3, 8), (128, 64, 32, 4, 3, 8)],
-    "16-bit": [(128, 128, 64, 8, 4, 8), (128, 256, 64, 8, 3, 8)],
+    "16-bit": [(128, 128, 64, 8, 4, 16), (128, 256, 64, 8, 3, 16), (128, 128, 64, 8, 4, 8)],
     "ieee": [(64, 64, 16, 4, 3, 8), (128, 64, 16, 8, 2, 8)],
 }
 
