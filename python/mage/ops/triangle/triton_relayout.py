@@ -284,7 +284,7 @@ def _triangle(a, b, variant, precision, out_channel_first):
 @implementation("triangle", family="triton", strategy="relayout", variants=("outgoing", "incoming"),
                 precisions=("ieee", "tf32x3", "bf16", "fp16"), available=_hopper(triton_available))
 def triangle(a, b, variant, precision):
-    """Relayout (skipped for K-major inputs) and the GEMM, its epilogue writing channel-last: 2 launches."""
+    """Relayout and the GEMM, its epilogue writing channel-last: 2 launches (1 on K-major inputs)."""
     return _triangle(a, b, variant, precision, out_channel_first=False)
 
 
@@ -293,5 +293,6 @@ def triangle(a, b, variant, precision):
 @implementation("triangle", family="triton", strategy="relayout3", variants=("outgoing", "incoming"),
                 precisions=("ieee", "tf32x3", "bf16", "fp16"), available=_hopper(triton_available))
 def triangle_relayout3(a, b, variant, precision):
-    """Relayout, the GEMM writing channel-first, and a relayout back to channel-last: 3 launches."""
+    """Relayout, the GEMM writing channel-first, and a relayout back to channel-last: 3 launches (2 on K-major
+    inputs)."""
     return _triangle(a, b, variant, precision, out_channel_first=True)
