@@ -137,6 +137,12 @@ def tma_ready(*tensors: torch.Tensor) -> bool:
     return _capability(index)[0] >= 9
 
 
+def use_descriptor_workspace(device: torch.device) -> None:
+    """Give Triton the allocator it calls at launch for the global memory that device-made tensor
+    descriptors (``tl.make_tensor_descriptor``) keep their 128-byte records in."""
+    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device))
+
+
 @triton.jit
 def grouped_tile(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     """(pid_m, pid_n) of ``tile_id`` when GROUP_M row-tiles sweep the columns together.
