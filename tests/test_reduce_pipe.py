@@ -1,20 +1,29 @@
 """The native pipe strategy (layernorm, softmax: a persistent cluster that walks rows, the next row's slice
-copying into dynamic shared memory) without a GPU: NVRTC compiles every pipe kernel for sm_90, the plan per
-width (K, threads, chunks a thread, CTAs an SM) fits an SM's shared memory, threads and registers, the
-launcher's grid is the resident clusters (a multiple of K, never more clusters than rows) with the plan's
-shared bytes, and the widths it refuses say why. Its arithmetic runs on the GPU only
-(tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one after another, and a cluster's CTAs
-must be resident together."""
+copying into dynamic shared memory) without a GPU: NVRTC compiles every pipe kernel for sm_90 within the
+registers its plan's CTAs an SM leave and without a spill, the plan per width (K, threads, chunks a thread,
+CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the resident clusters (a
+multiple of K, never more clusters than rows) with the plan's shared bytes, and the widths it refuses say
+why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one
+after another, and a cluster's CTAs must be resident together.
+
+Also issue 19's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
+import triton
 
 from mage import registry
 from mage.backends import native, rows
 from mage.errors import InputError
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
+from cubin_info import resources
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
 MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
@@ -39,6 +48,16 @@ def test_every_pipe_kernel_compiles_for_sm_90(ext, op):
     for (k, threads, chunks, _), kernel in kernels.items():
         assert kernel.name == f"{op}_f32_pipe{k}_t{threads}_v{chunks}"
         assert kernel.name.encode() + b"\0" in cubin, f"{kernel.name} is not in the cubin"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_pipe_kernel_fits_its_plans_ctas_an_sm_in_registers_without_a_spill(ext, op):
+    compiled = resources(ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-pipe.cu"))
+    for (_, threads, _, ctas), kernel in MODULES[op].PIPE.items():
+        used = compiled[kernel.name]
+        print(kernel.name, used)
+        assert used["registers"] * threads * ctas <= 65536, f"{kernel.name}: fewer than {ctas} CTAs an SM"
+        assert used["frame"] == 0, f"{kernel.name} spills {used['frame']} bytes a thread"
 
 
 # (columns, the plan) at the study's widths and the limits.
@@ -131,3 +150,45 @@ def test_the_reduction_suite_measures_the_pipe_at_every_width_from_1024(op):
         taken = [cols for cols, case in study.items() if impl.case_skip_reason(case.params) is None]
         assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 1024]
         assert "fit one warp's registers" in impl.case_skip_reason(study[1000].params)
+
+
+# ---------------------------------------------------------------- issue 19 at 16384: two programs an SM
+
+_SM90_REGISTERS = r"""
+import json
+from cubin_info import resources
+from sm90_compile import compile_for_hopper
+from mage import registry
+from mage.spec import Case
+
+launched = compile_for_hopper()
+for op in ("layernorm", "softmax"):
+    spec = registry.get_op(op)
+    for impl in registry.implementations(op):
+        if impl.backend == "triton.registers":
+            launched.clear()
+            impl.fn(*spec.make_inputs(Case(op, "sm90", "seed", {"rows": 2, "cols": 16384}, seed=1), 1, "cpu"))
+            for kernel in launched:
+                print(json.dumps([impl.name, kernel.metadata.num_warps, resources(kernel.asm["cubin"])[kernel.name]]))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
+                                                    "ptxas")), reason="Triton's bundled ptxas is missing")
+def test_the_registers_kernels_hold_a_16384_column_row_with_two_programs_an_sm():
+    """Uncapped, LayerNorm's row kernel took 86 registers a thread at 16 warps (one program an SM) where
+    softmax's took 64 (two); the geometry's cap gives both two programs an SM, with no spill."""
+    tests = os.path.dirname(__file__)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # compiled, not interpreted
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), tests,
+                                                      env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", _SM90_REGISTERS], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    compiled = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {name for name, _, _ in compiled} == {i.name for op in OPS for i in registry.implementations(op)
+                                                 if i.backend == "triton.registers"}
+    for name, warps, used in compiled:
+        print(name, warps, used)
+        assert warps == 16
+        assert used["registers"] * 32 * warps * 2 <= 65536, f"{name}: one program an SM"
+        assert used["frame"] == 0, f"{name} spills {used['frame']} bytes a thread"
