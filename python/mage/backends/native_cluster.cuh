@@ -131,6 +131,10 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
 // row(row, slice, v, edge, lead, parity) does the op's work on one row; parity alternates, so that the
 // op can double-buffer what it publishes to its peers (one cluster barrier a row then suffices: a
 // CTA reuses a slot two rows later, after every peer has passed the barrier between).
+// Keeps the compiler from moving this thread's shared-memory reads across the cp.async around them: the
+// asm of copy_async16 and copy_async_wait has no memory clobber (elsewhere a __syncthreads follows the wait).
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
+
 template <int K, int THREADS, int V, typename Row>
 __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long long rows, int cols, float4* stage,
                                                Row row) {
@@ -156,6 +160,7 @@ __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long
     if (r < rows) issue(r);
     for (int parity = 0; r < rows; r += clusters, parity ^= 1) {
         copy_async_wait<0>();
+        compiler_fence();  // the slots are read after the wait …
         const RowSlice s = next;
         const float edge = next_edge, lead = next_lead;
         float4 v[V];
@@ -163,6 +168,7 @@ __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long
         for (int i = 0; i < V; ++i) {
             if (s.first + t + i * THREADS < s.end) v[i] = stage[i * THREADS + t];
         }
+        compiler_fence();  // … and before the next row's copies overwrite them
         if (r + clusters < rows) issue(r + clusters);
         row(r, s, v, edge, lead, parity);
     }
