@@ -113,12 +113,16 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
 #define DYNAMIC_SHARED(type, name) type* name = nullptr
 #endif
 
+// Keeps the compiler from moving this thread's shared-memory reads across the cp.async around them: the
+// asm of copy_async16 and copy_async_wait has no memory clobber (elsewhere a __syncthreads follows the wait).
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
+
 // Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
 // same rank's slice (row_slice) of every row it visits. Shared memory `stage` (THREADS · V float4s) is
 // one row's slice in flight and the registers `v` the other: at the top of a row a thread waits for its
 // own copies, moves them to registers, and at once starts copying the next row's slice into the same
 // slots, so while `row` reduces, waits at the cluster barrier and writes, a whole slice a CTA is on its
-// way from DRAM (the existing cluster kernel had nothing in flight there).
+// way from DRAM (the cluster strategy's kernel had nothing in flight there).
 //
 // The copies are cp.async of 16 bytes (copy_async16, one commit group a row), not cp.async.bulk: the
 // body of a row is 16-byte aligned by row_slice, so a bulk copy would be legal too, but a thread that
@@ -131,10 +135,6 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
 // row(row, slice, v, edge, lead, parity) does the op's work on one row; parity alternates, so that the
 // op can double-buffer what it publishes to its peers (one cluster barrier a row then suffices: a
 // CTA reuses a slot two rows later, after every peer has passed the barrier between).
-// Keeps the compiler from moving this thread's shared-memory reads across the cp.async around them: the
-// asm of copy_async16 and copy_async_wait has no memory clobber (elsewhere a __syncthreads follows the wait).
-__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
-
 template <int K, int THREADS, int V, typename Row>
 __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long long rows, int cols, float4* stage,
                                                Row row) {
