@@ -7,6 +7,10 @@
 // shared memory, and after one cluster barrier every CTA reads all K partials through distributed
 // shared memory (DSMEM) and combines them in rank order: the same bits in every CTA, every run.
 //
+// The `pipe` strategy makes the same cluster persistent (pipelined_rows, below): the grid fills the
+// SMs once and each cluster walks rows, with the next row's slice already copying into shared memory
+// while the current one is reduced and written.
+//
 // The cluster primitives are PTX (NVRTC has no include path for <cooperative_groups.h>):
 // %cluster_ctarank, barrier.cluster (split into arrive and wait, so a CTA writes its slice while
 // its peers finish reading its partials), mapa + ld.shared::cluster. The CPU emulation runs blocks
@@ -96,4 +100,77 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
     if (rank == ranks - 1 && t < tail) s.edge = tail_at + t;
     s.count = 4 * (s.end - s.first) + (rank == 0 ? s.head : 0) + (rank == ranks - 1 ? tail : 0);
     return s;
+}
+
+// ---------------------------------------------------------------- the persistent form: rows pipelined
+#include "native_tiles.cuh"
+
+// The kernel's dynamic shared memory (launched with `shared` bytes, opted in past 48 KB by both hosts).
+// The CPU emulation has none and traps at the first cluster call, before it would be touched.
+#ifdef __CUDA_ARCH__
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#else
+#define DYNAMIC_SHARED(type, name) type* name = nullptr
+#endif
+
+// Keeps the compiler from moving this thread's shared-memory reads across the cp.async around them: the
+// asm of copy_async16 and copy_async_wait has no memory clobber (elsewhere a __syncthreads follows the wait).
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
+
+// Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
+// same rank's slice (row_slice) of every row it visits. Shared memory `stage` (THREADS · V float4s) is
+// one row's slice in flight and the registers `v` the other: at the top of a row a thread waits for its
+// own copies, moves them to registers, and at once starts copying the next row's slice into the same
+// slots, so while `row` reduces, waits at the cluster barrier and writes, a whole slice a CTA is on its
+// way from DRAM (the cluster strategy's kernel had nothing in flight there).
+//
+// The copies are cp.async of 16 bytes (copy_async16, one commit group a row), not cp.async.bulk: the
+// body of a row is 16-byte aligned by row_slice, so a bulk copy would be legal too, but a thread that
+// copies its own chunks and reads back only those needs no barrier and no mbarrier between the copy and
+// its use (wait_group is per thread), and the slot it reads is the slot it refills: a bulk copy lands
+// for the whole CTA, which would need a CTA barrier before every refill. The scalar head and tail
+// (row_slice's edge) and `lead` (the CTA's first body element: LayerNorm's pivot) are plain loads
+// issued with the copies, used a row later.
+//
+// row(row, slice, v, edge, lead, parity) does the op's work on one row; parity alternates, so that the
+// op can double-buffer what it publishes to its peers (one cluster barrier a row then suffices: a
+// CTA reuses a slot two rows later, after every peer has passed the barrier between).
+template <int K, int THREADS, int V, typename Row>
+__device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long long rows, int cols, float4* stage,
+                                               Row row) {
+    const unsigned rank = cluster_rank();
+    const long long clusters = gridDim.x / K;
+    const int t = threadIdx.x;
+    RowSlice next;
+    float next_edge = 0.0f, next_lead = 0.0f;
+    auto issue = [&](long long at) {
+        const float* xr = x + at * cols;
+        next = row_slice(xr, cols, rank, K);
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+            const int j = next.first + t + i * THREADS;
+            if (j < next.end) copy_async16(reinterpret_cast<float*>(stage + i * THREADS + t), xr + next.head, 4LL * j, true);
+        }
+        copy_async_commit();
+        next_edge = next.edge >= 0 ? xr[next.edge] : 0.0f;
+        // Every CTA of a plan holds body chunks (rows of 1024 columns or more): the lead is uniform a CTA.
+        next_lead = next.end > next.first ? xr[next.head + 4 * next.first] : 0.0f;
+    };
+    long long r = blockIdx.x / K;
+    if (r < rows) issue(r);
+    for (int parity = 0; r < rows; r += clusters, parity ^= 1) {
+        copy_async_wait<0>();
+        compiler_fence();  // the slots are read after the wait …
+        const RowSlice s = next;
+        const float edge = next_edge, lead = next_lead;
+        float4 v[V];
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+            if (s.first + t + i * THREADS < s.end) v[i] = stage[i * THREADS + t];
+        }
+        compiler_fence();  // … and before the next row's copies overwrite them
+        if (r + clusters < rows) issue(r + clusters);
+        row(r, s, v, edge, lead, parity);
+    }
+    cluster_sync();  // no CTA exits while a peer may still read its shared memory
 }

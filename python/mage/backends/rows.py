@@ -13,6 +13,8 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
 - ``twopass``: one program streams the row once per statistic, then once more to write: three reads.
 - ``cluster`` (native): a Hopper thread-block cluster a row, each CTA holding a slice in registers; the
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
+- ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
+  slice of the next row copying into shared memory while it reduces and writes the current one.
 """
 
 from __future__ import annotations
@@ -89,12 +91,12 @@ def partials(tiles: int, stats: int, like: torch.Tensor) -> torch.Tensor:
 
 
 # The cluster strategy's kernels, (CTAs a cluster K, threads a CTA, float4 chunks a thread), narrowest rows
-# first: each plan holds K × threads × chunks float4s of a row in registers. The row lives in registers,
-# not in shared memory, because the Rust launcher cannot raise a kernel's dynamic shared memory past the
-# default 48 KB (cuFuncSetAttribute is not exposed), and 8 × 48 KB holds under 100,000 floats. 512 threads
+# first: each plan holds K × threads × chunks float4s of a row in registers. One cluster a row keeps no
+# shared memory beyond its partials, so the plans reach 262144 columns only through registers: 512 threads
 # with 16 floats each leave a CTA ~40 registers a thread, so several CTAs can share an SM and one's loads
 # overlap another's cluster barrier; the widest plan takes all of an SM's registers (1024 × 64) for
-# 262144 columns, as 8 is the largest portable cluster.
+# 262144 columns, as 8 is the largest portable cluster. (Rows held in shared memory past 48 KB a CTA are
+# the pipe strategy's: both launchers opt a kernel in to up to 227 KB of dynamic shared memory.)
 CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (8, 512, 4), (8, 1024, 4), (8, 1024, 8))
 # Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
 # than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
@@ -114,9 +116,9 @@ def cluster_takes(params: dict) -> str | None:
     return None
 
 
-def require_cluster_width(cols: int) -> None:
-    """Raise InputError with cluster_takes' reason for a width no cluster plan holds."""
-    if reason := cluster_takes({"cols": cols}):
+def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
+    """Raise InputError with a strategy's ``takes`` reason for a width it cannot hold."""
+    if reason := takes({"cols": cols}):
         raise InputError(reason)
 
 
@@ -133,11 +135,78 @@ def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[to
     """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
     row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
     rows, cols = x.shape
-    require_cluster_width(cols)
+    require_width(cluster_takes, cols)
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
     plan = cluster_plan(cols)
     ctas, threads, _ = plan
     host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
+    return out
+
+
+# The pipe strategy's kernels, (K, threads, float4 chunks a thread, CTAs an SM), narrowest rows first: a CTA
+# holds its slice of one row in registers (4 × chunks floats a thread) and the next row's in THREADS × chunks
+# float4s of dynamic shared memory, so each SM has its CTAs' shared bytes in flight while it reduces: 64 KB
+# (128 KB at 262144), past the ~40 KB an SM that keeps HBM busy at ~1 µs of latency and ~30 GB/s an SM
+# (the cluster kernel had none in flight at its barrier). Each plan's CTAs an SM all fit at once: 1024
+# threads, 64 registers each (__launch_bounds__(threads, CTAs)), and CTAs × (shared + 1 KB reserved) ≤
+# sm_90's 228 KB an SM. K grows only when a CTA's slice would outgrow its registers; 262144 columns take 8
+# CTAs of 128 KB each.
+PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (8, 1024, 4, 1), (8, 1024, 8, 1))
+PIPE_MIN_COLS = CLUSTER_MIN_COLS
+PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
+# Clusters larger than a TPC's 2 CTAs are placed within one GPC; the H200's 132 SMs lie in GPCs of at
+# least 16, so counting clusters as if every GPC had 16 SMs never asks for more than can be resident at
+# once (a persistent grid that asked for more would run its last clusters after the others: twice the time).
+GPC_SMS = 16
+
+
+def pipe_takes(params: dict) -> str | None:
+    cols = params["cols"]
+    if cols < PIPE_MIN_COLS:
+        return (f"the pipe strategy holds rows of {PIPE_MIN_COLS} to {PIPE_MAX_COLS} columns; {cols} fit one "
+                f"warp's registers (the warp strategies take them)")
+    if cols > PIPE_MAX_COLS:
+        return (f"the pipe strategy holds rows of at most {PIPE_MAX_COLS} columns in 8 CTAs' registers and shared "
+                f"memory; {cols} would not fit: the split and online strategies take them")
+    return None
+
+
+def pipe_plan(cols: int) -> tuple[int, int, int, int]:
+    """The smallest pipe plan whose float4 chunks hold a row's body, for a width pipe_takes accepts."""
+    for plan in PIPE_PLANS:
+        k, threads, chunks, _ = plan
+        if k * threads * chunks >= cols // 4:
+            return plan
+    raise ValueError(f"no pipe plan holds {cols} columns (at most {PIPE_MAX_COLS})")
+
+
+def pipe_shared_bytes(plan: tuple[int, int, int, int]) -> int:
+    """A pipe kernel's dynamic shared memory: one row's slice, threads × chunks float4s."""
+    _, threads, chunks, _ = plan
+    return 16 * threads * chunks
+
+
+def resident_clusters(plan: tuple[int, int, int, int], sm_count: int) -> int:
+    """Clusters of the plan that are surely resident at once on ``sm_count`` SMs (see GPC_SMS), at least one."""
+    k, _, _, ctas = plan
+    if k <= 2:
+        return max(1, sm_count * ctas // k)
+    return max(1, (sm_count // GPC_SMS) * (GPC_SMS * ctas // k))
+
+
+def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A pipe strategy's call on a rows × cols ``x``: the plan for its width, as many clusters as are resident
+    at once (no more than rows), the kernel of that plan launched with ``arguments(out)`` and its shared
+    memory; the output (empty: no launch)."""
+    rows, cols = x.shape
+    require_width(pipe_takes, cols)
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    plan = pipe_plan(cols)
+    k, threads, _, _ = plan
+    clusters = min(rows, resident_clusters(plan, host.sm_count(x.device)))
+    host.launch(kernels[plan], (clusters * k, 1, 1), (threads, 1, 1), *arguments(out), shared=pipe_shared_bytes(plan))
     return out

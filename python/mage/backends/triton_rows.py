@@ -46,11 +46,26 @@ WARP_TILE = 512  # a warp program's tile: 16 floats a lane
 INTERPRETER_CHUNK = 128  # streamed columns under the interpreter: the seed case's rows are merged from chunks
 
 
+# Two programs of 16 warps an SM (16384 columns, 32 floats a thread): compiled for sm_90, LayerNorm's row
+# kernel takes 86 registers a thread there (its row, weight and bias live at once), so one program holds an
+# SM and nothing else is in flight while it reduces and fetches weight and bias; softmax's takes 64, two
+# programs an SM, and reached 0.98 of the copy rate where LayerNorm stayed at 0.85 (run 53). Capped at 64
+# (maxnreg), LayerNorm's compiles without a spill. Only at 16 warps: at 8, the cap of two programs (128)
+# lets ptxas take more registers than it takes uncapped (64 against 39 for LayerNorm at 4096 columns).
+WIDEST_WARPS = 16
+REGISTERS_AN_SM = 65536
+
+
 def registers_geometry(cols: int) -> dict:
-    """Whole rows, TILE floats a program or one row, 16 floats a thread (4 to 16 warps)."""
+    """Whole rows, TILE floats a program or one row, 16 floats a thread (4 to 16 warps; at 16, registers
+    capped for two programs an SM)."""
     width = triton.next_power_of_2(cols)
     block_rows = max(1, TILE // width)
-    return {"BLOCK_R": block_rows, "num_warps": max(4, min(16, block_rows * width // 512))}
+    warps = max(4, min(WIDEST_WARPS, block_rows * width // 512))
+    geometry = {"BLOCK_R": block_rows, "num_warps": warps}
+    if warps == WIDEST_WARPS:
+        geometry["maxnreg"] = REGISTERS_AN_SM // (2 * 32 * warps)
+    return geometry
 
 
 def warp_geometry(cols: int) -> dict:

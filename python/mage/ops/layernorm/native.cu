@@ -173,47 +173,32 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
 }
 #endif
 
-#ifndef NATIVE_TEMPLATES_ONLY  // the cluster strategy is float32 only
-// ---------------------------------------------------------------- the cluster strategy: wide rows, read once
+#ifndef NATIVE_TEMPLATES_ONLY  // the cluster strategies are float32 only
+// ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
 // (THREADS threads, V float4 chunks each) and reduces it to (count, mean, M2) in two passes over
 // those registers, the mean taken about a pivot (the slice's first element) so that a row of
 // 1e4 + N(0, 1) sums numbers near 0, not near 1e4. The K partials combine in rank order as Chan et
-// al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation appears at any step.
+// al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation appears at any step. `cluster`
+// launches a cluster a row; `pipe` keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
-// x, out: rows × cols; weight, bias: cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's
-// float4 chunks (mage.backends.rows.cluster_plan). One cluster a row, not a persistent loop: with 256 MB
-// of rows there are always more clusters than fit, and the next cluster's loads on an SM overlap the
-// barrier and reduction of the one before, which a loop would need a second row of registers for.
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, const float* __restrict__ weight,
-                                                  const float* __restrict__ bias, float* __restrict__ out, int cols,
-                                                  float eps) {
-    __shared__ float scratch[THREADS / 32];
-    __shared__ float published[3];  // this CTA's (count, mean, M2), read by every CTA of the cluster
-    const unsigned rank = cluster_rank();
-    const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
-    float* outr = out + row * cols;
-    const RowSlice s = row_slice(xr, cols, rank, K);
-    const float pivot = s.end > s.first ? xr[s.head + 4 * s.first] : (s.edge >= 0 ? xr[s.edge] : 0.0f);
+struct Moments {
+    float count, mean, m2;
+};
 
-    float4 v[V];
-    float edge = 0.0f, sum = 0.0f;
+// (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar, about `pivot`.
+template <int THREADS, int V>
+__device__ __forceinline__ Moments slice_moments(const RowSlice& s, const float4 (&v)[V], float edge, float pivot,
+                                                 float* scratch) {
+    float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) {
-            v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end)
             sum += ((v[i].x - pivot) + (v[i].y - pivot)) + ((v[i].z - pivot) + (v[i].w - pivot));
-        }
     }
-    if (s.edge >= 0) {
-        edge = xr[s.edge];
-        sum += edge - pivot;
-    }
+    if (s.edge >= 0) sum += edge - pivot;
     const float shifted = row_sum<THREADS>(sum, scratch);
     const float mean = s.count > 0 ? pivot + shifted / (float)s.count : 0.0f;
 
@@ -226,28 +211,39 @@ __device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, c
         }
     }
     if (s.edge >= 0) squares += (edge - mean) * (edge - mean);
-    const float m2 = row_sum<THREADS>(squares, scratch);
+    return {(float)s.count, mean, row_sum<THREADS>(squares, scratch)};
+}
+
+// Publish this CTA's moments in `slot` (its shared memory), then, after one cluster barrier, the row's:
+// the K CTAs' moments read through DSMEM and merged in rank order (the same bits in every CTA).
+template <int K>
+__device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
     if (threadIdx.x == 0) {
-        published[0] = (float)s.count;
-        published[1] = mean;
-        published[2] = m2;
+        slot[0] = own.count;
+        slot[1] = own.mean;
+        slot[2] = own.m2;
     }
     cluster_sync();
-
-    float n = 0.0f, row_mean = 0.0f, row_m2 = 0.0f;
+    Moments row = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        const float nb = cluster_load(&published[0], r), mb = cluster_load(&published[1], r),
-                    m2b = cluster_load(&published[2], r);
+        const float nb = cluster_load(&slot[0], r), mb = cluster_load(&slot[1], r), m2b = cluster_load(&slot[2], r);
         if (nb > 0.0f) {
-            const float total = n + nb, delta = mb - row_mean;
-            row_mean += delta * (nb / total);
-            row_m2 += m2b + delta * delta * (n * nb / total);
-            n = total;
+            const float total = row.count + nb, delta = mb - row.mean;
+            row.mean += delta * (nb / total);
+            row.m2 += m2b + delta * delta * (row.count * nb / total);
+            row.count = total;
         }
     }
-    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
-    const float rstd = 1.0f / sqrtf(row_m2 / (float)cols + eps);
+    return row;
+}
+
+// Normalize and write a CTA's slice of row `outr` from registers.
+template <int THREADS, int V>
+__device__ __forceinline__ void write_slice(const float* __restrict__ weight, const float* __restrict__ bias,
+                                            float* __restrict__ outr, const RowSlice& s, const float4 (&v)[V], float edge,
+                                            const Moments& row, int cols, float eps) {
+    const float rstd = 1.0f / sqrtf(row.m2 / (float)cols + eps);
     const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
@@ -255,13 +251,59 @@ __device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, c
         if (j < s.end) {
             const int c = s.head + 4 * j;
             const float4 w = load_quad(weight + c, vector_affine), b = load_quad(bias + c, vector_affine);
-            const float4 y = make_float4((v[i].x - row_mean) * rstd * w.x + b.x, (v[i].y - row_mean) * rstd * w.y + b.y,
-                                         (v[i].z - row_mean) * rstd * w.z + b.z, (v[i].w - row_mean) * rstd * w.w + b.w);
+            const float4 y = make_float4((v[i].x - row.mean) * rstd * w.x + b.x, (v[i].y - row.mean) * rstd * w.y + b.y,
+                                         (v[i].z - row.mean) * rstd * w.z + b.z, (v[i].w - row.mean) * rstd * w.w + b.w);
             store_quad(outr + c, y, vector_out);
         }
     }
-    if (s.edge >= 0) outr[s.edge] = (edge - row_mean) * rstd * weight[s.edge] + bias[s.edge];
+    if (s.edge >= 0) outr[s.edge] = (edge - row.mean) * rstd * weight[s.edge] + bias[s.edge];
+}
+
+// x, out: rows × cols; weight, bias: cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's
+// float4 chunks (mage.backends.rows.cluster_plan). One cluster a row: with 256 MB of rows there are
+// always more clusters than fit, and the next cluster's loads on an SM overlap the barrier and
+// reduction of the one before.
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, const float* __restrict__ weight,
+                                                  const float* __restrict__ bias, float* __restrict__ out, int cols,
+                                                  float eps) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[3];  // this CTA's (count, mean, M2), read by every CTA of the cluster
+    const unsigned rank = cluster_rank();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+    const float pivot = s.end > s.first ? xr[s.head + 4 * s.first] : (s.edge >= 0 ? xr[s.edge] : 0.0f);
+
+    float4 v[V];
+    float edge = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+    }
+    if (s.edge >= 0) edge = xr[s.edge];
+    const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published);
+    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
     cluster_wait();  // no CTA exits while a peer may still read its shared memory
+}
+
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
+// float4s of dynamic shared memory; each cluster walks rows (pipelined_rows), the next row's slice copying
+// while this one is reduced and written. Its moments are published in two slots by turns.
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void layernorm_pipe(const float* __restrict__ x, const float* __restrict__ weight,
+                                               const float* __restrict__ bias, float* __restrict__ out, long long rows,
+                                               int cols, float eps) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2][3];
+    DYNAMIC_SHARED(float4, stage);
+    pipelined_rows<K, THREADS, V>(x, rows, cols, stage,
+                                  [&](long long row, const RowSlice& s, const float4(&v)[V], float edge, float pivot, int parity) {
+        const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
+        write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
+    });
 }
 
 #define LAYERNORM_CLUSTER(K, THREADS, V)                                                                          \
@@ -280,4 +322,21 @@ LAYERNORM_CLUSTER(4, 512, 4)
 LAYERNORM_CLUSTER(8, 512, 4)
 LAYERNORM_CLUSTER(8, 1024, 4)
 LAYERNORM_CLUSTER(8, 1024, 8)
+
+// CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
+#define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                          \
+        layernorm_f32_pipe##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,   \
+                                                  const float* __restrict__ bias, float* __restrict__ out,       \
+                                                  long long rows, int cols, float eps) {                        \
+        layernorm_pipe<K, THREADS, V>(x, weight, bias, out, rows, cols, eps);                                   \
+    }
+
+// mage.backends.rows.PIPE_PLANS: (K, THREADS, V, CTAS), narrowest rows first.
+LAYERNORM_PIPE(2, 128, 4, 8)
+LAYERNORM_PIPE(2, 512, 4, 2)
+LAYERNORM_PIPE(4, 512, 4, 2)
+LAYERNORM_PIPE(8, 512, 4, 2)
+LAYERNORM_PIPE(8, 1024, 4, 1)
+LAYERNORM_PIPE(8, 1024, 8, 1)
 #endif

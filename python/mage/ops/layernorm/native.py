@@ -5,13 +5,14 @@ block per row up to 16384 float4-aligned columns, and the looped kernel beyond (
 that are not a multiple of 4 wide past 1024 columns). bf16 and fp16 rows are read in 16-byte
 chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``cluster``
 strategy holds a float32 row of 1024 columns or more in the registers of a thread-block cluster
-(mage.backends.rows.cluster_plan), read once.
+(mage.backends.rows.cluster_plan), read once; the ``pipe`` strategy makes that cluster persistent, the next
+row's slice copying into shared memory while the current one is reduced (mage.backends.rows.pipe_plan).
 """
 
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
-from mage.backends.rows import CLUSTER_PLANS, cluster_takes, launch_cluster
+from mage.backends.rows import CLUSTER_PLANS, PIPE_PLANS, cluster_takes, launch_cluster, launch_pipe, pipe_takes
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -90,3 +91,13 @@ def layernorm_cluster(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     rows, cols = x.shape
     return launch_cluster(host, CLUSTER, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+
+PIPE = {plan: _kernel("layernorm_f32_pipe{}_t{}_v{}".format(*plan)) for plan in PIPE_PLANS}
+
+
+@register("layernorm", variants=("affine",), strategy="pipe", takes=pipe_takes)
+def layernorm_pipe(host, x, weight, bias):
+    require_inputs(host, x, weight, bias)
+    rows, cols = x.shape
+    return launch_pipe(host, PIPE, x, lambda out: (x, weight, bias, out, rows, cols, EPS))

@@ -106,68 +106,71 @@ extern "C" __global__ void __launch_bounds__(256) softmax_f32_online(const float
     for (int c = threadIdx.x; c < cols; c += 256) outr[c] = expf(xr[c] - row_max) * inverse;
 }
 
-// ---------------------------------------------------------------- the cluster strategy: wide rows, read once
+// ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
 // (THREADS threads, V float4 chunks each), reduces it to (max, Σ exp(x − max)), keeping exp(x − max)
 // in the registers, and publishes the pair; every CTA combines the K pairs in rank order (the sums
 // rescaled to the row's max, as the online form rescales) and writes its slice as exp(x − max_slice)
-// · exp(max_slice − max) / Σ: one exp an element, the row read from DRAM once.
+// · exp(max_slice − max) / Σ: one exp an element, the row read from DRAM once. `cluster` launches a
+// cluster a row; `pipe` keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
-// x, out: rows × cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's float4 chunks
-// (mage.backends.rows.cluster_plan). One cluster a row (see layernorm's native.cu for why).
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, float* __restrict__ out, int cols) {
-    __shared__ float scratch[THREADS / 32];
-    __shared__ float published[2];  // this CTA's (max, Σ exp(x − max)), read by every CTA of the cluster
-    const unsigned rank = cluster_rank();
-    const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
-    float* outr = out + row * cols;
-    const RowSlice s = row_slice(xr, cols, rank, K);
+struct MaxSum {
+    float max, sum;
+};
 
-    float4 v[V];
-    float edge = NO_VALUE, m = NO_VALUE;
+// A CTA's slice (v: its valid body chunks, and its edge scalar) to exp(x − m) in place; returns
+// (m, Σ exp(x − m)) of the slice, m its max.
+template <int THREADS, int V>
+__device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, float4 (&v)[V], float& edge, float* scratch) {
+    float m = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const int j = s.first + threadIdx.x + i * THREADS;
-        v[i] = j < s.end ? *reinterpret_cast<const float4*>(xr + s.head + 4 * j)
-                         : make_float4(NO_VALUE, NO_VALUE, NO_VALUE, NO_VALUE);
-        m = fmaxf(m, fmaxf(fmaxf(v[i].x, v[i].y), fmaxf(v[i].z, v[i].w)));
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) m = fmaxf(m, fmaxf(fmaxf(v[i].x, v[i].y), fmaxf(v[i].z, v[i].w)));
     }
-    if (s.edge >= 0) {
-        edge = xr[s.edge];
-        m = fmaxf(m, edge);
-    }
+    if (s.edge >= 0) m = fmaxf(m, edge);
     m = row_reduce<THREADS>(m, scratch, MaxOp());
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        v[i] = make_float4(expf(v[i].x - m), expf(v[i].y - m), expf(v[i].z - m), expf(v[i].w - m));  // 0 past the slice
-        sum += (v[i].x + v[i].y) + (v[i].z + v[i].w);
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) {
+            v[i] = make_float4(expf(v[i].x - m), expf(v[i].y - m), expf(v[i].z - m), expf(v[i].w - m));
+            sum += (v[i].x + v[i].y) + (v[i].z + v[i].w);
+        }
     }
     edge = expf(edge - m);
     if (s.edge >= 0) sum += edge;
-    sum = row_reduce<THREADS>(sum, scratch, SumOp());
+    return {m, row_reduce<THREADS>(sum, scratch, SumOp())};
+}
+
+// Publish this CTA's (max, sum) in `slot` (its shared memory), then, after one cluster barrier, the factor
+// that turns its exp(x − max_slice) into the row's softmax: the K pairs read through DSMEM, combined in rank
+// order (the same bits in every CTA).
+template <int K>
+__device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slot) {
     if (threadIdx.x == 0) {
-        published[0] = m;
-        published[1] = s.count > 0 ? sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
+        slot[0] = own.max;
+        slot[1] = count > 0 ? own.sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
     }
     cluster_sync();
-
     float maxes[K], sums[K], row_max = NO_VALUE;
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        maxes[r] = cluster_load(&published[0], r);
-        sums[r] = cluster_load(&published[1], r);
+        maxes[r] = cluster_load(&slot[0], r);
+        sums[r] = cluster_load(&slot[1], r);
         row_max = fmaxf(row_max, maxes[r]);
     }
     float total = 0.0f;
 #pragma unroll
     for (int r = 0; r < K; ++r) total += sums[r] * expf(maxes[r] - row_max);
-    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
-    const float scale = expf(m - row_max) / total;
+    return expf(own.max - row_max) / total;
+}
+
+// A CTA's slice of row `outr`, exp(x − max_slice) in registers, times `scale`.
+template <int THREADS, int V>
+__device__ __forceinline__ void write_slice(float* __restrict__ outr, const RowSlice& s, const float4 (&v)[V], float edge,
+                                            float scale) {
     const bool vector_out = aligned16(outr + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
@@ -178,7 +181,45 @@ __device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, flo
         }
     }
     if (s.edge >= 0) outr[s.edge] = edge * scale;
+}
+
+// x, out: rows × cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's float4 chunks
+// (mage.backends.rows.cluster_plan). One cluster a row (see layernorm's native.cu for why).
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, float* __restrict__ out, int cols) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2];  // this CTA's (max, Σ exp(x − max)), read by every CTA of the cluster
+    const unsigned rank = cluster_rank();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+
+    float4 v[V];
+    float edge = NO_VALUE;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+    }
+    if (s.edge >= 0) edge = xr[s.edge];
+    const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published);
+    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
     cluster_wait();  // no CTA exits while a peer may still read its shared memory
+}
+
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
+// float4s of dynamic shared memory; each cluster walks rows (pipelined_rows). Pairs published by turns.
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void softmax_pipe(const float* __restrict__ x, float* __restrict__ out, long long rows, int cols) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2][2];
+    DYNAMIC_SHARED(float4, stage);
+    pipelined_rows<K, THREADS, V>(x, rows, cols, stage,
+                                  [&](long long row, const RowSlice& s, float4(&v)[V], float edge, float, int parity) {
+        const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published[parity]);
+        write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
+    });
 }
 
 #define SOFTMAX_CLUSTER(K, THREADS, V)                                                                        \
@@ -196,3 +237,19 @@ SOFTMAX_CLUSTER(4, 512, 4)
 SOFTMAX_CLUSTER(8, 512, 4)
 SOFTMAX_CLUSTER(8, 1024, 4)
 SOFTMAX_CLUSTER(8, 1024, 8)
+
+// CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
+#define SOFTMAX_PIPE(K, THREADS, V, CTAS)                                                                     \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
+        softmax_f32_pipe##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,           \
+                                                long long rows, int cols) {                                     \
+        softmax_pipe<K, THREADS, V>(x, out, rows, cols);                                                       \
+    }
+
+// mage.backends.rows.PIPE_PLANS: (K, THREADS, V, CTAS), narrowest rows first.
+SOFTMAX_PIPE(2, 128, 4, 8)
+SOFTMAX_PIPE(2, 512, 4, 2)
+SOFTMAX_PIPE(4, 512, 4, 2)
+SOFTMAX_PIPE(8, 512, 4, 2)
+SOFTMAX_PIPE(8, 1024, 4, 1)
+SOFTMAX_PIPE(8, 1024, 8, 1)

@@ -1,12 +1,14 @@
 """Softmax in one launch of a CUDA C++ kernel (native.cu), chosen by row width: a warp per row up
 to 1024 columns, a block per row up to 16384 (the row in registers, read once), the online kernel
 beyond (a block per row, two reads). The ``cluster`` strategy holds a row of 1024 columns or more
-in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once."""
+in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once; the ``pipe``
+strategy makes that cluster persistent, the next row's slice copying into shared memory while the current
+one is reduced (mage.backends.rows.pipe_plan)."""
 
 import torch
 
 from mage.backends.native import Kernel, cdiv, check_inputs, register
-from mage.backends.rows import CLUSTER_PLANS, cluster_takes, launch_cluster
+from mage.backends.rows import CLUSTER_PLANS, PIPE_PLANS, cluster_takes, launch_cluster, launch_pipe, pipe_takes
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 
@@ -31,6 +33,7 @@ def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
 
 
 CLUSTER = {plan: Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), SIGNATURE) for plan in CLUSTER_PLANS}
+PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 
 
 def require_inputs(host, x) -> None:
@@ -57,3 +60,10 @@ def softmax_cluster(host, x):
     require_inputs(host, x)
     rows, cols = x.shape
     return launch_cluster(host, CLUSTER, x, lambda out: (x, out, rows, cols))
+
+
+@register("softmax", variants=("rows",), strategy="pipe", takes=pipe_takes)
+def softmax_pipe(host, x):
+    require_inputs(host, x)
+    rows, cols = x.shape
+    return launch_pipe(host, PIPE, x, lambda out: (x, out, rows, cols))

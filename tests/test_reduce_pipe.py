@@ -1,0 +1,194 @@
+"""The native pipe strategy (layernorm, softmax: a persistent cluster that walks rows, the next row's slice
+copying into dynamic shared memory) without a GPU: NVRTC compiles every pipe kernel for sm_90 within the
+registers its plan's CTAs an SM leave and without a spill, the plan per width (K, threads, chunks a thread,
+CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the resident clusters (a
+multiple of K, never more clusters than rows) with the plan's shared bytes, and the widths it refuses say
+why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one
+after another, and a cluster's CTAs must be resident together.
+
+Also issue 19's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import triton
+
+from mage import registry
+from mage.backends import native, rows
+from mage.errors import InputError
+from mage.ops.layernorm import native as layernorm_native
+from mage.ops.softmax import native as softmax_native
+from cubin_info import resources
+from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
+
+MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
+H200_SMS = 132
+# sm_90: 227 KB of shared memory for one block, 228 KB an SM with 1 KB reserved a block; 2048 threads and
+# 65536 registers an SM.
+BLOCK_SHARED_MAX, SM_SHARED, RESERVED = 227 * 1024, 228 * 1024, 1024
+
+
+class SmsHost(RecordingHost):
+    """RecordingHost on a device of the H200's SM count (the pipe's grid follows it)."""
+
+    def sm_count(self, device) -> int:
+        return H200_SMS
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_pipe_kernel_compiles_for_sm_90(ext, op):
+    cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-pipe.cu")
+    kernels = MODULES[op].PIPE
+    assert set(kernels) == set(rows.PIPE_PLANS)
+    for (k, threads, chunks, _), kernel in kernels.items():
+        assert kernel.name == f"{op}_f32_pipe{k}_t{threads}_v{chunks}"
+        assert kernel.name.encode() + b"\0" in cubin, f"{kernel.name} is not in the cubin"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_pipe_kernel_fits_its_plans_ctas_an_sm_in_registers_without_a_spill(ext, op):
+    compiled = resources(ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-pipe.cu"))
+    for (_, threads, _, ctas), kernel in MODULES[op].PIPE.items():
+        used = compiled[kernel.name]
+        print(kernel.name, used)
+        assert used["registers"] * threads * ctas <= 65536, f"{kernel.name}: fewer than {ctas} CTAs an SM"
+        assert used["frame"] == 0, f"{kernel.name} spills {used['frame']} bytes a thread"
+
+
+# (columns, the plan) at the study's widths and the limits.
+PLANS = [
+    (1024, (2, 128, 4, 8)), (4096, (2, 128, 4, 8)), (4099, (2, 128, 4, 8)), (16384, (2, 512, 4, 2)),
+    (16388, (4, 512, 4, 2)), (65536, (8, 512, 4, 2)), (65537, (8, 512, 4, 2)), (262144, (8, 1024, 8, 1)),
+    (rows.PIPE_MAX_COLS, (8, 1024, 8, 1)),
+]
+
+
+@pytest.mark.parametrize("cols, expected", PLANS, ids=[str(c) for c, _ in PLANS])
+def test_the_launcher_picks_the_smallest_pipe_plan_that_holds_the_row(cols, expected):
+    plan = rows.pipe_plan(cols)
+    assert plan == expected
+    k, threads, chunks, _ = plan
+    assert k * threads * chunks >= cols // 4  # the body, at most cols // 4 float4s whatever the alignment
+    smaller = rows.PIPE_PLANS[: rows.PIPE_PLANS.index(plan)]
+    assert all(k * t * v < cols // 4 for k, t, v, _ in smaller)
+
+
+@pytest.mark.parametrize("plan", rows.PIPE_PLANS, ids=lambda p: "k{}_t{}_v{}_c{}".format(*p))
+def test_every_plan_fits_an_sm_with_40_kb_or_more_in_flight(plan):
+    k, threads, chunks, ctas = plan
+    shared = rows.pipe_shared_bytes(plan)
+    assert shared == 16 * threads * chunks <= BLOCK_SHARED_MAX
+    assert ctas * (shared + RESERVED) <= SM_SHARED  # all its CTAs resident at once: shared memory
+    assert threads * ctas <= 2048  # threads
+    assert 4 * chunks <= 32  # floats a thread holds in registers, within the 64 a thread its CTAs leave
+    assert ctas * shared >= 40 * 1024  # bytes of the next rows in flight an SM while the current ones reduce
+    assert k in (2, 4, 8)  # portable cluster sizes
+
+
+def test_the_plans_grow_with_the_row_and_end_where_the_cluster_plans_end():
+    capacities = [k * t * v for k, t, v, _ in rows.PIPE_PLANS]
+    assert capacities == sorted(capacities) and len(set(capacities)) == len(capacities)
+    assert rows.PIPE_MAX_COLS == 4 * capacities[-1] + 3 == rows.CLUSTER_MAX_COLS
+    with pytest.raises(ValueError, match="no pipe plan holds"):
+        rows.pipe_plan(rows.PIPE_MAX_COLS + 1)
+
+
+@pytest.mark.parametrize("plan, clusters", [((2, 128, 4, 8), 528), ((2, 512, 4, 2), 132), ((4, 512, 4, 2), 64),
+                                            ((8, 512, 4, 2), 32), ((8, 1024, 4, 1), 16), ((8, 1024, 8, 1), 16)])
+def test_resident_clusters_count_gpcs_of_16_sms_for_clusters_wider_than_a_tpc(plan, clusters):
+    assert rows.resident_clusters(plan, H200_SMS) == clusters
+    k, _, _, ctas = plan
+    assert clusters * k <= H200_SMS * ctas  # never more CTAs than the SMs hold at once
+    assert rows.resident_clusters(plan, 1) >= 1  # a grid of at least one cluster on any device
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("rows_, cols", [(1000, 4099), (3, 16384), (100, 65537), (40, 262144)])
+def test_the_grid_is_the_resident_clusters_or_one_a_row_with_the_plans_shared_memory(op, rows_, cols):
+    host = SmsHost()
+    native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, rows_, cols))
+    (name, grid, block, shared, args), = host.launches
+    plan = rows.pipe_plan(cols)
+    k, threads, chunks, _ = plan
+    assert name == f"{op}_f32_pipe{k}_t{threads}_v{chunks}"
+    clusters = min(rows_, rows.resident_clusters(plan, H200_SMS))
+    assert grid == (clusters * k, 1, 1) and grid[0] % k == 0  # compile-time cluster dims: a multiple of K
+    assert block == (threads, 1, 1)
+    assert shared == rows.pipe_shared_bytes(plan) == 16 * threads * chunks
+    rows_at = {"layernorm": 4, "softmax": 2}[op]
+    assert args[rows_at: rows_at + 2] == (rows_, cols)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_more_than_48_kb_of_shared_memory_is_asked_for_at_the_widest_rows(op):
+    """262144 columns: each CTA's slice of the next row is 128 KB, which both hosts opt the kernel in to."""
+    host = SmsHost()
+    native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, 20, 262144))
+    assert host.launches[0][3] == 128 * 1024 > native.DEFAULT_DYNAMIC_SHARED_BYTES
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"), (rows.PIPE_MAX_COLS + 1, "would not fit")])
+def test_widths_the_pipe_cannot_take_are_refused_by_name_before_any_launch(op, cols, message):
+    host = SmsHost()
+    with pytest.raises(InputError, match=message):
+        native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, 1, cols))
+    assert not host.launches
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_reduction_suite_measures_the_pipe_at_every_width_from_1024(op):
+    spec = registry.get_op(op)
+    study = {c.params["cols"]: c for c in spec.cases() if c.suite == "reduction"}
+    for family in ("native", "native-py"):
+        impl = next(i for i in registry.implementations(op) if i.family == family and i.strategy == "pipe")
+        taken = [cols for cols, case in study.items() if impl.case_skip_reason(case.params) is None]
+        assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 1024]
+        assert "fit one warp's registers" in impl.case_skip_reason(study[1000].params)
+
+
+# ---------------------------------------------------------------- issue 19 at 16384: two programs an SM
+
+_SM90_REGISTERS = r"""
+import json
+from cubin_info import resources
+from sm90_compile import compile_for_hopper
+from mage import registry
+from mage.spec import Case
+
+launched = compile_for_hopper()
+for op in ("layernorm", "softmax"):
+    spec = registry.get_op(op)
+    for impl in registry.implementations(op):
+        if impl.backend == "triton.registers":
+            launched.clear()
+            impl.fn(*spec.make_inputs(Case(op, "sm90", "seed", {"rows": 2, "cols": 16384}, seed=1), 1, "cpu"))
+            for kernel in launched:
+                print(json.dumps([impl.name, kernel.metadata.num_warps, resources(kernel.asm["cubin"])[kernel.name]]))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
+                                                    "ptxas")), reason="Triton's bundled ptxas is missing")
+def test_the_registers_kernels_hold_a_16384_column_row_with_two_programs_an_sm():
+    """Uncapped, LayerNorm's row kernel took 86 registers a thread at 16 warps (one program an SM) where
+    softmax's took 64 (two); the geometry's cap gives both two programs an SM, with no spill."""
+    tests = os.path.dirname(__file__)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # compiled, not interpreted
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), tests,
+                                                      env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", _SM90_REGISTERS], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    compiled = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {name for name, _, _ in compiled} == {i.name for op in OPS for i in registry.implementations(op)
+                                                 if i.backend == "triton.registers"}
+    for name, warps, used in compiled:
+        print(name, warps, used)
+        assert warps == 16
+        assert used["registers"] * 32 * warps * 2 <= 65536, f"{name}: one program an SM"
+        assert used["frame"] == 0, f"{name} spills {used['frame']} bytes a thread"
