@@ -1,20 +1,25 @@
 """neighbor_agg's graphs, degree statistics and schedules without a GPU: the generators' degree
 distributions and determinism, the statistics by hand, the schedule suite, the statistics stored
-with each case (and a store from before them migrated), shown beside the results, and every
-native schedule bit-identical from call to call under the CPU emulation."""
+with each case (and a store from before them migrated), shown beside the results, every
+native schedule bit-identical from call to call under the CPU emulation (coop with merge's bits), and
+the mean kernels' sm_90 SASS without a reciprocal subroutine."""
 
 from __future__ import annotations
 
 import functools
 import sqlite3
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import triton
 
 from mage import cli, registry
 from mage.backends import native
+from mage.backends.cuda_libs import preload_nvrtc
 from mage.backends.triton import INTERPRETED
 from mage.ops.neighbor_agg import counters, graphs
 from mage.registry import Implementation
@@ -200,7 +205,7 @@ def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
 def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
     names = {i.name for i in registry.implementations("neighbor_agg")}
     for strategy in ("warp", "block", "edge", "split", "sorted", "inflight", "merge", "merge512", "merge2048", "coop",
-                     "coop64"):
+                     "coop64", "coop-f128", "coop-f32"):
         for family in ("native", "native-py"):
             assert {f"{family}.{strategy}/sum/ieee", f"{family}.{strategy}/mean/ieee"} <= names
     assert {"native/sum/ieee", "native/mean/ieee"} <= names
@@ -312,7 +317,29 @@ def test_coop_widens_groups_below_a_rounds_indices_and_keeps_the_contract():
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_coop_in_feature_slices_takes_each_slice_of_x_in_its_own_copy_of_the_pieces():
+    """coop-f32 at F 72: slices of 32, 32 and 8 features, each a copy of the pieces (slice-major) with its own
+    arrival counters for the cut hub; correct, the same bits twice, counters zero. coop-f128 at F 72 is coop."""
+    module = native_module()
+    params = {"graph": "hub", "nodes": 512, "edges": 6000, "share": 0.2, "features": 72, "index": "int64"}
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=8), 8, "cpu", "heavy")
+    pieces = -(-(512 + 6000) // module.MERGE_PIECE)
+    for variant in ("sum", "mean"):
+        host = EmuHost()
+        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", "coop-f32")], host, variant=variant)
+        out = fn(rowptr, col, x)
+        assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+        assert [grid[0] for _, grid, _ in host.launches] == [3 * pieces] * 2
+        assert counters.all_zero()
+        whole = native.LAUNCHERS[("neighbor_agg", "coop-f128")](EmuHost(), rowptr, col, x, variant=variant)
+        assert torch.equal(whole, native.LAUNCHERS[("neighbor_agg", "coop")](EmuHost(), rowptr, col, x, variant=variant))
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
 def test_coop_takes_merges_kernels_for_an_x_too_tall_for_int_indices(monkeypatch):
+    """The coop kernels pass row indices as int; above COOP_MAX_ROWS rows of x the launcher takes merge's."""
     module = native_module()
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", SPEC.test_params[0], seed=2), 2, "cpu")
     monkeypatch.setattr(module, "COOP_MAX_ROWS", x.shape[0] - 1)
@@ -326,13 +353,6 @@ def test_the_mean_kernels_call_no_reciprocal_subroutine(tmp_path):
     """rcp.rn.f32 (1.0f / d) branches to a called slow-path subroutine, which the mean kernels carried in every
     row's path; reciprocal_of_count is its fast path alone. Every mean kernel calls what its sum kernel does
     (the 64-bit divisions of the piece arithmetic), no more, in the sm_90 SASS."""
-    import subprocess
-    from pathlib import Path
-
-    import triton
-
-    from mage.backends.cuda_libs import preload_nvrtc
-
     cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     if preload_nvrtc() is None or not cuobjdump.exists():
         pytest.skip("needs libnvrtc and Triton's cuobjdump")

@@ -109,7 +109,24 @@ def test_coop_gives_merges_bits_and_the_same_bits_call_after_call(case):
                 assert torch.equal(by_name[f"{family}.coop/{variant}/ieee"](*inputs), coop), f"{family} {variant}"
 
 
-@pytest.mark.parametrize("strategy", ["native/", "native.merge/", "native.coop/", "native.coop64/"])
+SLICED = [c for c in SPEC.cases() if c.name in ("rmat-64k-F512", "hub-64k-F512", "rmat-64k-F128-i64")]
+
+
+@pytest.mark.parametrize("case", SLICED, ids=lambda c: c.name)
+def test_coop_in_feature_slices_gives_the_same_bits_call_after_call_within_the_contract(case):
+    """coop-f128 and coop-f32 (x gathered one slice of features at a time, each slice's hub pieces with their own
+    counters): the same bits on every call, and within the IEEE contract of the float64 reference."""
+    rowptr, col, x = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
+    ref = SPEC.reference((rowptr, col, x.double()), "sum")
+    for strategy in ("coop-f128", "coop-f32"):
+        out = by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x)
+        for _ in range(2):
+            assert torch.equal(by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x), out), strategy
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5, strategy
+
+
+@pytest.mark.parametrize("strategy", ["native/", "native.merge/", "native.coop/", "native.coop64/", "native.coop-f32/"])
 def test_the_mean_scales_by_the_ieee_reciprocal_of_every_degree(strategy):
     """reciprocal_of_count (MUFU.RCP and one FMA step, without rcp.rn's slow-path call) against torch's IEEE
     1 / d, bit for bit, for every degree 1 … 4096 and a few far above (rows cut into pieces): each row's edges

@@ -85,9 +85,11 @@ __device__ __forceinline__ float reciprocal_of_count(float d) {
 // (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum (issue 17).
 // Merge mean ran 2.5 % behind merge sum (2,325 against 2,268 µs, run 49): its kernels held rcp.rn's call to a
 // slow-path subroutine in every row's loop, with a convergence barrier around it; reciprocal_of_count has none.
+// The degree arrives as a float (what the reciprocal takes), one register through the gather where the
+// 64-bit count held two and the 64-register kernels spilled.
 template <int W>
-__device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, long long degree) {
-    const float scale = (mean && degree > 0) ? reciprocal_of_count((float)degree) : 1.0f;
+__device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, float degree) {
+    const float scale = (mean && degree > 0.0f) ? reciprocal_of_count(degree) : 1.0f;
     float r[W];
 #pragma unroll
     for (int j = 0; j < W; ++j) r[j] = acc[j] * scale;
@@ -178,35 +180,35 @@ __device__ __forceinline__ void gather_shared(const I* __restrict__ col, const f
     }
 }
 
-// One group sums edges [first, end) of a row into out (or into a partial row): features t·W, + T·W, ….
-// With COOP every lane of the group runs the loop, for the shuffles, and only those below F store.
+// One group sums edges [first, end) of a row into out (or into a partial row): features f_lo + t·W, + T·W, … < f_hi
+// (F: x's row length). With COOP every lane of the group runs the loop, for the shuffles, and only those below f_hi store.
 template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
-__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
-                                          int t, long long first, long long end, bool mean, long long degree) {
-    for (int f0 = 0; f0 < F; f0 += T * W) {
+__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
+                                          int t, long long first, long long end, bool mean, float degree) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
-        if (!COOP && f >= F) break;
+        if (!COOP && f >= f_hi) break;
         float acc[W];
         zero<W>(acc);
         if (COOP) {
-            gather_shared<I, W>(col, x, F, f, f < F, T, t, first, end, 1, acc);
+            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first, end, 1, acc);
         } else {
             gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
         }
-        if (f < F) store_features<W>(dst + f, acc, MEAN && mean, degree);
+        if (f < f_hi) store_features<W>(dst + f, acc, MEAN && mean, degree);
     }
 }
 
-// Group 0 adds the block's G per-group sums of features [f, f + W) in group order and stores them (every
-// thread of the block calls it, with its group's sum in acc).
+// Group 0 adds the block's G per-group sums of features [f, f + W) in group order and stores them, below f_hi
+// (every thread of the block calls it, with its group's sum in acc).
 template <int W>
-__device__ __forceinline__ void store_group_total(const float (&acc)[W], float* partial, float* dst, int f, int F, int T,
-                                                  bool mean, long long degree) {
+__device__ __forceinline__ void store_group_total(const float (&acc)[W], float* partial, float* dst, int f, int f_hi, int T,
+                                                  bool mean, float degree) {
     const int t = threadIdx.x & (T - 1);
 #pragma unroll
     for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
     __syncthreads();
-    if (threadIdx.x < T && f < F) {
+    if (threadIdx.x < T && f < f_hi) {
         float total[W];
         zero<W>(total);
         for (int group = 0; group < AGG_THREADS / T; ++group)
@@ -220,21 +222,21 @@ __device__ __forceinline__ void store_group_total(const float (&acc)[W], float* 
 // The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
 // then adds the G partial sums in group order. Every thread of the block must call it.
 template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
-__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
-                                          long long first, long long end, bool mean, long long degree, float* partial) {
+__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
+                                          long long first, long long end, bool mean, float degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
-    for (int f0 = 0; f0 < F; f0 += T * W) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
         if (COOP) {
-            gather_shared<I, W>(col, x, F, f, f < F, T, t, first + slot, end, groups, acc);
-        } else if (f < F) {
+            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first + slot, end, groups, acc);
+        } else if (f < f_hi) {
             gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
         }
-        store_group_total<W>(acc, partial, dst, f, F, T, MEAN && mean, degree);
+        store_group_total<W>(acc, partial, dst, f, f_hi, T, MEAN && mean, degree);
     }
 }
 
@@ -270,7 +272,7 @@ __device__ __forceinline__ P* piece_partial(P* partials, long long q, long long 
 
 template <bool MEAN, int W>
 __device__ __forceinline__ void combine_row(const float* partials, float* dst, int F, int T, int t, long long first_piece,
-                                            long long last_piece, long long degree) {
+                                            long long last_piece, float degree) {
     for (int f = t * W; f < F; f += T * W) {
         float acc[W];
         zero<W>(acc);
@@ -287,22 +289,22 @@ __device__ __forceinline__ void combine_row(const float* partials, float* dst, i
 // order, then group 0 adds the G sums in group order, as block_row does with edges. A hub cut into a hundred
 // pieces is then a few loads deep for each group instead of a hundred for one.
 template <bool MEAN, int W>
-__device__ __forceinline__ void block_combine(const float* partials, float* dst, int F, int T, long long first_piece,
-                                              long long last_piece, long long degree, float* partial) {
+__device__ __forceinline__ void block_combine(const float* partials, float* dst, int F, int f_lo, int f_hi, int T, long long first_piece,
+                                              long long last_piece, float degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
-    for (int f0 = 0; f0 < F; f0 += T * W) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
-        if (f < F)
+        if (f < f_hi)
             for (long long q = first_piece + slot; q <= last_piece; q += groups) {
                 const float* p = piece_partial(partials, q, first_piece, F) + f;
 #pragma unroll
                 for (int j = 0; j < W; ++j) acc[j] += __ldcg(p + j);
             }
-        store_group_total<W>(acc, partial, dst, f, F, T, MEAN, degree);
+        store_group_total<W>(acc, partial, dst, f, f_hi, T, MEAN, degree);
     }
 }
 
@@ -311,20 +313,33 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
                                              float* __restrict__ out, float* partials, int* arrivals, const I* __restrict__ order,
                                              long long n, int F, int T, int rows_per_block, long long long_row,
                                              long long split_row, long long row_blocks, long long items, int use_order,
-                                             int combine_here) {
+                                             int combine_here, int slice_features) {
     __shared__ __align__(16) float partial[AGG_THREADS * W];
     __shared__ int last_arrival;
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
+    // Feature slices (the coop kernels): the grid is one copy of the tiles and pieces per slice of slice_features
+    // features, slice-major, so blocks, started in order, gather from one slice of x at a time (n_src ×
+    // slice_features, inside L2 where x is not); a slice's pieces have their own arrival counters. The other
+    // kernels take every feature (slice_features = F) without the arithmetic, whose registers they lack.
+    long long block = blockIdx.x;
+    int f_lo = 0, f_hi = F;
+    if (COOP) {
+        const long long per_slice = gridDim.x / ((F + slice_features - 1) / slice_features), slice = block / per_slice;
+        block -= slice * per_slice;
+        f_lo = (int)slice * slice_features;
+        f_hi = F < f_lo + slice_features ? F : f_lo + slice_features;
+        arrivals += slice * (per_slice - row_blocks);
+    }
 
-    if ((long long)blockIdx.x < row_blocks) {
-        const long long base = (long long)blockIdx.x * rows_per_block;
+    if (block < row_blocks) {
+        const long long base = block * rows_per_block;
         // Phase 1: one group per row.
         if (slot < rows_per_block && base + slot < n) {
             const long long row = use_order ? (long long)order[base + slot] : base + slot;
             const long long start = rowptr[row], end = rowptr[row + 1];
-            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
         }
         // Phase 2: the tile's long rows, one at a time, by the whole block.
         for (int s = 0; s < rows_per_block && base + s < n; ++s) {
@@ -332,13 +347,13 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long start = rowptr[row], end = rowptr[row + 1];
             const long long degree = end - start;  // the same decision in every thread
             if (degree > long_row && degree <= split_row)
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, T, start, end, true, degree, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, degree, partial);
         }
         return;
     }
 
     // A piece: items [d0, d1) of the merge path; rows first..last - 1 touch it.
-    const long long q = (long long)blockIdx.x - row_blocks;
+    const long long q = block - row_blocks;
     const long long d0 = q * items, d1 = d0 + items;
     const long long first = first_row_at(rowptr, n, d0, 1);
     const long long last = first_row_at(rowptr, n, d1, 0);
@@ -348,12 +363,12 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
     for (long long row = first + 1 + slot; row < last - 1; row += groups) {
         const long long start = rowptr[row], end = rowptr[row + 1];
         if (end - start > split_row && end - start <= long_row)
-            group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+            group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
     }
     for (long long row = first + 1; row < last - 1; ++row) {
         const long long start = rowptr[row], end = rowptr[row + 1];
         if (end - start > split_row && end - start > long_row)
-            block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, T, start, end, true, end - start, partial);
+            block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, end - start, partial);
     }
     // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
     for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
@@ -362,10 +377,10 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long lo = start > d0 - row ? start : d0 - row, hi = end < d1 - row ? end : d1 - row;
             const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
             if (first_piece == last_piece) {
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, lo, hi, true, end - start, partial);
             } else {
                 float* mine = piece_partial(partials, q, first_piece, F);
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, mine, F, T, lo, hi, false, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, mine, F, f_lo, f_hi, T, lo, hi, false, end - start, partial);
                 if (combine_here) {
                     __threadfence();  // this piece's partial is visible before its arrival is counted
                     __syncthreads();
@@ -377,7 +392,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
                     __syncthreads();
                     if (last_arrival) {
                         __threadfence();
-                        block_combine<MEAN, W>(partials, out + row * F, F, T, first_piece, last_piece, end - start, partial);
+                        block_combine<MEAN, W>(partials, out + row * F, F, f_lo, f_hi, T, first_piece, last_piece, end - start, partial);
                     }
                     __syncthreads();
                 }
@@ -403,9 +418,11 @@ __device__ __forceinline__ void neighbor_agg_combine(const I* __restrict__ rowpt
     extern "C" __global__ void __launch_bounds__ BOUNDS NAME(                                                    \
         const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x, float* __restrict__ out,   \
         float* partials, int* arrivals, const I* __restrict__ order, long long n, int F, int T, int rows_per_block,      \
-        long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here) { \
+        long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here,  \
+        int slice_features) {                                                                                          \
         neighbor_agg<I, MEAN, W, INFLIGHT, COOP>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, \
-                                                 long_row, split_row, row_blocks, items, use_order, combine_here);      \
+                                                 long_row, split_row, row_blocks, items, use_order, combine_here,       \
+                                                 slice_features);                                                        \
     }
 
 #define NEIGHBOR_AGG_KERNELS(SUFFIX, I, MEAN, W)                                                                       \
