@@ -85,8 +85,7 @@ __device__ __forceinline__ float reciprocal_of_count(float d) {
 // (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum (issue 17).
 // Merge mean ran 2.5 % behind merge sum (2,325 against 2,268 µs, run 49): its kernels held rcp.rn's call to a
 // slow-path subroutine in every row's loop, with a convergence barrier around it; reciprocal_of_count has none.
-// The degree arrives as a float (what the reciprocal takes), one register through the gather where the
-// 64-bit count held two and the 64-register kernels spilled.
+// The degree arrives as a float, what the reciprocal takes: one register where the 64-bit count took two.
 template <int W>
 __device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, float degree) {
     const float scale = (mean && degree > 0.0f) ? reciprocal_of_count(degree) : 1.0f;
