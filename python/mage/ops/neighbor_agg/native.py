@@ -28,7 +28,8 @@ One kernel template, scheduled ten ways (the strategies, each registered for bot
   kernels: a group of T lanes loads the indices of its next T edges once, one a lane, and passes them by
   shuffle, so a round's row loads wait for no index load (native.cu's COOP). For the graphs whose x stays in
   L2 (R-MAT and the hub at 64 K nodes), where merge is latency-bound (issue 17). The same additions in the
-  same order as merge wherever merge's groups have 8 lanes or more (F > 28), so the same bits.
+  same order as merge wherever merge's groups have 8 lanes or more (F > 16 in float4s, F > 4 without), so the
+  same bits.
 - ``native.coop-f128``, ``native.coop-f32``: coop with each block taking one slice of 128 or 32 features, the
   grid slice-major, so that one slice of x is gathered at a time: at F 512 (x 128 MiB) and on the large case
   (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (issue 17: cuSPARSE's
