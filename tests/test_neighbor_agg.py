@@ -1,20 +1,25 @@
 """neighbor_agg's graphs, degree statistics and schedules without a GPU: the generators' degree
 distributions and determinism, the statistics by hand, the schedule suite, the statistics stored
-with each case (and a store from before them migrated), shown beside the results, and every
-native schedule bit-identical from call to call under the CPU emulation."""
+with each case (and a store from before them migrated), shown beside the results, every
+native schedule bit-identical from call to call under the CPU emulation (coop with merge's bits), and
+the mean kernels' sm_90 SASS without a reciprocal subroutine."""
 
 from __future__ import annotations
 
 import functools
 import sqlite3
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import triton
 
 from mage import cli, registry
 from mage.backends import native
+from mage.backends.cuda_libs import preload_nvrtc
 from mage.backends.triton import INTERPRETED
 from mage.ops.neighbor_agg import counters, graphs
 from mage.registry import Implementation
@@ -99,7 +104,7 @@ def test_degree_stats_by_hand():
 
 
 def test_the_schedule_suite_spans_five_graphs_at_three_widths_with_their_stats():
-    cases = [c for c in SPEC.cases() if c.suite == "schedule"]
+    cases = [c for c in SPEC.cases() if c.suite == "schedule" and c.params["index"] == "int32"]
     assert len(cases) == 15
     assert {c.params["features"] for c in cases} == {32, 128, 512}
     assert {(c.params["graph"], c.params.get("exponent")) for c in cases} == {
@@ -111,6 +116,23 @@ def test_the_schedule_suite_spans_five_graphs_at_three_widths_with_their_stats()
     # The three widths of a graph share its graph, hence its statistics.
     widths = [c for c in cases if c.params["graph"] == "hub"]
     assert all(SPEC.case_stats(c) == stats for c in widths)
+
+
+def test_the_target_graphs_run_with_both_index_dtypes_on_one_graph_and_x():
+    """Issue 17's targets name int32 and int64: uniform, R-MAT and the hub at F 128 in the schedule suite, and
+    the large power-law case, each with the other dtype's twin (same parameters, same seed: same graph and x)."""
+    by_name = {c.name: c for c in SPEC.cases()}
+    twins = {"uniform-64k-F128-i64": "uniform-64k-F128", "rmat-64k-F128-i64": "rmat-64k-F128",
+             "hub-64k-F128-i64": "hub-64k-F128", "powerlaw-1M-16M-F128-i32": "powerlaw-1M-16M-F128"}
+    for name, twin in twins.items():
+        case, other = by_name[name], by_name[twin]
+        assert case.suite == other.suite and case.seed == other.seed
+        assert {case.params["index"], other.params["index"]} == {"int32", "int64"}
+        assert {k: v for k, v in case.params.items() if k != "index"} == {k: v for k, v in other.params.items() if k != "index"}
+    rowptr, col, x = SPEC.make_inputs(by_name["hub-64k-F128-i64"], 3, "cpu")
+    rowptr32, col32, x32 = SPEC.make_inputs(by_name["hub-64k-F128"], 3, "cpu")
+    assert rowptr.dtype == col.dtype == torch.int64 and rowptr32.dtype == col32.dtype == torch.int32
+    assert torch.equal(rowptr, rowptr32.long()) and torch.equal(col, col32.long()) and torch.equal(x, x32)
 
 
 # ---------------------------------------------------------------- the store
@@ -182,7 +204,8 @@ def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
 
 def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
     names = {i.name for i in registry.implementations("neighbor_agg")}
-    for strategy in ("warp", "block", "edge", "split", "sorted", "inflight", "merge", "merge512", "merge2048"):
+    for strategy in ("warp", "block", "edge", "split", "sorted", "inflight", "merge", "merge512", "merge2048", "coop",
+                     "coop64", "coop-f128", "coop-f32"):
         for family in ("native", "native-py"):
             assert {f"{family}.{strategy}/sum/ieee", f"{family}.{strategy}/mean/ieee"} <= names
     assert {"native/sum/ieee", "native/mean/ieee"} <= names
@@ -242,7 +265,7 @@ def test_merge_takes_every_row_in_one_launch_of_pieces_and_leaves_its_counters_z
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-@pytest.mark.parametrize("strategy", ["default", "merge"])
+@pytest.mark.parametrize("strategy", ["default", "merge", "coop"])
 def test_the_mean_is_the_sum_times_one_reciprocal_of_the_degree(strategy):
     """One IEEE reciprocal a row, then a multiply per feature (not a division per feature): bit for bit."""
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "p", "seed", SPEC.test_params[1], seed=8), 8, "cpu", "heavy")
@@ -250,6 +273,100 @@ def test_the_mean_is_the_sum_times_one_reciprocal_of_the_degree(strategy):
                   for variant in ("sum", "mean"))
     scale = torch.where(rowptr.diff() > 0, 1.0 / rowptr.diff().clamp(min=1).float(), 1.0).unsqueeze(1)
     assert torch.equal(mean, sum_ * scale)
+
+
+COOP_GRAPHS = (  # F 36: groups of 16 lanes; F 7 (scalar): 8; a hub of 2,000 edges cut into pieces of 1,024 items
+    {"graph": "hub", "nodes": 1024, "edges": 20000, "share": 0.1, "features": 36, "index": "int64"},
+    {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
+)
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+@pytest.mark.parametrize("params", COOP_GRAPHS, ids=lambda p: f"{p['graph']}-F{p['features']}-{p['index']}")
+def test_coop_adds_what_merge_adds_in_merges_order_with_the_indices_passed_by_shuffle(params):
+    """The coop kernels change who loads an index, never which rows are added in which order: merge's bits,
+    for sum and mean, on a hub (cut rows, long rows by the block) and R-MAT, int64 and int32; one launch of
+    merge's pieces, counters left zero."""
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=6), 6, "cpu", "heavy")
+    host = EmuHost()
+    for variant in ("sum", "mean"):
+        merge, coop = (native.LAUNCHERS[("neighbor_agg", strategy)](host, rowptr, col, x, variant=variant)
+                       for strategy in ("merge", "coop"))
+        assert torch.equal(coop, merge)
+    names = [name for name, _, _ in host.launches]
+    assert names[1::2] == [f"neighbor_agg_coop_{v}_{params['index'].replace('int', 'i')}{'_x4' if params['features'] % 4 == 0 else ''}"
+                           for v in ("sum", "mean")]
+    assert len({grid for _, grid, _ in host.launches}) == 1  # the same pieces as merge
+    assert counters.all_zero()
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_coop_widens_groups_below_a_rounds_indices_and_keeps_the_contract():
+    """F 12 needs 4 float4 lanes a row; coop's groups hold a round's 8 indices, so it takes 8 lanes (the idle
+    ones load and pass indices only): correct, the same bits twice, and coop64's longer group rows too."""
+    params = {"graph": "hub", "nodes": 1024, "edges": 20000, "share": 0.1, "features": 12, "index": "int32"}
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=7), 7, "cpu", "heavy")
+    for strategy in ("coop", "coop64"):
+        host = EmuHost()
+        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", strategy)], host, variant="sum")
+        out = fn(rowptr, col, x)
+        assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), "sum")
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+        assert host.launches[0][0] == "neighbor_agg_coop_sum_i32_x4"
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_coop_in_feature_slices_takes_each_slice_of_x_in_its_own_copy_of_the_pieces():
+    """coop-f32 at F 72: slices of 32, 32 and 8 features, each a copy of the pieces (slice-major) with its own
+    arrival counters for the cut hub; correct, the same bits twice, counters zero. coop-f128 at F 72 is coop."""
+    module = native_module()
+    params = {"graph": "hub", "nodes": 512, "edges": 6000, "share": 0.2, "features": 72, "index": "int64"}
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=8), 8, "cpu", "heavy")
+    pieces = -(-(512 + 6000) // module.MERGE_PIECE)
+    for variant in ("sum", "mean"):
+        host = EmuHost()
+        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", "coop-f32")], host, variant=variant)
+        out = fn(rowptr, col, x)
+        assert torch.equal(out, fn(rowptr, col, x))
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+        assert [grid[0] for _, grid, _ in host.launches] == [3 * pieces] * 2
+        assert counters.all_zero()
+        whole = native.LAUNCHERS[("neighbor_agg", "coop-f128")](EmuHost(), rowptr, col, x, variant=variant)
+        assert torch.equal(whole, native.LAUNCHERS[("neighbor_agg", "coop")](EmuHost(), rowptr, col, x, variant=variant))
+
+
+@pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
+def test_coop_takes_merges_kernels_for_an_x_too_tall_for_int_indices(monkeypatch):
+    """The coop kernels pass row indices as int; above COOP_MAX_ROWS rows of x the launcher takes merge's."""
+    module = native_module()
+    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", SPEC.test_params[0], seed=2), 2, "cpu")
+    monkeypatch.setattr(module, "COOP_MAX_ROWS", x.shape[0] - 1)
+    host = EmuHost()
+    out = native.LAUNCHERS[("neighbor_agg", "coop")](host, rowptr, col, x, variant="sum")
+    assert host.launches[0][0] == "neighbor_agg_inflight_sum_i32_x4"
+    assert torch.equal(out, native.LAUNCHERS[("neighbor_agg", "merge")](EmuHost(), rowptr, col, x, variant="sum"))
+
+
+def test_the_mean_kernels_call_no_reciprocal_subroutine(tmp_path):
+    """rcp.rn.f32 (1.0f / d) branches to a called slow-path subroutine, which the mean kernels carried in every
+    row's path; reciprocal_of_count is its fast path alone. Every mean kernel calls what its sum kernel does
+    (the 64-bit divisions of the piece arithmetic), no more, in the sm_90 SASS."""
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    if preload_nvrtc() is None or not cuobjdump.exists():
+        pytest.skip("needs libnvrtc and Triton's cuobjdump")
+    cubin = tmp_path / "neighbor_agg.cubin"
+    cubin.write_bytes(native.cubin("neighbor_agg", 90))
+
+    def calls(kernel: str) -> int:
+        sass = subprocess.run([str(cuobjdump), "-sass", "-fun", kernel, str(cubin)], capture_output=True, text=True,
+                              check=True).stdout
+        assert "Function : " + kernel in sass
+        return sass.count("CALL.REL")
+
+    for mean in (k.name for k in native_module().KERNELS.values() if "_mean_" in k.name):
+        assert calls(mean) == calls(mean.replace("_mean_", "_sum_")), mean
 
 
 def native_module():

@@ -86,3 +86,58 @@ def test_merge_gives_the_same_bits_and_the_mean_is_the_sum_times_one_reciprocal(
     for strategy in MERGE:
         out = by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x).double()
         assert ((out - ref).norm() / ref.norm()).item() < 1e-5, strategy
+
+
+# native.coop against merge where merge's groups have 8 lanes or more (all three widths): R-MAT and the hub at
+# every width, and the int64 twins of the F 128 graphs.
+COOP_CASES = [c for c in SPEC.cases() if c.suite == "schedule" and (
+    c.params["graph"] in ("rmat", "hub") or c.params["graph"] == "uniform" and c.params["features"] == 128)]
+
+
+@pytest.mark.parametrize("case", COOP_CASES, ids=lambda c: c.name)
+def test_coop_gives_merges_bits_and_the_same_bits_call_after_call(case):
+    """Compiled, the coop kernels (indices passed by shuffle within a group) add what merge adds in merge's
+    order: its bits, for sum and mean, int32 and int64, and the same bits on every call."""
+    inputs = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
+    for family in ("native", "native-py"):
+        for variant in ("sum", "mean"):
+            merge = by_name[f"{family}.merge/{variant}/ieee"](*inputs)
+            coop = by_name[f"{family}.coop/{variant}/ieee"](*inputs)
+            assert torch.equal(coop, merge), f"{family} {variant}"
+            for _ in range(2):
+                assert torch.equal(by_name[f"{family}.coop/{variant}/ieee"](*inputs), coop), f"{family} {variant}"
+
+
+SLICED = [c for c in SPEC.cases() if c.name in ("rmat-64k-F512", "hub-64k-F512", "rmat-64k-F128-i64")]
+
+
+@pytest.mark.parametrize("case", SLICED, ids=lambda c: c.name)
+def test_coop_in_feature_slices_gives_the_same_bits_call_after_call_within_the_contract(case):
+    """coop-f128 and coop-f32 (x gathered one slice of features at a time, each slice's hub pieces with their own
+    counters): the same bits on every call, and within the IEEE contract of the float64 reference."""
+    rowptr, col, x = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
+    ref = SPEC.reference((rowptr, col, x.double()), "sum")
+    for strategy in ("coop-f128", "coop-f32"):
+        out = by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x)
+        for _ in range(2):
+            assert torch.equal(by_name[f"native.{strategy}/sum/ieee"](rowptr, col, x), out), strategy
+        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5, strategy
+
+
+@pytest.mark.parametrize("strategy", ["native/", "native.merge/", "native.coop/", "native.coop64/", "native.coop-f32/"])
+def test_the_mean_scales_by_the_ieee_reciprocal_of_every_degree(strategy):
+    """reciprocal_of_count (MUFU.RCP and one FMA step, without rcp.rn's slow-path call) against torch's IEEE
+    1 / d, bit for bit, for every degree 1 … 4096 and a few far above (rows cut into pieces): each row's edges
+    gather one row of ones and zero rows otherwise, so its mean is its reciprocal exactly."""
+    degree = torch.cat([torch.arange(1, 4097), torch.tensor([65_537, 1_000_003, 4_194_301])]).cuda()
+    rowptr = torch.cat([torch.zeros(1, dtype=torch.int64, device="cuda"), degree.cumsum(0)])
+    col = torch.zeros(int(rowptr[-1]), dtype=torch.int64, device="cuda")
+    col[rowptr[:-1]] = 1  # each row's first edge: x's row of ones
+    x = torch.zeros(2, 4, device="cuda")
+    x[1] = 1.0
+    fn = next(i.fn for i in DETERMINISTIC if i.name == f"{strategy}mean/ieee")
+    expected = (1.0 / degree.float()).unsqueeze(1).expand(-1, 4)
+    for index in (torch.int64, torch.int32):
+        assert torch.equal(fn(rowptr.to(index), col.to(index), x), expected), index

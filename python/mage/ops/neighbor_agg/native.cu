@@ -66,12 +66,29 @@ __device__ __forceinline__ Vec<W> load_features(const float* p) {
     return r;
 }
 
+// 1 / d rounded to nearest for 1 ≤ d < 2^126, as rcp.rn.f32 gives it: ptxas expands rcp.rn into MUFU.RCP and one
+// FMA Newton step for such d (this code, the same instructions) and branches to a called subroutine for the
+// rest (zero, denormal, huge), which a degree never needs (the SASS of rcp.rn shows both paths; the GPU tests
+// check the mean against torch's IEEE reciprocal bit for bit). The CPU emulation divides.
+__device__ __forceinline__ float reciprocal_of_count(float d) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+    return fmaf(r, -fmaf(d, r, -1.0f), r);
+#else
+    return 1.0f / d;
+#endif
+}
+
 // The mean multiplies by one reciprocal a row instead of dividing each feature: an IEEE division is a
 // subroutine of ~10 instructions with a slow path, W of them a thread and row, the 4 % more instructions
 // (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum (issue 17).
+// Merge mean ran 2.5 % behind merge sum (2,325 against 2,268 µs, run 49): its kernels held rcp.rn's call to a
+// slow-path subroutine in every row's loop, with a convergence barrier around it; reciprocal_of_count has none.
+// The degree arrives as a float, what the reciprocal takes: one register where the 64-bit count took two.
 template <int W>
-__device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, long long degree) {
-    const float scale = (mean && degree > 0) ? 1.0f / (float)degree : 1.0f;
+__device__ __forceinline__ void store_features(float* p, const float (&acc)[W], bool mean, float degree) {
+    const float scale = (mean && degree > 0.0f) ? reciprocal_of_count(degree) : 1.0f;
     float r[W];
 #pragma unroll
     for (int j = 0; j < W; ++j) r[j] = acc[j] * scale;
@@ -117,28 +134,80 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
     }
 }
 
-// One group sums edges [first, end) of a row into out (or into a partial row): features t·W, + T·W, ….
-template <typename I, bool MEAN, int W, bool INFLIGHT>
-__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
-                                          int t, long long first, long long end, bool mean, long long degree) {
-    for (int f = t * W; f < F; f += T * W) {
-        float acc[W];
-        zero<W>(acc);
-        gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
-        store_features<W>(dst + f, acc, MEAN && mean, degree);
+// COOP (the neighbor_agg_coop_* kernels): the same sum in the same order, with the indices shared. gather has
+// every lane of a group load each of a round's UNROLL indices, the same addresses, and then wait for them before
+// its row loads: two dependent round trips a round. On a graph whose x stays in L2 (R-MAT and the hub at
+// 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard stall, run 46's ncu)
+// those round trips, not bandwidth, set the time. Here lane t loads the index of the group's (k·T + t)-th edge
+// (one coalesced load for T edges, as cuSPARSE's and GE-SpMM's row kernels cache a row's indices), the next T
+// indices are loaded while this T's rows are, and each round takes its UNROLL indices from the lanes holding
+// them (__shfl_sync within the group): a round's row loads wait for no index load. Every lane of the group
+// calls it with the same edges (T ≥ AGG_UNROLL, a power of two); lanes past F (valid false) load and pass
+// indices but no rows. Indices pass as int (one shuffle each, where int64 took two and spilled 48 bytes at the
+// 64-register bound): native.py takes these kernels only for an x of fewer than 2^31 rows.
+template <typename I, int W>
+__device__ __forceinline__ void gather_shared(const I* __restrict__ col, const float* __restrict__ x, int F, int f, bool valid,
+                                              int T, int t, long long first, long long end, long long stride,
+                                              float (&acc)[W]) {
+    const unsigned group = T == 32 ? 0xffffffffu : ((1u << T) - 1) << ((threadIdx.x & 31) & ~(T - 1));
+    long long mine_edge = first + t * stride;
+    int next = mine_edge < end ? (int)col[mine_edge] : -1;
+    for (long long base = first; base < end; base += T * stride) {
+        const int mine = next;
+        mine_edge += T * stride;
+        next = mine_edge < end ? (int)col[mine_edge] : -1;
+        for (int k = 0; k < T && base + k * stride < end; k += AGG_UNROLL) {
+            int src[AGG_UNROLL];
+#pragma unroll
+            for (int u = 0; u < AGG_UNROLL; ++u) src[u] = __shfl_sync(group, mine, k + u, T);
+            Vec<W> rows[AGG_UNROLL];
+#pragma unroll
+            for (int u = 0; u < AGG_UNROLL; ++u) {
+                if (valid && src[u] >= 0) {
+                    rows[u] = load_features<W>(x + (long long)src[u] * F + f);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
+                }
+            }
+            asm volatile("" ::: "memory");
+#pragma unroll
+            for (int u = 0; u < AGG_UNROLL; ++u)
+#pragma unroll
+                for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
+        }
     }
 }
 
-// Group 0 adds the block's G per-group sums of features [f, f + W) in group order and stores them (every
-// thread of the block calls it, with its group's sum in acc).
+// One group sums edges [first, end) of a row into out (or into a partial row): features f_lo + t·W, + T·W, … < f_hi
+// (F: x's row length). With COOP every lane of the group runs the loop, for the shuffles, and only those below f_hi store.
+template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
+__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
+                                          int t, long long first, long long end, bool mean, float degree) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
+        const int f = f0 + t * W;
+        if (!COOP && f >= f_hi) break;
+        float acc[W];
+        zero<W>(acc);
+        if (COOP) {
+            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first, end, 1, acc);
+        } else {
+            gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
+        }
+        if (f < f_hi) store_features<W>(dst + f, acc, MEAN && mean, degree);
+    }
+}
+
+// Group 0 adds the block's G per-group sums of features [f, f + W) in group order and stores them, below f_hi
+// (every thread of the block calls it, with its group's sum in acc).
 template <int W>
-__device__ __forceinline__ void store_group_total(const float (&acc)[W], float* partial, float* dst, int f, int F, int T,
-                                                  bool mean, long long degree) {
+__device__ __forceinline__ void store_group_total(const float (&acc)[W], float* partial, float* dst, int f, int f_hi, int T,
+                                                  bool mean, float degree) {
     const int t = threadIdx.x & (T - 1);
 #pragma unroll
     for (int j = 0; j < W; ++j) partial[threadIdx.x * W + j] = acc[j];
     __syncthreads();
-    if (threadIdx.x < T && f < F) {
+    if (threadIdx.x < T && f < f_hi) {
         float total[W];
         zero<W>(total);
         for (int group = 0; group < AGG_THREADS / T; ++group)
@@ -151,18 +220,22 @@ __device__ __forceinline__ void store_group_total(const float (&acc)[W], float* 
 
 // The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
 // then adds the G partial sums in group order. Every thread of the block must call it.
-template <typename I, bool MEAN, int W, bool INFLIGHT>
-__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int T,
-                                          long long first, long long end, bool mean, long long degree, float* partial) {
+template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
+__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
+                                          long long first, long long end, bool mean, float degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
-    for (int f0 = 0; f0 < F; f0 += T * W) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
-        if (f < F) gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
-        store_group_total<W>(acc, partial, dst, f, F, T, MEAN && mean, degree);
+        if (COOP) {
+            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first + slot, end, groups, acc);
+        } else if (f < f_hi) {
+            gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
+        }
+        store_group_total<W>(acc, partial, dst, f, f_hi, T, MEAN && mean, degree);
     }
 }
 
@@ -198,7 +271,7 @@ __device__ __forceinline__ P* piece_partial(P* partials, long long q, long long 
 
 template <bool MEAN, int W>
 __device__ __forceinline__ void combine_row(const float* partials, float* dst, int F, int T, int t, long long first_piece,
-                                            long long last_piece, long long degree) {
+                                            long long last_piece, float degree) {
     for (int f = t * W; f < F; f += T * W) {
         float acc[W];
         zero<W>(acc);
@@ -215,44 +288,57 @@ __device__ __forceinline__ void combine_row(const float* partials, float* dst, i
 // order, then group 0 adds the G sums in group order, as block_row does with edges. A hub cut into a hundred
 // pieces is then a few loads deep for each group instead of a hundred for one.
 template <bool MEAN, int W>
-__device__ __forceinline__ void block_combine(const float* partials, float* dst, int F, int T, long long first_piece,
-                                              long long last_piece, long long degree, float* partial) {
+__device__ __forceinline__ void block_combine(const float* partials, float* dst, int F, int f_lo, int f_hi, int T, long long first_piece,
+                                              long long last_piece, float degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
-    for (int f0 = 0; f0 < F; f0 += T * W) {
+    for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
-        if (f < F)
+        if (f < f_hi)
             for (long long q = first_piece + slot; q <= last_piece; q += groups) {
                 const float* p = piece_partial(partials, q, first_piece, F) + f;
 #pragma unroll
                 for (int j = 0; j < W; ++j) acc[j] += __ldcg(p + j);
             }
-        store_group_total<W>(acc, partial, dst, f, F, T, MEAN, degree);
+        store_group_total<W>(acc, partial, dst, f, f_hi, T, MEAN, degree);
     }
 }
 
-template <typename I, bool MEAN, int W, bool INFLIGHT>
+template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
 __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x,
                                              float* __restrict__ out, float* partials, int* arrivals, const I* __restrict__ order,
                                              long long n, int F, int T, int rows_per_block, long long long_row,
                                              long long split_row, long long row_blocks, long long items, int use_order,
-                                             int combine_here) {
+                                             int combine_here, int slice_features) {
     __shared__ __align__(16) float partial[AGG_THREADS * W];
     __shared__ int last_arrival;
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
+    // Feature slices (the coop kernels): the grid is one copy of the tiles and pieces per slice of slice_features
+    // features, slice-major, so blocks, started in order, gather from one slice of x at a time (n_src ×
+    // slice_features, inside L2 where x is not); a slice's pieces have their own arrival counters. The other
+    // kernels take every feature (slice_features = F) without the arithmetic, whose registers they lack.
+    long long block = blockIdx.x;
+    int f_lo = 0, f_hi = F;
+    if (COOP) {
+        const long long per_slice = gridDim.x / ((F + slice_features - 1) / slice_features), slice = block / per_slice;
+        block -= slice * per_slice;
+        f_lo = (int)slice * slice_features;
+        f_hi = F < f_lo + slice_features ? F : f_lo + slice_features;
+        arrivals += slice * (per_slice - row_blocks);
+    }
 
-    if ((long long)blockIdx.x < row_blocks) {
-        const long long base = (long long)blockIdx.x * rows_per_block;
+    if (block < row_blocks) {
+        const long long base = block * rows_per_block;
         // Phase 1: one group per row.
         if (slot < rows_per_block && base + slot < n) {
             const long long row = use_order ? (long long)order[base + slot] : base + slot;
             const long long start = rowptr[row], end = rowptr[row + 1];
-            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
         }
         // Phase 2: the tile's long rows, one at a time, by the whole block.
         for (int s = 0; s < rows_per_block && base + s < n; ++s) {
@@ -260,13 +346,13 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long start = rowptr[row], end = rowptr[row + 1];
             const long long degree = end - start;  // the same decision in every thread
             if (degree > long_row && degree <= split_row)
-                block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, start, end, true, degree, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, degree, partial);
         }
         return;
     }
 
     // A piece: items [d0, d1) of the merge path; rows first..last - 1 touch it.
-    const long long q = (long long)blockIdx.x - row_blocks;
+    const long long q = block - row_blocks;
     const long long d0 = q * items, d1 = d0 + items;
     const long long first = first_row_at(rowptr, n, d0, 1);
     const long long last = first_row_at(rowptr, n, d1, 0);
@@ -276,12 +362,12 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
     for (long long row = first + 1 + slot; row < last - 1; row += groups) {
         const long long start = rowptr[row], end = rowptr[row + 1];
         if (end - start > split_row && end - start <= long_row)
-            group_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, t, start, end, true, end - start);
+            group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
     }
     for (long long row = first + 1; row < last - 1; ++row) {
         const long long start = rowptr[row], end = rowptr[row + 1];
         if (end - start > split_row && end - start > long_row)
-            block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, start, end, true, end - start, partial);
+            block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, end - start, partial);
     }
     // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
     for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
@@ -290,10 +376,10 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long lo = start > d0 - row ? start : d0 - row, hi = end < d1 - row ? end : d1 - row;
             const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
             if (first_piece == last_piece) {
-                block_row<I, MEAN, W, INFLIGHT>(col, x, out + row * F, F, T, lo, hi, true, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, lo, hi, true, end - start, partial);
             } else {
                 float* mine = piece_partial(partials, q, first_piece, F);
-                block_row<I, MEAN, W, INFLIGHT>(col, x, mine, F, T, lo, hi, false, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, mine, F, f_lo, f_hi, T, lo, hi, false, end - start, partial);
                 if (combine_here) {
                     __threadfence();  // this piece's partial is visible before its arrival is counted
                     __syncthreads();
@@ -305,7 +391,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
                     __syncthreads();
                     if (last_arrival) {
                         __threadfence();
-                        block_combine<MEAN, W>(partials, out + row * F, F, T, first_piece, last_piece, end - start, partial);
+                        block_combine<MEAN, W>(partials, out + row * F, F, f_lo, f_hi, T, first_piece, last_piece, end - start, partial);
                     }
                     __syncthreads();
                 }
@@ -327,18 +413,21 @@ __device__ __forceinline__ void neighbor_agg_combine(const I* __restrict__ rowpt
         combine_row<MEAN, W>(partials, out + row * F, F, T, t, first_piece, last_piece, end - start);
 }
 
-#define NEIGHBOR_AGG_MAIN(NAME, I, MEAN, W, INFLIGHT, BOUNDS)                                                         \
+#define NEIGHBOR_AGG_MAIN(NAME, I, MEAN, W, INFLIGHT, COOP, BOUNDS)                                                   \
     extern "C" __global__ void __launch_bounds__ BOUNDS NAME(                                                    \
         const I* __restrict__ rowptr, const I* __restrict__ col, const float* __restrict__ x, float* __restrict__ out,   \
         float* partials, int* arrivals, const I* __restrict__ order, long long n, int F, int T, int rows_per_block,      \
-        long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here) { \
-        neighbor_agg<I, MEAN, W, INFLIGHT>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block,    \
-                                           long_row, split_row, row_blocks, items, use_order, combine_here);            \
+        long long long_row, long long split_row, long long row_blocks, long long items, int use_order, int combine_here,  \
+        int slice_features) {                                                                                          \
+        neighbor_agg<I, MEAN, W, INFLIGHT, COOP>(rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, \
+                                                 long_row, split_row, row_blocks, items, use_order, combine_here,       \
+                                                 slice_features);                                                        \
     }
 
 #define NEIGHBOR_AGG_KERNELS(SUFFIX, I, MEAN, W)                                                                       \
-    NEIGHBOR_AGG_MAIN(neighbor_agg_##SUFFIX, I, MEAN, W, false, (AGG_THREADS))                                          \
-    NEIGHBOR_AGG_MAIN(neighbor_agg_inflight_##SUFFIX, I, MEAN, W, true, (AGG_THREADS, INFLIGHT_BLOCKS))                 \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_##SUFFIX, I, MEAN, W, false, false, (AGG_THREADS))                                   \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_inflight_##SUFFIX, I, MEAN, W, true, false, (AGG_THREADS, INFLIGHT_BLOCKS))          \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_coop_##SUFFIX, I, MEAN, W, true, true, (AGG_THREADS, INFLIGHT_BLOCKS))               \
     extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_combine_##SUFFIX(                            \
         const I* __restrict__ rowptr, const float* partials, float* __restrict__ out, long long n, int F, int T,         \
         long long split_row, long long items) {                                                                        \

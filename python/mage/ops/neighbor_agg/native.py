@@ -1,6 +1,6 @@
 """Neighbor aggregation (sum, mean) over CSR (native.cu): no floating-point atomics, deterministic.
 
-One kernel template, scheduled eight ways (the strategies, each registered for both host paths):
+One kernel template, scheduled ten ways (the strategies, each registered for both host paths):
 
 - ``native`` (default, one launch): a group of T threads per row (T · 4 ≥ F features when F
   allows float4s), 256 / T rows a block; rows above LONG_ROW edges are taken by the whole block
@@ -24,6 +24,16 @@ One kernel template, scheduled eight ways (the strategies, each registered for b
   all of its groups at once. No preparation step: the pieces are found by binary search of rowptr
   inside the kernel. For R-MAT and the hub (issue 17), where one group per row leaves one long row
   as a serial chain and two-launch merge path (``native.edge``) pays its second pass.
+- ``native.coop`` (and ``native.coop64``, its MERGE_LONG_ROW doubled): native.merge's pieces with the coop
+  kernels: a group of T lanes loads the indices of its next T edges once, one a lane, and passes them by
+  shuffle, so a round's row loads wait for no index load (native.cu's COOP). For the graphs whose x stays in
+  L2 (R-MAT and the hub at 64 K nodes), where merge is latency-bound (issue 17). The same additions in the
+  same order as merge wherever merge's groups have 8 lanes or more (F > 16 in float4s, F > 4 without), so the
+  same bits.
+- ``native.coop-f128``, ``native.coop-f32``: coop with each block taking one slice of 128 or 32 features, the
+  grid slice-major, so that one slice of x is gathered at a time: at F 512 (x 128 MiB) and on the large case
+  (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (issue 17: cuSPARSE's
+  lead at F 512).
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
   the timed call: its kernels are in the call's kernel time and launch count, and
@@ -60,18 +70,22 @@ SPLIT_ROW, SPLIT_PIECE = 128, 1024
 # merge: a row above 32 edges is 4 rounds of 8 loads for one group, 1 for the whole block (8 groups at F ≥ 128,
 # 32 at F 32) at the price of two barriers.
 MERGE_PIECE, MERGE_LONG_ROW = 1024, 32
+COOP_MIN_GROUP = 8  # native.cu's AGG_UNROLL: the coop kernels' groups hold at least a round's indices
+COOP_MAX_ROWS = (1 << 31) - 1  # the coop kernels pass x's row indices as int
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
+# native.cu's kernel sets: the default's, the inflight ones (a round's row loads before its adds) and the coop
+# ones (inflight, with a group's indices loaded once, one a lane, and passed by shuffle).
+KERNEL_SETS = ("", "inflight_", "coop_")
 KERNELS = {
-    (variant, index, vector, inflight): Kernel(
-        "neighbor_agg", f"neighbor_agg_{'inflight_' if inflight else ''}{variant}_{index}{'_x4' if vector else ''}",
-        "pppppppliiillllii"
+    (variant, index, vector, kernel_set): Kernel(
+        "neighbor_agg", f"neighbor_agg_{kernel_set}{variant}_{index}{'_x4' if vector else ''}", "pppppppliiilllliii"
     )  # rowptr, col, x, out, partials, arrivals, order, n, F, T, rows_per_block, long_row, split_row, row_blocks, items,
-    #    use_order, combine_here
+    #    use_order, combine_here, slice_features
     for variant in ("sum", "mean")
     for index in INDEX.values()
     for vector in (True, False)
-    for inflight in (False, True)
+    for kernel_set in KERNEL_SETS
 }
 COMBINE = {
     key[:3]: Kernel("neighbor_agg", f"neighbor_agg_combine_{key[0]}_{key[1]}{'_x4' if key[2] else ''}", "pppliill")
@@ -90,7 +104,8 @@ class Schedule:
     piece: int = HUB_PIECE
     combine_here: bool = True  # the last piece adds a cut row's partials; else a second launch does
     sorted_rows: bool = False
-    inflight: bool = False  # the kernels that issue a round's row loads before its adds
+    kernel_set: str = ""  # one of KERNEL_SETS
+    feature_slice: int = 0  # features a block takes (slices of x gathered one after another); 0: all of them
 
 
 SCHEDULES = {
@@ -101,10 +116,21 @@ SCHEDULES = {
     "edge": Schedule(tiles=False, long_row=NEVER, split_row=-1, piece=EDGE_PIECE, combine_here=False),
     "split": Schedule(long_row=NEVER, split_row=SPLIT_ROW, piece=SPLIT_PIECE, combine_here=False),
     "sorted": Schedule(sorted_rows=True),
-    "inflight": Schedule(split_row=HUB_ROW, inflight=True),
+    "inflight": Schedule(split_row=HUB_ROW, kernel_set="inflight_"),
     **{f"merge{'' if piece == MERGE_PIECE else piece}": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1,
-                                                                  piece=piece, inflight=True)
+                                                                  piece=piece, kernel_set="inflight_")
        for piece in (MERGE_PIECE, MERGE_PIECE // 2, MERGE_PIECE * 2)},
+    # merge's pieces with the coop kernels: a row of up to 32 edges is one index load and its row loads for a
+    # group of 32 (F ≥ 128); coop64 leaves rows of up to 64 edges to one group, the whole block's barriers
+    # for fewer rows.
+    **{f"coop{'' if long_row == MERGE_LONG_ROW else long_row}": Schedule(tiles=False, long_row=long_row, split_row=-1,
+                                                                          piece=MERGE_PIECE, kernel_set="coop_")
+       for long_row in (MERGE_LONG_ROW, 2 * MERGE_LONG_ROW)},
+    # coop in feature slices, slice-major: coop-f128 gathers F 512's x (128 MiB, above a 50 MiB L2) in four
+    # passes of 32 MiB, coop-f32 the large case's (512 MiB) in four of 128 MiB, each a full line a row.
+    **{f"coop-f{width}": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1, piece=MERGE_PIECE,
+                                  kernel_set="coop_", feature_slice=width)
+       for width in (128, 32)},
 }
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
@@ -148,18 +174,26 @@ def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["
     if out.numel() == 0:
         return out
     vector = features % 4 == 0 and aligned(x, out)
-    per_row = min(32, 1 << (cdiv(features, 4 if vector else 1) - 1).bit_length())
+    kernel_set = schedule.kernel_set
+    if kernel_set == "coop_" and x.shape[0] > COOP_MAX_ROWS:
+        kernel_set = "inflight_"  # the coop kernels pass indices as int: merge's kernels, the same schedule
+    # Features a block takes: a slice (a multiple of 4, so float4s stay whole) with the coop kernels, else all.
+    width = min(features, schedule.feature_slice or features) if kernel_set == "coop_" else features
+    per_row = min(32, 1 << (cdiv(width, 4 if vector else 1) - 1).bit_length())
+    if kernel_set == "coop_":
+        per_row = max(per_row, COOP_MIN_GROUP)  # a round shuffles UNROLL indices out of one group's lanes
     key = (variant, INDEX[rowptr.dtype], vector)
     rows_per_block = 1 if schedule.row_per_block else THREADS // per_row
     row_blocks = cdiv(n, rows_per_block) if schedule.tiles else 0
     pieces = cdiv(n + col.numel(), schedule.piece) if max_degree > schedule.split_row else 0
+    slices = cdiv(features, width)
     partials = out.new_empty((max(pieces, 1), 2, features))
-    arrivals = arrival_counters(x.device, pieces) if pieces and schedule.combine_here else rowptr
+    arrivals = arrival_counters(x.device, pieces * slices) if pieces and schedule.combine_here else rowptr
     # Rows longest first; a stable sort, so equal degrees keep row order and the visit is fixed.
     order = torch.argsort(rowptr.diff(), descending=True, stable=True).to(rowptr.dtype) if schedule.sorted_rows else rowptr
-    host.launch(KERNELS[(*key, schedule.inflight)], (row_blocks + pieces, 1, 1), (THREADS, 1, 1), rowptr, col, x, out, partials, arrivals,
-                order, n, features, per_row, rows_per_block, schedule.long_row, schedule.split_row, row_blocks,
-                schedule.piece, int(schedule.sorted_rows), int(schedule.combine_here))
+    host.launch(KERNELS[(*key, kernel_set)], ((row_blocks + pieces) * slices, 1, 1), (THREADS, 1, 1), rowptr, col, x, out,
+                partials, arrivals, order, n, features, per_row, rows_per_block, schedule.long_row, schedule.split_row,
+                row_blocks, schedule.piece, int(schedule.sorted_rows), int(schedule.combine_here), width)
     if pieces and not schedule.combine_here:
         host.launch(COMBINE[key], (cdiv(n, THREADS // per_row), 1, 1), (THREADS, 1, 1), rowptr, partials, out, n,
                     features, per_row, schedule.split_row, schedule.piece)
