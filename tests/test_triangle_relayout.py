@@ -204,3 +204,48 @@ def test_every_gemm_config_compiles_for_hopper_without_spills_on_the_tensor_core
         seen.add((kind, epilogue))
     assert seen == {("tf32", "o_sc"), ("tf32", "o_sj"), ("tf32x3", "o_sc"), ("16-bit", "o_sc"), ("ieee", "o_sc")}
     assert fitting_two_warpgroups >= 3
+
+
+_SM90_RELAYOUT = r'''
+import os, re, subprocess, tempfile
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from mage.ops.triangle import triton_relayout
+
+kernel = triton_relayout._triangle_relayout_kernel
+tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+names = ["src0_ptr", "dst0_ptr", "src1_ptr", "dst1_ptr", "R", "K", "C", "s_b", "s_r", "s_k", "s_c", "d_b", "d_r",
+         "d_k", "d_c"]
+# The unit strides (specialized) of channel-last to K-major (the operands) and channel-first to channel-last
+# (the product back).
+for units in (("s_c", "d_k"), ("s_k", "d_c")):
+    signature = {n: "*fp32" if n.endswith("ptr") else "i32" for n in names if n not in units}
+    for config in kernel.configs:
+        constexprs = {**{unit: 1 for unit in units}, **config.kwargs}
+        attrs = {(list(signature).index(n),): [["tt.divisibility", 16]] for n in signature}
+        src = ASTSource(kernel.fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": config.num_warps})
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+            cubin.write(compiled.asm["cubin"])
+            cubin.flush()
+            usage = subprocess.run([os.path.join(tools, "cuobjdump"), "--dump-resource-usage", cubin.name],
+                                   capture_output=True, text=True, check=True).stdout
+        usage = "/".join(re.search(rf"{key}:(\d+)", usage).group(0) for key in ("REG", "STACK"))
+        print("compiled", f"{'-'.join(units)}/warps={config.num_warps}/{usage}", compiled.name, "products: none")
+'''
+
+
+@needs_ptxas
+def test_every_relayout_config_compiles_for_hopper_without_spills_and_some_fit_four_programs_an_sm():
+    """Both stride patterns, every config: no stack frame, and for each pattern 8-warp configs of at most 64
+    registers a thread (65536 registers an SM: four programs of 256 threads), the occupancy run 65's choice
+    (123 registers, two programs) lacked."""
+    compiled = _compile_for_hopper("-c", _SM90_RELAYOUT)["_triangle_relayout_kernel"]
+    four_an_sm = {}
+    for name, _ in compiled:
+        units, warps, registers, stack = name.split("/")
+        assert stack == "STACK:0", name
+        fits = warps == "warps=8" and int(registers[4:]) <= 64
+        four_an_sm[units] = four_an_sm.get(units, 0) + fits
+    assert set(four_an_sm) == {"s_c-d_k", "s_k-d_c"} and min(four_an_sm.values()) >= 1, four_an_sm
