@@ -1,8 +1,8 @@
 # triangle (issue 16, tf32 ≤ 270 us and ieee ≤ 1000 us at B1 N512 C128): triton.relayout3 with two-warpgroup
-# GEMM configs (128 × 256, 256 × 128, 128 × 128 at 8 warps), a TMA-store channel-first epilogue and more
-# relayout boxes, at tf32, tf32x3 (ieee's error), bf16 and ieee, against eager; ncu of its three kernels at
-# N 512 tf32. Sourced by scripts/h200.sh after its setup (repo root as cwd, PYTHONPATH set, $out, $db, mage(),
-# step_budget/step_run); not executable by itself. Writes only under $out/tri3/. 120 s in all.
+# GEMM configs (8 warps: 128 × 256 at BLOCK_K 16, 128 × 128 at 3–4 stages), a TMA-store channel-first
+# epilogue and more relayout boxes, at tf32, tf32x3 (ieee's error), bf16 and ieee, against eager; ncu of its
+# three kernels at N 512 tf32. Sourced by scripts/h200.sh after its setup (repo root as cwd, PYTHONPATH set,
+# $out, $db, mage(), step_budget/step_run); not executable by itself. Writes only under $out/tri3/. 120 s in all.
 step_budget 120
 tri3=$out/tri3
 mkdir -p "$tri3"
@@ -48,7 +48,7 @@ step_run run 45 env TRITON_PRINT_AUTOTUNING=1 python3 scripts/gpu/run_cases.py "
             "triton.relayout3/outgoing/bf16", "triton.relayout3/outgoing/ieee", "eager/outgoing/tf32",
             "eager/outgoing/ieee", "eager/outgoing/bf16"],
   "budget": 0.05, "min_samples": 10,
-  "hypothesis": "Run 65 at N 512 tf32: relayout in 141 us (75 % of DRAM peak), GEMM 153 us (one warpgroup of 4 warps chosen, tensor pipe 52 % active, one program an SM whose register-to-global epilogue stalls it), relayout out 66 us: 361 us. Two consumer warpgroups (8 warps, 128 x 256 / 256 x 128 tiles fit once the channel-first epilogue stores through TMA in two halves) and asynchronous TMA stores that overlap the next tile bring the GEMM to ~100 us (its DRAM floor: 400 MB, ~85 us); smaller relayout boxes (more programs an SM) and 256-byte channel runs bring each relayout toward 85-90 % of DRAM peak (~125 + ~60 us). Expected tf32 ~270-290 us at N 512 (3 launches), 2 launches and ~150 us on channel-first inputs; tf32x3 (three tf32 products, ieee error) ~400 us, well under 1000 and under eager ieee; bf16 under eager bf16.",
+  "hypothesis": "Run 65 at N 512 tf32: relayout in 141 us (75 % of DRAM peak), GEMM 153 us (one warpgroup of 4 warps chosen, tensor pipe 52 % active, one program an SM whose register-to-global epilogue stalls it), relayout out 66 us: 361 us. Two consumer warpgroups (8 warps; 128 x 128 at 3-4 stages and 128 x 256 at BLOCK_K 16 fit beside the TMA store buffers of the channel-first epilogue) and asynchronous TMA stores that overlap the next tile bring the GEMM to ~100 us (its DRAM floor: 400 MB, ~85 us); smaller relayout boxes (more programs an SM) and 256-byte channel runs bring each relayout toward 85-90 % of DRAM peak (~125 + ~60 us). Expected tf32 ~270-290 us at N 512 (3 launches), 2 launches and ~150 us on channel-first inputs; tf32x3 (three tf32 products, ieee error) ~400 us, well under 1000 and under eager ieee; bf16 under eager bf16.",
   "predict": ["triangle/triton.relayout3/outgoing/tf32@B1-N512-C128[single/cold]:kernel<=270",
               "triangle/triton.relayout3/incoming/tf32@B1-N512-C128[single/cold]:kernel<=270",
               "triangle/triton.relayout3/outgoing/tf32@B1-N512-C128[single/cold]:launches<=3",

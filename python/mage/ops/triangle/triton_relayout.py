@@ -26,8 +26,9 @@ once, in a copy, and the product runs as the GEMM it is:
      element 4 bytes at a stride of C; neighbouring channels' programs, scheduled together, fill the
      rest of each sector in L2 before it is written back.
    - ``relayout3`` (3 launches): the epilogue stores the tile channel-first through TMA (asynchronously,
-     into rows padded as a′'s), and the relayout kernel copies that back to channel-last: 2 · B·N²·C more bytes of traffic, against the
-     scattered 4-byte stores of the direct epilogue. Which costs less is for a GPU run to say.
+     into rows padded as a′'s), and the relayout kernel copies that back to channel-last: 2 · B·N²·C more
+     bytes of traffic, against the scattered 4-byte stores of the direct epilogue. Which costs less is for
+     a GPU run to say.
 Launches per call are a boundary Mage reports, so the comparison with one-launch kernels stays honest.
 """
 
@@ -122,13 +123,13 @@ def _triangle_relayout_kernel(
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, CHANNEL_GROUP) per operand kind. tf32: matmul's
 # persistent tiles (128 × 256 and 128 × 128, BLOCK_K 32, 3–4 stages: ≤ 147 KiB); one config walks the
 # channels one at a time (CHANNEL_GROUP 1) to show what grouping them buys. 8 warps are two warpgroups,
-# each issuing wgmma on its own 64 rows (128 × 128: 64 × 128 each; 128 × 256 and 256 × 128: the CUTLASS
-# Hopper tile, 64 × 256 each), where run 65's 4-warp choice fed the tensor pipe from one (52 % active). The
+# each issuing wgmma on its own 64 rows (128 × 128: 64 × 128 each; 128 × 256, the CUTLASS Hopper tile:
+# 64 × 256 each), where run 65's 4-warp choice fed the tensor pipe from one (52 % active). The
 # channel-first epilogue stages its TMA store in BLOCK_M × BLOCK_N × 4 bytes of shared memory beside the
 # stages (sm_90 compiles: 128 × 128 at 4 stages 192 KiB, at 3 stages 160 KiB), so 128 × 256 fits it only at
 # BLOCK_K 16 (4 stages of 24 KiB, 224 KiB); the autotuner skips what does not fit (128 × 256 at BLOCK_K 32
-# is for the channel-last epilogue). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at most. 16-bit:
-# BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
+# is for the channel-last epilogue). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at
+# most. 16-bit: BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
 # FMA dots, whose operand fragments spill past 64 × 64 × 16 at 4 warps or 128 × 64 × 16 at 8. Compiled
 # for sm_90 (ptxas), none of these spills.
 GEMM_SHAPES = {
@@ -157,7 +158,7 @@ def _gemm_kernel(kind: str):
     def _triangle_gemm_kernel(
         a_ptr,  # G·N × N (row stride a_rows): a′, K-major, channel g's rows g·N … g·N + N − 1
         b_ptr,  # G·N × N (row stride b_rows): b′, likewise
-        out_ptr,  # out[b, i, j, c] at b·o_sb + c·o_sc + i·o_si + j·o_sj, of a's dtype (TMA_EPILOGUE: o_sb = C·o_sc)
+        out_ptr,  # out[b, i, j, c] at b·o_sb + c·o_sc + i·o_si + j·o_sj, of a's dtype (TMA_EPILOGUE: o_sb C·o_sc)
         N,
         C,
         G,  # B · C channels
