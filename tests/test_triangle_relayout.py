@@ -124,8 +124,9 @@ def test_relayout3_copies_the_product_back_in_one_more_launch(relayout_launches)
     a, b = (laid_out(torch.randn(1, 40, 40, 3), "channel-first") for _ in range(2))
     out = RELAYOUT["triton.relayout3", "outgoing", "ieee"].fn(a, b)
     torch.testing.assert_close(out, torch.einsum(EQUATIONS["outgoing"], a, b), rtol=1e-5, atol=1e-4)
-    # The channel-first product (B × C × N × N) read as (batch, i, j, channel).
-    assert relayout_launches == [(1, (3 * 40 * 40, 40, 1, 40 * 40))]
+    # The channel-first product (B × C × N × N, rows padded to 48 for its TMA stores) read as (batch, i, j,
+    # channel).
+    assert relayout_launches == [(1, (3 * 40 * 48, 48, 1, 40 * 48))]
     assert out.is_contiguous()
 
 
@@ -168,7 +169,7 @@ for kind, dtype, precision, unit in (("tf32", "fp32", "tf32", "o_sc"), ("tf32", 
     kernel = triton_relayout.GEMM_KERNELS[kind]
     signature = {n: f"*{dtype}" if n.endswith("ptr") else "i32" for n in names if n != unit}
     for config in kernel.configs:
-        constexprs = {"NUM_SMS": 132, "PRECISION": precision, unit: 1, **config.kwargs}
+        constexprs = {"NUM_SMS": 132, "PRECISION": precision, "TMA_EPILOGUE": unit == "o_sj", unit: 1, **config.kwargs}
         attrs = {(list(signature).index(n),): [["tt.divisibility", 16]] for n in signature}
         src = ASTSource(kernel.fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
         compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
@@ -179,19 +180,72 @@ for kind, dtype, precision, unit in (("tf32", "fp32", "tf32", "o_sc"), ("tf32", 
             usage = subprocess.run([os.path.join(tools, "cuobjdump"), "--dump-resource-usage", cubin.name],
                                    capture_output=True, text=True, check=True).stdout
         stack = re.search(r"STACK:(\d+)", usage).group(1)
-        print("compiled", f"{kind}/{unit}/stack={stack}", compiled.name, "products:", products(compiled), flush=True)
+        tma_store = re.search(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", compiled.asm["ptx"]) is not None
+        shape = f"warps={config.num_warps}/smem={compiled.metadata.shared}"
+        print("compiled", f"{kind}/{unit}/stack={stack}/tma_store={tma_store}/{shape}", compiled.name, "products:",
+              products(compiled), flush=True)
 '''
 
 
 @needs_ptxas
 def test_every_gemm_config_compiles_for_hopper_without_spills_on_the_tensor_cores_it_names():
     """Every autotune config of every GEMM kind and epilogue, compiled for sm_90: tf32, tf32x3 and 16-bit on
-    wgmma (ieee's fp32 dot stays a tt.dot, FMA), none with a stack frame (ptxas spills to it)."""
+    wgmma (ieee's fp32 dot stays a tt.dot, FMA), none with a stack frame (ptxas spills to it); the
+    channel-first epilogue (o_sj 1) stores through TMA, the channel-last one does not, and tf32's has
+    two-warpgroup configs inside sm_90's 227 KiB of shared memory beside its TMA store buffers."""
     compiled = _compile_for_hopper("-c", _SM90_GEMM)["_triangle_gemm_kernel"]
-    seen = set()
+    seen, fitting_two_warpgroups = set(), 0
     for name, product in compiled:
-        kind, epilogue, stack = name.split("/")
+        kind, epilogue, stack, tma_store, warps, smem = name.split("/")
         assert product == ("mma.sync" if kind == "ieee" else "wgmma"), name
         assert stack == "stack=0", name
+        assert tma_store == f"tma_store={epilogue == 'o_sj'}", name
+        fitting_two_warpgroups += (kind, epilogue, warps) == ("tf32", "o_sj", "warps=8") and int(smem[5:]) <= 227 * 1024
         seen.add((kind, epilogue))
     assert seen == {("tf32", "o_sc"), ("tf32", "o_sj"), ("tf32x3", "o_sc"), ("16-bit", "o_sc"), ("ieee", "o_sc")}
+    assert fitting_two_warpgroups >= 3
+
+
+_SM90_RELAYOUT = r'''
+import os, re, subprocess, tempfile
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from mage.ops.triangle import triton_relayout
+
+kernel = triton_relayout._triangle_relayout_kernel
+tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+names = ["src0_ptr", "dst0_ptr", "src1_ptr", "dst1_ptr", "R", "K", "C", "s_b", "s_r", "s_k", "s_c", "d_b", "d_r",
+         "d_k", "d_c"]
+# The unit strides (specialized) of channel-last to K-major (the operands) and channel-first to channel-last
+# (the product back).
+for units in (("s_c", "d_k"), ("s_k", "d_c")):
+    signature = {n: "*fp32" if n.endswith("ptr") else "i32" for n in names if n not in units}
+    for config in kernel.configs:
+        constexprs = {**{unit: 1 for unit in units}, **config.kwargs}
+        attrs = {(list(signature).index(n),): [["tt.divisibility", 16]] for n in signature}
+        src = ASTSource(kernel.fn, {**signature, **{k: "constexpr" for k in constexprs}}, constexprs, attrs)
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": config.num_warps})
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+            cubin.write(compiled.asm["cubin"])
+            cubin.flush()
+            usage = subprocess.run([os.path.join(tools, "cuobjdump"), "--dump-resource-usage", cubin.name],
+                                   capture_output=True, text=True, check=True).stdout
+        usage = "/".join(re.search(rf"{key}:(\d+)", usage).group(0) for key in ("REG", "STACK"))
+        print("compiled", f"{'-'.join(units)}/warps={config.num_warps}/{usage}", compiled.name, "products: none")
+'''
+
+
+@needs_ptxas
+def test_every_relayout_config_compiles_for_hopper_without_spills_and_some_fit_four_programs_an_sm():
+    """Both stride patterns, every config: no stack frame, and for each pattern 8-warp configs of at most 64
+    registers a thread (65536 registers an SM: four programs of 256 threads), the occupancy run 65's choice
+    (123 registers, two programs) lacked."""
+    compiled = _compile_for_hopper("-c", _SM90_RELAYOUT)["_triangle_relayout_kernel"]
+    four_an_sm = {}
+    for name, _ in compiled:
+        units, warps, registers, stack = name.split("/")
+        assert stack == "STACK:0", name
+        fits = warps == "warps=8" and int(registers[4:]) <= 64
+        four_an_sm[units] = four_an_sm.get(units, 0) + fits
+    assert set(four_an_sm) == {"s_c-d_k", "s_k-d_c"} and min(four_an_sm.values()) >= 1, four_an_sm

@@ -25,9 +25,10 @@ once, in a copy, and the product runs as the GEMM it is:
    - ``relayout`` (2 launches): the epilogue stores the tile straight into the channel-last output, each
      element 4 bytes at a stride of C; neighbouring channels' programs, scheduled together, fill the
      rest of each sector in L2 before it is written back.
-   - ``relayout3`` (3 launches): the epilogue stores the tile channel-first (coalesced rows), and the
-     relayout kernel copies that back to channel-last: 2 · B·N²·C more bytes of traffic, against the
-     scattered 4-byte stores of the direct epilogue. Which costs less is for a GPU run to say.
+   - ``relayout3`` (3 launches): the epilogue stores the tile channel-first through TMA (asynchronously,
+     into rows padded as a′'s), and the relayout kernel copies that back to channel-last: 2 · B·N²·C more
+     bytes of traffic, against the scattered 4-byte stores of the direct epilogue. Which costs less is for
+     a GPU run to say.
 Launches per call are a boundary Mage reports, so the comparison with one-launch kernels stays honest.
 """
 
@@ -59,8 +60,12 @@ def _relayout_configs():
     # Boxes of 8–16 K elements (32–64 KiB of shared memory for the transpose). Channel-last to K-major and
     # back: 32 channels and 32 k make both sides 128-byte runs. Channel-first-transposed (rows contiguous)
     # to K-major transposes each channel's matrix: few channels, square row × k boxes.
+    # At N 512 the 16 × 32 × 32 box at 8 warps (64 elements a thread) held 128 registers a thread: 2 programs
+    # an SM, 75 % of DRAM peak (H200 run 65). 32 elements a thread (8 warps on 8192-element boxes) take 58–78
+    # (sm_90 compiles), so twice the programs fit an SM, each with its load in flight while others store; a
+    # 64-channel box makes 256-byte channel runs.
     full = [config(8, 32, 32, 4), config(4, 64, 32, 4), config(16, 32, 32, 8), config(32, 32, 8, 4),
-            config(64, 64, 2, 8)]
+            config(64, 64, 2, 8), config(8, 32, 32, 8), config(4, 64, 32, 8), config(4, 32, 64, 8)]
     # The interpreter's cost is per program: one large box keeps the seed case to a few dozen programs
     # (tests/test_triangle_relayout.py sets small boxes to cover the edges).
     return pick_configs(full, [config(16, 64, 64, 4)])
@@ -117,14 +122,19 @@ def _triangle_relayout_kernel(
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, CHANNEL_GROUP) per operand kind. tf32: matmul's
 # persistent tiles (128 × 256 and 128 × 128, BLOCK_K 32, 3–4 stages: ≤ 147 KiB); one config walks the
-# channels one at a time (CHANNEL_GROUP 1) to show what grouping them buys; the channel-first epilogue's
-# layout conversion takes 64–128 KiB of shared memory more, so its 128 × 256 config does not fit (the
-# autotuner skips it). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at most. 16-bit:
-# BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
+# channels one at a time (CHANNEL_GROUP 1) to show what grouping them buys. 8 warps are two warpgroups,
+# each issuing wgmma on its own 64 rows (128 × 128: 64 × 128 each; 128 × 256, the CUTLASS Hopper tile:
+# 64 × 256 each), where run 65's 4-warp choice fed the tensor pipe from one (52 % active). The
+# channel-first epilogue stages its TMA store in BLOCK_M × BLOCK_N × 4 bytes of shared memory beside the
+# stages (sm_90 compiles: 128 × 128 at 4 stages 192 KiB, at 3 stages 160 KiB), so 128 × 256 fits it only at
+# BLOCK_K 16 (4 stages of 24 KiB, 224 KiB); the autotuner skips what does not fit (128 × 256 at BLOCK_K 32
+# is for the channel-last epilogue). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at
+# most. 16-bit: BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
 # FMA dots, whose operand fragments spill past 64 × 64 × 16 at 4 warps or 128 × 64 × 16 at 8. Compiled
 # for sm_90 (ptxas), none of these spills.
 GEMM_SHAPES = {
-    "tf32": [(128, 128, 32, 8, 4, 8), (128, 256, 32, 8, 3, 8), (128, 128, 32, 4, 4, 8), (128, 128, 32, 8, 4, 1)],
+    "tf32": [(128, 128, 32, 8, 4, 8), (128, 256, 32, 8, 3, 8), (128, 256, 16, 8, 4, 8), (128, 128, 32, 8, 3, 8),
+             (128, 128, 32, 4, 4, 8), (128, 128, 32, 8, 4, 1)],
     "tf32x3": [(128, 128, 32, 8, 3, 8), (128, 64, 32, 4, 3, 8)],
     "16-bit": [(128, 128, 64, 8, 4, 16), (128, 256, 64, 8, 3, 16), (128, 128, 64, 8, 4, 8)],
     "ieee": [(64, 64, 16, 4, 3, 8), (128, 64, 16, 8, 2, 8)],
@@ -141,13 +151,14 @@ def _gemm_configs(kind: str):
 
 
 def _gemm_kernel(kind: str):
-    # o_sj in the key: the channel-last epilogue (stride C) and the channel-first one (stride 1) tune apart.
-    @triton.autotune(configs=_gemm_configs(kind), key=["N", "C", "G", "o_sj", "PRECISION"], do_bench=QUICK_BENCH)
+    # The epilogue in the key: the channel-last one (stride C) and the channel-first one (TMA) tune apart.
+    @triton.autotune(configs=_gemm_configs(kind), key=["N", "C", "G", "o_sj", "PRECISION", "TMA_EPILOGUE"],
+                     do_bench=QUICK_BENCH)
     @triton.jit
     def _triangle_gemm_kernel(
         a_ptr,  # G·N × N (row stride a_rows): a′, K-major, channel g's rows g·N … g·N + N − 1
         b_ptr,  # G·N × N (row stride b_rows): b′, likewise
-        out_ptr,  # out[b, i, j, c] at b·o_sb + c·o_sc + i·o_si + j·o_sj, of a's dtype
+        out_ptr,  # out[b, i, j, c] at b·o_sb + c·o_sc + i·o_si + j·o_sj, of a's dtype (TMA_EPILOGUE: o_sb C·o_sc)
         N,
         C,
         G,  # B · C channels
@@ -159,6 +170,7 @@ def _gemm_kernel(kind: str):
         o_sj,
         NUM_SMS: tl.constexpr,
         PRECISION: tl.constexpr,  # the dot's input_precision
+        TMA_EPILOGUE: tl.constexpr,  # channel-first out (o_sj 1, 16-byte aligned rows): TMA stores
         BLOCK_M: tl.constexpr,
         BLOCK_N: tl.constexpr,
         BLOCK_K: tl.constexpr,
@@ -169,6 +181,9 @@ def _gemm_kernel(kind: str):
         # next channel's: they feed only rows i ≥ N or columns j ≥ N of the tile, which are never stored.
         a_desc = tl.make_tensor_descriptor(a_ptr, [G * N, N], [a_rows, 1], [BLOCK_M, BLOCK_K])
         b_desc = tl.make_tensor_descriptor(b_ptr, [G * N, N], [b_rows, 1], [BLOCK_N, BLOCK_K])
+        if TMA_EPILOGUE:
+            # One N × N matrix a channel: the box is clipped at each channel's edges (and at channel G).
+            o_desc = tl.make_tensor_descriptor(out_ptr, [G, N, N], [o_sc, o_si, 1], [1, BLOCK_M, BLOCK_N // 2])
         num_pid_m = tl.cdiv(N, BLOCK_M)
         num_pid_n = tl.cdiv(N, BLOCK_N)
         tiles = num_pid_m * num_pid_n
@@ -188,12 +203,22 @@ def _gemm_kernel(kind: str):
                 a = a_desc.load([row_a, k * BLOCK_K])
                 b = b_desc.load([row_b, k * BLOCK_K]).T
                 acc = tl.dot(a, b, acc, input_precision=PRECISION)
-            offs_i = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-            offs_j = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-            base = out_ptr + (g // C).to(tl.int64) * o_sb + (g % C).to(tl.int64) * o_sc
-            ptrs = base + offs_i[:, None].to(tl.int64) * o_si + offs_j[None, :] * o_sj
-            mask = (offs_i[:, None] < N) & (offs_j[None, :] < N) & (channel < G)
-            tl.store(ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask)
+            if TMA_EPILOGUE:
+                # Asynchronous stores (Triton's pipeliner waits on one only before its buffer's next use): the
+                # next tile's loads and dots start while this one drains, where a register-to-global
+                # epilogue stalls the SM's one program. In two halves, as the persistent matmul tutorial's
+                # subtiles: one tile-sized store is given two tile-sized buffers (sm_90: 64 KiB more).
+                left, right = tl.split(tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
+                o_desc.store([g, pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(out_ptr.dtype.element_ty)[None, :, :])
+                o_desc.store([g, pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2],
+                             right.to(out_ptr.dtype.element_ty)[None, :, :])
+            else:
+                offs_i = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+                offs_j = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+                base = out_ptr + (g // C).to(tl.int64) * o_sb + (g % C).to(tl.int64) * o_sc
+                ptrs = base + offs_i[:, None].to(tl.int64) * o_si + offs_j[None, :] * o_sj
+                mask = (offs_i[:, None] < N) & (offs_j[None, :] < N) & (channel < G)
+                tl.store(ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
     return _triangle_gemm_kernel
 
@@ -219,6 +244,11 @@ def _hopper(rule):
     return available
 
 
+def _aligned(n: int) -> int:
+    """A row of n elements padded to ROW_ALIGN."""
+    return triton.cdiv(n, ROW_ALIGN) * ROW_ALIGN
+
+
 def _k_major(operands, dims):
     """Each operand as (tensor, row stride) of a G·N × N K-major matrix: itself where it already lies so
     (channel-first with k contiguous, rows 16-byte aligned: the relayout is skipped), else a copy, made by
@@ -230,7 +260,7 @@ def _k_major(operands, dims):
         if view.permute(0, 3, 1, 2).is_contiguous() and tma_ready(view.permute(0, 3, 1, 2).reshape(B * C * N, N)):
             ready.append((t, N))
             continue
-        copy = torch.empty((B * C, N, triton.cdiv(N, ROW_ALIGN) * ROW_ALIGN), dtype=t.dtype, device=t.device)
+        copy = torch.empty((B * C, N, _aligned(N)), dtype=t.dtype, device=t.device)
         pairs.append((view, copy.view(B, C, N, -1)[..., :N].permute(0, 2, 3, 1)))
         ready.append((copy, copy.stride(1)))
     if pairs:
@@ -263,8 +293,9 @@ def _triangle(a, b, variant, precision, out_channel_first):
     dims = (0, 1, 2, 3) if variant == "outgoing" else (0, 2, 1, 3)
     (a_k, a_rows), (b_k, b_rows) = _k_major((a, b), dims)
     # The epilogue's (batch, channel, i, j) strides: straight into channel-last out, or a channel-first
-    # B × C × N × N product that one more relayout launch copies back.
-    product = torch.empty((B, C, N, N), dtype=a.dtype, device=a.device) if out_channel_first else out
+    # B × C × N × N product (rows padded as a′'s, for its TMA stores) that one more relayout launch copies back.
+    product = (torch.empty((B, C, N, _aligned(N)), dtype=a.dtype, device=a.device)[..., :N] if out_channel_first
+               else out)
     o_strides = product.stride() if out_channel_first else (out.stride(0), out.stride(3), out.stride(1), out.stride(2))
     kernel = GEMM_KERNELS[gemm_kind(precision)]
     G = B * C
@@ -273,7 +304,7 @@ def _triangle(a, b, variant, precision, out_channel_first):
                              * triton.cdiv(N, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
     use_descriptor_workspace(a.device)
     kernel[grid](a_k, b_k, product, N, C, G, a_rows, b_rows, *o_strides, NUM_SMS=sms,
-                 PRECISION=DOT_PRECISION.get(precision, precision))
+                 PRECISION=DOT_PRECISION.get(precision, precision), TMA_EPILOGUE=out_channel_first)
     if out_channel_first:
         relayout([(product.permute(0, 2, 3, 1), out)])
     return out
