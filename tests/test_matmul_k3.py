@@ -145,7 +145,8 @@ def test_each_k3_strategy_flushes_at_its_chunk(monkeypatch, name):
 
     def recording(kernel, label):
         run = kernel.run
-        monkeypatch.setattr(kernel, "run", lambda *args, **kw: (launched.append((label, kw["CHUNK"])), run(*args, **kw))[1])
+        monkeypatch.setattr(kernel, "run",
+                            lambda *args, **kw: (launched.append((label, kw["CHUNK"])), run(*args, **kw))[1])
 
     recording(k3._split_k3_kernel, "split")
     recording(k3._matmul_k3_kernel, "k3")
@@ -328,10 +329,11 @@ def test_the_gpu_fragment_warms_and_profiles_registered_implementations():
     names = {impl.name for impl in registry.implementations("matmul")}
     warmed = re.search(r"g3_new=\(([^)]*)\)", _fragment()).group(1).split()
     measured = {name for job in _fragment_jobs() for name in job["impls"]}
-    assert set(warmed) == {"triton.k3/default/tf32x3", *LONG_CHUNK_STRATEGIES, "triton.swap/default/tf32"}
+    assert set(warmed) == {"triton.k3/default/tf32x3", *LONG_CHUNK_STRATEGIES, "triton.swap/default/tf32"} <= names
     assert set(warmed) <= measured <= set(warmed) | {"eager/default/ieee", "eager/default/tf32"}
     # ncu profiles the swap and the fastest of the k3 chunk lengths that step 3 stored
     candidates = set(re.search(r"k3 = \{([^}]*)\}", _fragment()).group(1).replace('"', "").replace(",", " ").split())
     assert candidates == set(warmed) - {"triton.swap/default/tf32"}
-    assert "matmul,triton.swap/default/tf32,8192x8192x8192" in _fragment() and "matmul,$g3_k3,8192x8192x8192" in _fragment()
+    assert "matmul,triton.swap/default/tf32,8192x8192x8192" in _fragment()
+    assert "matmul,$g3_k3,8192x8192x8192" in _fragment()
     assert len(_fragment_jobs()) == 2  # every run_cases job was read (the test above sees each)

@@ -93,7 +93,8 @@ def test_at_deep_k_k3_is_at_least_as_accurate_as_cublas_ieee(k, distribution):
     a, b = spec.make_inputs(case, 7, "cuda", distribution)
     ref = a.double() @ b.double()
     errors = {name: float((_call(name, a, b).double() - ref).norm() / ref.norm())
-              for name in ("eager/default/ieee", *TF32X3, *LONG_CHUNKS, "eager/default/tf32", "triton.swap/default/tf32")}
+              for name in ("eager/default/ieee", *TF32X3, *LONG_CHUNKS, "eager/default/tf32",
+                           "triton.swap/default/tf32")}
     print(f"K {k} {distribution}:", {name: f"{e:.3g}" for name, e in errors.items()})
     assert all(errors[name] <= errors["eager/default/ieee"] for name in TF32X3), errors
 

@@ -22,16 +22,17 @@ register operand, several wgmmas in flight, no C7515):
   flattened: the next tile's first loads wait for this tile's epilogue.
 
 Tiles: cᵀ's tile is BLOCK_N × BLOCK_M, so its rows (wgmma M) are b's columns and its columns (wgmma N) a's rows.
-BLOCK_M stays at 128: every wgmma is m64n128k8. The first H200 run (runs 66-67) refused every shape where the
-autotuner chose BLOCK_M 256 (m64n256k8: 2048³, 4096³, 8192³, errors 0.17, 0.17 and 0.023) and passed every one
-where it chose 128 × 128 (1024³, ragged 1000 × 1036 × 1028, K 8192 and 32768: 4.7e-4, what a truncated against
-a rounded-to-nearest tf32 operand gives). Not the tile loop: at 2048³ a 256 × 128 tile is 128 tiles for 132
-programs, one tile each. It is the register operand's lifetime: each K step's four wgmmas read b's fragment from
-registers and the loop waits with ``wait_group 3``, so up to three are still reading it while the next step's
-fragment is loaded and rounded, and a register they read may be rewritten first (triton-lang/triton#9433; the
-ptxas register reuse fixed after CUDA 12.9, triton-lang/triton#11781: Triton 3.6 assembles sm_90 with its
-ptxas 12.8). A wgmma twice as long (N 256) leaves that window open twice as long. N 128 is the size every run
-got right; scripts/gpu/gemm3.sh checks each config's error on the H200, the dropped ones too.
+BLOCK_M stays at 128: every wgmma is m64n128k8. The first GPU measurement (results/README.md) refused every
+shape where the autotuner chose BLOCK_M 256 (m64n256k8: 2048³, 4096³, 8192³, errors 0.17, 0.17 and 0.023) and
+passed every one where it chose 128 × 128 (1024³, ragged 1000 × 1036 × 1028, K 8192 and 32768: 4.7e-4, what a
+truncated against a rounded-to-nearest tf32 operand gives). Not the tile loop: at 2048³ a 256 × 128 tile is 128
+tiles for 132 programs, one tile each, and the interpreter gets every config right over several tiles a program.
+The likely cause is the register operand's lifetime: each K step's wgmmas read b's fragment from registers and
+the loop waits with ``wait_group 3``, so up to three are still reading it while the next step's fragment is
+loaded and rounded, and a register they read may be rewritten first (triton-lang/triton#9433; the ptxas register
+reuse fixed after CUDA 12.9, triton-lang/triton#11781: Triton 3.6 assembles sm_90 with its ptxas 12.8). A wgmma
+twice as long (N 256) leaves that window open twice as long. N 128 is the size every measurement got right;
+scripts/gpu/gemm3.sh checks each config's error on the GPU, the dropped ones too, to confirm or refute this.
 """
 
 import triton
@@ -46,7 +47,8 @@ from mage.registry import implementation
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, EPILOGUE_SLICES) on two consumer warpgroups, BLOCK_M 128
 # (wgmma N 128: see the docstring). 128 × 256 reuses each a tile over 256 columns of b (two m64 wgmmas a warpgroup
-# a k piece, 128 accumulator registers a thread); 128 × 128 over more stages, or K steps of 64 (half the loop's TMA waits).
+# a k piece, 128 accumulator registers a thread); 128 × 128 over more stages, or K steps of 64 (half the loop's
+# TMA waits).
 SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (128, 128, 32, 8, 5, 2), (128, 128, 32, 8, 4, 2),
                (128, 128, 64, 8, 3, 2)]
 # The BLOCK_M 256 configs the H200 refused, kept for scripts/gpu/gemm3.sh to check that they are what fails.
