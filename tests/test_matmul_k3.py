@@ -23,6 +23,10 @@ tile_path = pytest.importorskip("mage.ops.matmul.triton")
 # K and N multiples of 4 (16-byte rows, what TMA needs), none a multiple of a block; K 300 spans three chunks.
 RAGGED = [{"m": 100, "k": 300, "n": 76}, {"m": 1, "k": 68, "n": 4}, {"m": 130, "k": 4, "n": 72}]
 STRATEGIES = ["triton.k3/default/tf32x3", "triton.k3map/default/tf32x3"]
+LONG_CHUNK_STRATEGIES = ["triton.k3chunk256/default/tf32x3", "triton.k3chunk512/default/tf32x3"]
+# Each tf32x3 strategy's chunk (columns of K between two round-to-nearest adds).
+CHUNKS = {"triton.k3/default/tf32x3": 128, "triton.k3map/default/tf32x3": 128, "triton.k3chunk256/default/tf32x3": 256,
+          "triton.k3chunk512/default/tf32x3": 512}
 
 
 def _impl(name):
@@ -48,30 +52,30 @@ def _rel_error(out, ref):
     return float((out.double() - ref).norm() / ref.norm())
 
 
-def _segments(x: torch.Tensor, stored: int) -> list[torch.Tensor]:
+def _segments(x: torch.Tensor, stored: int, chunk: int = k3.CHUNK) -> list[torch.Tensor]:
     """x (rows × stored·Kp) cut into its `stored` segments, each rows × Kp: segment s of every chunk, in order."""
     rows, width = x.shape
-    chunks = width // (stored * k3.CHUNK)
-    pieces = x.reshape(rows, chunks, stored, k3.CHUNK)
-    return [pieces[:, :, s, :].reshape(rows, chunks * k3.CHUNK) for s in range(stored)]
+    chunks = width // (stored * chunk)
+    pieces = x.reshape(rows, chunks, stored, chunk)
+    return [pieces[:, :, s, :].reshape(rows, chunks * chunk) for s in range(stored)]
 
 
 def _padded(x: torch.Tensor, width: int) -> torch.Tensor:
     return torch.nn.functional.pad(x, (0, width - x.shape[1]))
 
 
-@pytest.mark.parametrize("segments", [3, 2])
-def test_the_split_writes_both_operands_parts_chunk_by_chunk_in_one_launch(monkeypatch, segments):
+@pytest.mark.parametrize("segments, chunk", [(3, 128), (2, 128), (3, 256), (3, 512)])
+def test_the_split_writes_both_operands_parts_chunk_by_chunk_in_one_launch(monkeypatch, segments, chunk):
     ran = _launches(monkeypatch)
     g = generator(7)
-    a, b = draw((70, 300), g, "heavy"), draw((300, 67), g, "heavy")  # ragged against the 64-blocks and 128-chunks
-    a3, bt3 = k3.split_k3(a, b, segments)
+    a, b = draw((70, 300), g, "heavy"), draw((300, 67), g, "heavy")  # ragged against the 64-blocks and the chunks
+    a3, bt3 = k3.split_k3(a, b, segments, chunk)
     assert ran == ["split"]
-    kp = 3 * k3.CHUNK  # 300 rounded up to the chunk
+    kp = triton.cdiv(300, chunk) * chunk  # 300 rounded up to the chunk
     assert a3.shape == (70, segments * kp) and bt3.shape == (67, segments * kp) and a3.is_contiguous()
     for x, parts, small_bits in ((a, a3, k3.SMALL_SEGMENTS[segments][0]), (b.t(), bt3, k3.SMALL_SEGMENTS[segments][1])):
         big, small = _padded(_tf32(x), kp), None
-        for s, segment in enumerate(_segments(parts, segments)):
+        for s, segment in enumerate(_segments(parts, segments, chunk)):
             if small_bits >> s & 1:
                 small = segment
             else:
@@ -101,7 +105,7 @@ def test_the_three_segments_pair_to_big_big_plus_both_cross_terms():
 
 
 @pytest.mark.parametrize("params", RAGGED, ids=lambda p: f"{p['m']}x{p['k']}x{p['n']}")
-@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("name", CHUNKS)
 def test_k3_takes_two_launches_and_passes_the_ieee_contract_on_ragged_tiles(monkeypatch, name, params):
     ran = _launches(monkeypatch)
     impl = _impl(name)
@@ -112,12 +116,12 @@ def test_k3_takes_two_launches_and_passes_the_ieee_contract_on_ragged_tiles(monk
     assert set(ran) == {"split", "k3"} and ran.count("split") == ran.count("k3")
 
 
-@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("name", CHUNKS)
 def test_k3_sums_every_chunk_and_the_small_terms_to_ieee_accuracy_on_heavy_tails(name):
-    """Big·big alone errs by TF32's 1e-3; over four chunks with both small terms the interpreter's float32 dots
-    reach 1e-6 (a chunk dropped or stored alone would err by its share of the sum)."""
+    """Big·big alone errs by TF32's 1e-3; over two to eight chunks with both small terms the interpreter's float32
+    dots reach 1e-6 (a chunk dropped or stored alone would err by its share of the sum)."""
     g = generator(3)
-    a, b = draw((96, 4 * k3.CHUNK), g, "heavy"), draw((4 * k3.CHUNK, 64), g, "heavy")
+    a, b = draw((96, 1024), g, "heavy"), draw((1024, 64), g, "heavy")
     ref = a.double() @ b.double()
     assert _rel_error(_tf32(a) @ _tf32(b), ref) > 1e-4
     assert _rel_error(_impl(name).fn(a, b), ref) < 1e-6
@@ -134,12 +138,32 @@ def test_shapes_tma_cannot_address_take_the_tile_kernel(monkeypatch, params):
     assert "split" not in ran and "k3" not in ran
 
 
+@pytest.mark.parametrize("name", CHUNKS)
+def test_each_k3_strategy_flushes_at_its_chunk(monkeypatch, name):
+    """The chunk reaches the split (its layout) and the product (its flushes) as one constexpr; K 300 pads to it."""
+    launched = []
+
+    def recording(kernel, label):
+        run = kernel.run
+        monkeypatch.setattr(kernel, "run",
+                            lambda *args, **kw: (launched.append((label, kw["CHUNK"])), run(*args, **kw))[1])
+
+    recording(k3._split_k3_kernel, "split")
+    recording(k3._matmul_k3_kernel, "k3")
+    g = generator(1)
+    a, b = draw((40, 300), g, "normal"), draw((300, 24), g, "normal")
+    out = _impl(name).fn(a, b)
+    chunk = CHUNKS[name]
+    assert launched == [("split", chunk), ("k3", chunk)]
+    assert _rel_error(out, a.double() @ b.double()) < 1e-6
+
+
 def test_k3_configs_fit_in_shared_memory_and_keep_both_accumulators_in_registers():
     for shape in k3.K3_SHAPES:
         bm, bn, bk, _, _, _, programs = shape
         assert programs * (k3.shared_bytes(shape) + 1024) <= tile_path.SHARED_BYTES, shape
-        assert bm * bn <= 128 * 128 and k3.CHUNK % bk == 0, shape
-    assert k3.CHUNK % k3.SPLIT_BLOCK == 0  # a split block never straddles two chunks
+        assert bm * bn <= 128 * 128 and all(chunk % bk == 0 for chunk in CHUNKS.values()), shape
+    assert all(chunk % k3.SPLIT_BLOCK == 0 for chunk in CHUNKS.values())  # a split block never straddles two chunks
 
 
 @pytest.mark.parametrize("params", RAGGED, ids=lambda p: f"{p['m']}x{p['k']}x{p['n']}")
@@ -154,6 +178,53 @@ def test_swap_reads_a_strided_a_and_b_as_it_is_in_one_launch(monkeypatch, params
     assert _rel_error(out, a.double() @ _tf32(b).double()) < 1e-6
     assert _rel_error(out, a.double() @ b.double()) > 1e-5  # b was rounded: the product is a TF32 one
     assert ran == ["swap"]
+
+
+def test_swap_launches_a_given_config_as_it_is_over_several_tiles_a_program(monkeypatch):
+    """The GPU checks launch each config by name, the autotuner bypassed; 100 × 76 in 32 × 32 tiles is 12 tiles for
+    the interpreter's 3 programs, so each program's later tiles are checked too."""
+    ran = _launches(monkeypatch)
+    a, b = torch.randn(100, 68), torch.randn(68, 76)
+    out = swap._matmul(a, b, swap.swap_config(32, 32, 32, 4, 1, 2))
+    assert _rel_error(out, a.double() @ _tf32(b).double()) < 1e-6
+    assert ran == []  # not through the autotuner
+
+
+_SWAP_CONFIGS_COMPILE = r'''
+import sys
+from mage.ops.matmul import triton_swap
+from sm90_compile import compile_signature
+
+signature = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+             "stride_am": "i32", "stride_bk": "i32"}
+for shape in triton_swap.SWAP_SHAPES + triton_swap.REFUSED_SHAPES:
+    ptx = compile_signature(triton_swap._matmul_swap_kernel, signature, {"NUM_SMS": 132},
+                            triton_swap.swap_config(*shape)).asm["ptx"]
+    shapes = sorted({word for word in ptx.split() if word.startswith("wgmma.mma_async")})
+    print(repr(shape), " ".join(shapes), sep="\t")
+'''
+
+
+def _sm90_env() -> dict:
+    """The environment that compiles for sm_90 here: no interpreter; mage, and tests/ for sm90_compile."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(registry.__file__)),
+                                         os.path.dirname(os.path.abspath(__file__))])
+    return env
+
+
+def test_every_swap_config_issues_n128_wgmmas_the_shape_the_h200_got_right():
+    """Runs 66-67 refused swap exactly where the autotuner chose BLOCK_M 256 (wgmma m64n256k8, its register operand
+    read for twice as long while the next one is loaded: see triton_swap's docstring) and passed everywhere it
+    chose 128. Every registered config compiles to m64n128k8 wgmmas; the refused ones to m64n256k8."""
+    done = subprocess.run([sys.executable, "-c", _SWAP_CONFIGS_COMPILE], env=_sm90_env(), capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wgmmas = dict(line.split("\t") for line in done.stdout.strip().splitlines() if line.startswith("("))
+    for shape in swap.SWAP_SHAPES:
+        assert wgmmas[repr(shape)] == "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", shape
+    for shape in swap.REFUSED_SHAPES:
+        assert wgmmas[repr(shape)] == "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", shape
 
 
 _SM90_COMPILE = r'''
@@ -182,11 +253,8 @@ for name, kernel in kernels.items():
 def hopper(tmp_path_factory):
     """The k3, k3map and swap products (first config) compiled for sm_90: {name: (ttgir, ptx)}."""
     folder = tmp_path_factory.mktemp("sm90")
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(registry.__file__)),
-                                         os.path.dirname(os.path.abspath(__file__))])  # mage, and sm90_compile
-    done = subprocess.run([sys.executable, "-c", _SM90_COMPILE, str(folder)], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", _SM90_COMPILE, str(folder)], env=_sm90_env(), capture_output=True,
+                          text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return {name: ((folder / f"{name}.ttgir").read_text(), (folder / f"{name}.ptx").read_text())
             for name in ("k3", "k3map", "swap")}
@@ -231,7 +299,7 @@ def test_ptxas_keeps_the_wgmmas_pipelined_without_spilling(hopper, tmp_path, nam
 
 def _fragment() -> str:
     return open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "gpu",
-                             "gemm2.sh")).read()
+                             "gemm3.sh")).read()
 
 
 def _fragment_jobs() -> list[dict]:
@@ -243,7 +311,7 @@ def _fragment_jobs() -> list[dict]:
 
 @pytest.mark.parametrize("job", _fragment_jobs(), ids=lambda job: "+".join(job["cases"]))
 def test_the_gpu_fragment_runs_cases_implementations_and_predictions_that_exist(job):
-    """scripts/gpu/gemm2.sh gets one call on the H200: a name it cannot resolve there would cost its step."""
+    """scripts/gpu/gemm3.sh gets one call on the H200: a name it cannot resolve there would cost its step."""
     from mage import experiments
     from mage.plan import Request
 
@@ -259,8 +327,13 @@ def test_the_gpu_fragment_warms_and_profiles_registered_implementations():
     import re
 
     names = {impl.name for impl in registry.implementations("matmul")}
-    warmed = re.search(r"g2_new=\(([^)]*)\)", _fragment()).group(1).split()
-    profiled = re.findall(r'"matmul,([^,]+),([^"]+)"', _fragment())
-    assert set(warmed) == set(STRATEGIES) | {"triton.swap/default/tf32"}
-    assert profiled and all(name in names and case == "8192x8192x8192" for name, case in profiled)
-    assert len(_fragment_jobs()) == 3  # every run_cases job was read (the test above sees each)
+    warmed = re.search(r"g3_new=\(([^)]*)\)", _fragment()).group(1).split()
+    measured = {name for job in _fragment_jobs() for name in job["impls"]}
+    assert set(warmed) == {"triton.k3/default/tf32x3", *LONG_CHUNK_STRATEGIES, "triton.swap/default/tf32"} <= names
+    assert set(warmed) <= measured <= set(warmed) | {"eager/default/ieee", "eager/default/tf32"}
+    # ncu profiles the swap and the fastest of the k3 chunk lengths that step 3 stored
+    candidates = set(re.search(r"k3 = \{([^}]*)\}", _fragment()).group(1).replace('"', "").replace(",", " ").split())
+    assert candidates == set(warmed) - {"triton.swap/default/tf32"}
+    assert "matmul,triton.swap/default/tf32,8192x8192x8192" in _fragment()
+    assert "matmul,$g3_k3,8192x8192x8192" in _fragment()
+    assert len(_fragment_jobs()) == 2  # every run_cases job was read (the test above sees each)

@@ -1,8 +1,10 @@
-"""triton.k3, triton.k3map (tf32x3 over K' = 3K) and triton.swap (tf32 as cᵀ = bᵀ·aᵀ) on a CUDA device (issue
-#18's targets): contracts on the TMA path (aligned, ragged tiles) and on the tile-kernel fallback, the launches
-(two for k3, one for swap), and at K 8192 and 32768, normal and heavy-tailed, the tf32x3 error against cuBLAS
-ieee's (at most it: the IEEE-class claim where rounding accumulates) and swap's against cuBLAS tf32's (printed).
-The autotune configs chosen are printed last. Skipped where no CUDA device is visible.
+"""triton.k3 and its chunk variants, triton.k3map (tf32x3 over K' = 3K) and triton.swap (tf32 as cᵀ = bᵀ·aᵀ) on a
+CUDA device (issue #18's targets): every swap config's error, the refused BLOCK_M 256 ones beside the kept ones
+(printed, so the cause shows either way); contracts on the TMA path (aligned, ragged tiles) and on the tile-kernel
+fallback, the launches (two for k3, one for swap), and at K 8192 and 32768, normal and heavy-tailed, each chunk
+length's tf32x3 error against cuBLAS ieee's (the default's at most it: the IEEE-class claim where rounding
+accumulates; the long chunks' printed, for the flush study) and swap's against cuBLAS tf32's (printed). The
+autotune configs chosen are printed last. Skipped where no CUDA device is visible.
 
 Run on the GPU machine with ``pytest -m gpu -s tests/test_matmul_k3_gpu.py``.
 """
@@ -15,6 +17,7 @@ import torch
 from mage import registry
 from mage.backends.precision import precision_mode
 from mage.check import check
+from mage.ops.matmul import triton_swap as swap
 from mage.spec import Case
 
 pytestmark = [
@@ -23,7 +26,8 @@ pytestmark = [
 ]
 
 registry.load()
-TF32X3 = ["triton.k3/default/tf32x3", "triton.k3map/default/tf32x3"]
+TF32X3 = ["triton.k3/default/tf32x3", "triton.k3map/default/tf32x3"]  # CHUNK 128: at most cuBLAS ieee's error
+LONG_CHUNKS = ["triton.k3chunk256/default/tf32x3", "triton.k3chunk512/default/tf32x3"]
 NEW = [*TF32X3, "triton.swap/default/tf32"]
 # The TMA path, ragged tiles on it (K 1036: a chunk part-padded), and unaligned rows (the tile kernel).
 SHAPES = [{"m": 1024, "k": 1024, "n": 1024}, {"m": 1000, "k": 1036, "n": 1028}, {"m": 333, "k": 517, "n": 129}]
@@ -68,6 +72,19 @@ def test_the_launches_are_the_split_and_the_product_or_the_product_alone(name, e
     assert len(kernels) == len(expected) and all(part in kernel for part, kernel in zip(expected, kernels))
 
 
+@pytest.mark.parametrize("shape", [*swap.SWAP_SHAPES, *swap.REFUSED_SHAPES], ids=str)
+def test_every_swap_config_is_right_where_block_m_256_was_refused(shape):
+    """2048³ (128 tiles of 256 × 128: one a program) and 4096³, where runs 66-67 refused the BLOCK_M 256 configs;
+    each config launched as it is. Only the kept configs must pass: the refused ones' errors are printed."""
+    right = 1e-3  # half the contract's tf32 ceiling; a right swap errs by 4.7e-4 (runs 66-67), a wrong one by 0.02-0.2
+    for n in (2048, 4096):
+        a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+        ref = a.double() @ b.double()
+        error = float((swap._matmul(a, b, swap.swap_config(*shape)).double() - ref).norm() / ref.norm())
+        print(f"swap config {shape} at {n}³: error {error:.3g}")
+        assert shape in swap.REFUSED_SHAPES or error < right, error
+
+
 @pytest.mark.parametrize("k", [8192, 32768])
 @pytest.mark.parametrize("distribution", ["normal", "heavy"])
 def test_at_deep_k_k3_is_at_least_as_accurate_as_cublas_ieee(k, distribution):
@@ -76,7 +93,8 @@ def test_at_deep_k_k3_is_at_least_as_accurate_as_cublas_ieee(k, distribution):
     a, b = spec.make_inputs(case, 7, "cuda", distribution)
     ref = a.double() @ b.double()
     errors = {name: float((_call(name, a, b).double() - ref).norm() / ref.norm())
-              for name in ("eager/default/ieee", *TF32X3, "eager/default/tf32", "triton.swap/default/tf32")}
+              for name in ("eager/default/ieee", *TF32X3, *LONG_CHUNKS, "eager/default/tf32",
+                           "triton.swap/default/tf32")}
     print(f"K {k} {distribution}:", {name: f"{e:.3g}" for name, e in errors.items()})
     assert all(errors[name] <= errors["eager/default/ieee"] for name in TF32X3), errors
 

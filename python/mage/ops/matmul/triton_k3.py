@@ -25,7 +25,13 @@ above the ieee ceiling (1e-5) and 30-60× cuBLAS ieee's error (8.2e-7 and 1.6e-6
 the product restarts its wgmma accumulator every chunk (3·CHUNK of K') and adds it to a second, register
 accumulator with one round-to-nearest fp32 add; inside a chunk the two small segments come first, truncated at
 their own (2¹¹ times smaller) magnitude, and only big·big's CHUNK/8 groups at the chunk sum's. The model gives
-4.4e-7 (K 8192) and 5.0e-7 (K 32768) at CHUNK 128; CHUNK 256 reaches 8.0e-7 at K 8192, too near cuBLAS's.
+4.4e-7 (K 8192) and 5.0e-7 (K 32768) at CHUNK 128. The error grows with the chunk (each flush's big·big run
+is truncated CHUNK/8 times at a magnitude growing with it), and no reordering helps: the flush count is set by
+the big·big run, 384 columns of K' whatever the small segments do. ``triton.k3chunk256`` and ``k3chunk512`` flush
+every 256 and 512 columns (one drain a 768 or 1,536 of K', 2× and 4× fewer): modelled 8.0e-7 and 1.6e-6 at K 8192
+(cuBLAS ieee 8.2e-7: 256 only level with it, 512 twice it), 8.2e-7 and 1.6e-6 at K 32768 (cuBLAS 1.6e-6). So 128
+stays the default, the only length under cuBLAS ieee with margin at both; the long chunks measure what a flush
+costs (run ``scripts/tf32_accumulation_model.py``'s ``product`` at chunk 256 and 512 for these numbers).
 The chunk's drain (one wait on the last wgmma, a 64-register add) should cost about 5 % at 128 × 128 tiles with
 K steps of 32 (12 steps a chunk; an estimate, for ncu to check); the flattened loop keeps the next chunk's TMA
 loads in flight across it (tests/test_matmul_k3.py checks the sm_90 code: one async wgmma a K step, the full
@@ -48,8 +54,8 @@ from mage.ops.matmul.triton_persistent import descriptor_workspace, descriptors_
 from mage.outputs import empty_output
 from mage.registry import implementation
 
-CHUNK = 128  # columns of K a chunk: three segments of K' between two round-to-nearest adds
-SPLIT_BLOCK = 64  # the split kernel's square blocks (CHUNK is a multiple: blocks never straddle a chunk)
+CHUNK = 128  # columns of K a chunk (triton.k3, k3map): three segments of K' between two round-to-nearest adds
+SPLIT_BLOCK = 64  # the split kernel's square blocks (every chunk a multiple: blocks never straddle a chunk)
 # Which segments of a chunk hold the small part, a bit per segment: A' = [big | small | big], B'ᵀ = [small | big |
 # big] when three are stored; [big | small] for both when two are (the product maps the third).
 SMALL_SEGMENTS = {3: (0b010, 0b001), 2: (0b10, 0b10)}
@@ -108,17 +114,18 @@ def _split_k3_kernel(
                         B_SMALL, CHUNK, BLOCK)
 
 
-def split_k3(a: torch.Tensor, b: torch.Tensor, segments: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(A', B'ᵀ): M × segments·Kp and N × segments·Kp, contiguous, in one launch (segments 3 or 2)."""
+def split_k3(a: torch.Tensor, b: torch.Tensor, segments: int, chunk: int = CHUNK) -> tuple[torch.Tensor, torch.Tensor]:
+    """(A', B'ᵀ): M × segments·Kp and N × segments·Kp, contiguous, in one launch (segments 3 or 2; Kp: K rounded
+    up to chunk)."""
     M, K = a.shape
     N = b.shape[1]
-    width = segments * triton.cdiv(K, CHUNK) * CHUNK
+    width = segments * triton.cdiv(K, chunk) * chunk
     a3, bt3 = torch.empty((M, width), device=a.device), torch.empty((N, width), device=a.device)
-    k_blocks = triton.cdiv(K, CHUNK) * (CHUNK // SPLIT_BLOCK)
+    k_blocks = triton.cdiv(K, chunk) * (chunk // SPLIT_BLOCK)
     a_small, b_small = SMALL_SEGMENTS[segments]
     grid = (k_blocks * (triton.cdiv(M, SPLIT_BLOCK) + triton.cdiv(N, SPLIT_BLOCK)),)
     _split_k3_kernel[grid](a, b, a3, bt3, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                           SEGMENTS=segments, A_SMALL=a_small, B_SMALL=b_small, CHUNK=CHUNK, BLOCK=SPLIT_BLOCK,
+                           SEGMENTS=segments, A_SMALL=a_small, B_SMALL=b_small, CHUNK=chunk, BLOCK=SPLIT_BLOCK,
                            num_warps=4)
     return a3, bt3
 
@@ -145,7 +152,7 @@ def _k3_configs():
     return pick_configs([config(*shape) for shape in K3_SHAPES], [config(64, 64, 32, 4, 1, 2, 1)])
 
 
-@triton.autotune(configs=_k3_configs(), key=["M", "N", "K_PADDED", "MAPPED"])
+@triton.autotune(configs=_k3_configs(), key=["M", "N", "K_PADDED", "MAPPED", "CHUNK"])
 @triton.jit
 def _matmul_k3_kernel(
     a3_ptr,  # A': M × SEGMENTS·K_PADDED contiguous (MAPPED: 2 segments a chunk, else 3)
@@ -203,20 +210,20 @@ def _matmul_k3_kernel(
             store_tile(c_desc, total, off_m, off_n, EPILOGUE_SLICES)
 
 
-def _matmul(a, b, mapped: bool):
+def _matmul(a, b, mapped: bool, chunk: int = CHUNK):
     SPEC.validate(a, b)
     if not descriptors_reach(a, b):
         # Empty, K = 0, unaligned rows, or no TMA: the tile kernel's path, which handles all of them.
         return tile_path.matmul(a, b, precision="tf32x3")
     M, K = a.shape
     N = b.shape[1]
-    a3, bt3 = split_k3(a, b, segments=2 if mapped else 3)
+    a3, bt3 = split_k3(a, b, 2 if mapped else 3, chunk)
     c = empty_output((M, N), like=a)
     sms = num_sms(a.device)
     tiles = lambda meta: triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
     grid = lambda meta: (min(sms * meta["PROGRAMS_PER_SM"], tiles(meta)),)
     triton.set_allocator(descriptor_workspace(a.device))
-    _matmul_k3_kernel[grid](a3, bt3, c, M, N, triton.cdiv(K, CHUNK) * CHUNK, MAPPED=mapped, CHUNK=CHUNK)
+    _matmul_k3_kernel[grid](a3, bt3, c, M, N, triton.cdiv(K, chunk) * chunk, MAPPED=mapped, CHUNK=chunk)
     return c
 
 
@@ -228,3 +235,14 @@ def matmul_k3(a, b):
 @implementation("matmul", family="triton", strategy="k3map", precisions=("tf32x3",), available=triton_available)
 def matmul_k3map(a, b):
     return _matmul(a, b, mapped=True)
+
+
+# triton.k3 flushing every 256 or 512 columns of K, for the H200 to weigh the flushes saved against the error.
+@implementation("matmul", family="triton", strategy="k3chunk256", precisions=("tf32x3",), available=triton_available)
+def matmul_k3_chunk256(a, b):
+    return _matmul(a, b, mapped=False, chunk=256)
+
+
+@implementation("matmul", family="triton", strategy="k3chunk512", precisions=("tf32x3",), available=triton_available)
+def matmul_k3_chunk512(a, b):
+    return _matmul(a, b, mapped=False, chunk=512)

@@ -21,8 +21,18 @@ register operand, several wgmmas in flight, no C7515):
   (warning C7515: the loop's accumulator reset sits inside the wgmma pipeline). So the tile loop is not
   flattened: the next tile's first loads wait for this tile's epilogue.
 
-Tiles: cᵀ's tile is BLOCK_N × BLOCK_M, so its rows (wgmma M) are b's columns. 256 × 128 and 128 × 256 on two
-consumer warpgroups as for triton.persistent's tf32, and 128 × 128 over more stages.
+Tiles: cᵀ's tile is BLOCK_N × BLOCK_M, so its rows (wgmma M) are b's columns and its columns (wgmma N) a's rows.
+BLOCK_M stays at 128: every wgmma is m64n128k8. The first GPU measurement (results/README.md) refused every
+shape where the autotuner chose BLOCK_M 256 (m64n256k8: 2048³, 4096³, 8192³, errors 0.17, 0.17 and 0.023) and
+passed every one where it chose 128 × 128 (1024³, ragged 1000 × 1036 × 1028, K 8192 and 32768: 4.7e-4, what a
+truncated against a rounded-to-nearest tf32 operand gives). Not the tile loop: at 2048³ a 256 × 128 tile is 128
+tiles for 132 programs, one tile each, and the interpreter gets every config right over several tiles a program.
+The likely cause is the register operand's lifetime: each K step's wgmmas read b's fragment from registers and
+the loop waits with ``wait_group 3``, so up to three are still reading it while the next step's fragment is
+loaded and rounded, and a register they read may be rewritten first (triton-lang/triton#9433; the ptxas register
+reuse fixed after CUDA 12.9, triton-lang/triton#11781: Triton 3.6 assembles sm_90 with its ptxas 12.8). A wgmma
+twice as long (N 256) leaves that window open twice as long. N 128 is the size every measurement got right;
+scripts/gpu/gemm3.sh checks each config's error on the GPU, the dropped ones too, to confirm or refute this.
 """
 
 import triton
@@ -35,17 +45,23 @@ from mage.ops.matmul.triton_persistent import descriptor_workspace, descriptors_
 from mage.outputs import empty_output
 from mage.registry import implementation
 
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, EPILOGUE_SLICES), as triton.persistent's tf32 list.
-SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (256, 128, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (256, 128, 32, 8, 3, 2),
-               (128, 128, 32, 8, 5, 2)]
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, EPILOGUE_SLICES) on two consumer warpgroups, BLOCK_M 128
+# (wgmma N 128: see the docstring). 128 × 256 reuses each a tile over 256 columns of b (two m64 wgmmas a warpgroup
+# a k piece, 128 accumulator registers a thread); 128 × 128 over more stages, or K steps of 64 (half the loop's
+# TMA waits).
+SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (128, 128, 32, 8, 5, 2), (128, 128, 32, 8, 4, 2),
+               (128, 128, 64, 8, 3, 2)]
+# The BLOCK_M 256 configs the H200 refused, kept for scripts/gpu/gemm3.sh to check that they are what fails.
+REFUSED_SHAPES = [(256, 128, 32, 8, 4, 4), (256, 128, 32, 8, 3, 2)]
+
+
+def swap_config(bm, bn, bk, warps, stages, slices) -> triton.Config:
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "EPILOGUE_SLICES": slices},
+                         num_warps=warps, num_stages=stages)
 
 
 def _swap_configs():
-    def config(bm, bn, bk, warps, stages, slices):
-        return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "EPILOGUE_SLICES": slices},
-                             num_warps=warps, num_stages=stages)
-
-    return pick_configs([config(*shape) for shape in SWAP_SHAPES], [config(64, 64, 32, 4, 1, 2)])
+    return pick_configs([swap_config(*shape) for shape in SWAP_SHAPES], [swap_config(64, 64, 32, 4, 1, 2)])
 
 
 @triton.autotune(configs=_swap_configs(), key=["M", "N", "K"])
@@ -85,7 +101,8 @@ def _matmul_swap_kernel(
         store_tile(c_desc, acc_t.T, off_m, off_n, EPILOGUE_SLICES)
 
 
-def _matmul(a, b):
+def _matmul(a, b, config: triton.Config | None = None):
+    """c = a·b; with ``config``, that config launched as it is instead of the autotuner's pick (the GPU checks)."""
     SPEC.validate(a, b)
     if not descriptors_reach(a, b):
         return tile_path.matmul(a, b, precision="tf32")
@@ -95,7 +112,11 @@ def _matmul(a, b):
     sms = num_sms(a.device)
     grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
     triton.set_allocator(descriptor_workspace(a.device))
-    _matmul_swap_kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), NUM_SMS=sms)
+    args = (a, b, c, M, N, K, a.stride(0), b.stride(0))
+    if config is None:
+        _matmul_swap_kernel[grid](*args, NUM_SMS=sms)
+    else:
+        _matmul_swap_kernel.fn[grid](*args, NUM_SMS=sms, **config.all_kwargs())
     return c
 
 
