@@ -47,10 +47,10 @@ import torch
 import triton
 import triton.language as tl
 
-from mage.backends.triton import grouped_tile, num_sms, pick_configs, triton_available
+from mage.backends.triton import grouped_tile, num_sms, pick_configs, triton_available, use_descriptor_workspace
 from mage.ops.matmul import triton as tile_path
 from mage.ops.matmul.spec import SPEC
-from mage.ops.matmul.triton_persistent import descriptor_workspace, descriptors_reach, store_tile
+from mage.ops.matmul.triton_persistent import descriptors_reach, store_tile
 from mage.outputs import empty_output
 from mage.registry import implementation
 
@@ -222,7 +222,7 @@ def _matmul(a, b, mapped: bool, chunk: int = CHUNK):
     sms = num_sms(a.device)
     tiles = lambda meta: triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
     grid = lambda meta: (min(sms * meta["PROGRAMS_PER_SM"], tiles(meta)),)
-    triton.set_allocator(descriptor_workspace(a.device))
+    use_descriptor_workspace(a.device)
     _matmul_k3_kernel[grid](a3, bt3, c, M, N, triton.cdiv(K, chunk) * chunk, MAPPED=mapped, CHUNK=chunk)
     return c
 

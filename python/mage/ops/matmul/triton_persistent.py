@@ -46,7 +46,8 @@ import torch
 import triton
 import triton.language as tl
 
-from mage.backends.triton import grouped_tile, num_sms, pick_configs, tma_ready, triton_available, triton_tf32_available
+from mage.backends.triton import (grouped_tile, num_sms, pick_configs, tma_ready, triton_available, triton_tf32_available,
+                                  use_descriptor_workspace)
 from mage.ops.matmul import triton as tile_path
 from mage.ops.matmul.spec import SPEC
 from mage.outputs import empty_output
@@ -213,11 +214,6 @@ def _tma_kernel(precision: str):
 TMA_KERNELS = {p: _tma_kernel(p) for p in TMA_SHAPES}
 
 
-def descriptor_workspace(device: torch.device):
-    """The allocator Triton calls at launch for the global memory that device-made descriptors live in."""
-    return lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device)
-
-
 def descriptors_reach(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Whether TMA can address a, bᵀ and c: 16-byte aligned rows (K and N multiples of 4) on Hopper."""
     M, K = a.shape
@@ -240,7 +236,7 @@ def _matmul(a, b, precision: str):
     c = empty_output((M, N), like=a)
     sms = num_sms(a.device)
     grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-    triton.set_allocator(descriptor_workspace(a.device))
+    use_descriptor_workspace(a.device)
     TMA_KERNELS[precision][grid](a_big, bt_big, a_small, bt_small, c, M, N, K, a_big.stride(0), bt_big.stride(0),
                                  NUM_SMS=sms, TF32X3=precision == "tf32x3")
     return c

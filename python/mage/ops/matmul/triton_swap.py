@@ -38,10 +38,10 @@ scripts/gpu/gemm3.sh checks each config's error on the GPU, the dropped ones too
 import triton
 import triton.language as tl
 
-from mage.backends.triton import grouped_tile, num_sms, pick_configs, triton_tf32_available
+from mage.backends.triton import grouped_tile, num_sms, pick_configs, triton_tf32_available, use_descriptor_workspace
 from mage.ops.matmul import triton as tile_path
 from mage.ops.matmul.spec import SPEC
-from mage.ops.matmul.triton_persistent import descriptor_workspace, descriptors_reach, store_tile
+from mage.ops.matmul.triton_persistent import descriptors_reach, store_tile
 from mage.outputs import empty_output
 from mage.registry import implementation
 
@@ -111,7 +111,7 @@ def _matmul(a, b, config: triton.Config | None = None):
     c = empty_output((M, N), like=a)
     sms = num_sms(a.device)
     grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-    triton.set_allocator(descriptor_workspace(a.device))
+    use_descriptor_workspace(a.device)
     args = (a, b, c, M, N, K, a.stride(0), b.stride(0))
     if config is None:
         _matmul_swap_kernel[grid](*args, NUM_SMS=sms)
