@@ -27,8 +27,8 @@ once, in a copy, and the product runs as the GEMM it is:
      rest of each sector in L2 before it is written back.
    - ``relayout3`` (3 launches): the epilogue stores the tile channel-first through TMA (asynchronously,
      into rows padded as a′'s), and the relayout kernel copies that back to channel-last: 2 · B·N²·C more
-     bytes of traffic, against the scattered 4-byte stores of the direct epilogue. On the H200 the copy
-     costs less: relayout3 takes about a third of relayout's time at N 512 (results/README.md, issue 16).
+     bytes of traffic, against the scattered 4-byte stores of the direct epilogue. Measured, the copy
+     costs less (results/README.md, issue 16).
 Launches per call are a boundary Mage reports, so the comparison with one-launch kernels stays honest.
 """
 
