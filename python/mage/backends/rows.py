@@ -156,9 +156,10 @@ def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[to
 PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (8, 1024, 4, 1), (8, 1024, 8, 1))
 PIPE_MIN_COLS = CLUSTER_MIN_COLS
 PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
-# Clusters larger than a TPC's 2 CTAs are placed within one GPC; the H200's 132 SMs lie in GPCs of at
-# least 16, so counting clusters as if every GPC had 16 SMs never asks for more than can be resident at
-# once (a persistent grid that asked for more would run its last clusters after the others: twice the time).
+# Clusters larger than a TPC's 2 CTAs are placed within one GPC, so the grid counts clusters as if every
+# GPC had 16 SMs. That estimate is too high on the H200: the driver fits 62 and 30 clusters where this asks
+# for 64 and 32 (cuOccupancyMaxActiveClusters, tests/test_reduce_pipe_gpu.py), so the last clusters run
+# after the others. The grid should come from the driver's count, which the Rust host does not query yet.
 GPC_SMS = 16
 
 
