@@ -1,9 +1,9 @@
 """The native pipe strategy (layernorm, softmax: a persistent cluster that walks rows, the next row's slice
 copying into dynamic shared memory) without a GPU: NVRTC compiles every pipe kernel for sm_90 within the
 registers its plan's CTAs an SM leave and without a spill, the plan per width (K, threads, chunks a thread,
-CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the resident clusters (a
-multiple of K, never more clusters than rows) with the plan's shared bytes, and the widths it refuses say
-why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one
+CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the driver's count of clusters
+that fit at once (a multiple of K, never more clusters than rows) with the plan's shared bytes, and the
+widths it refuses say why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one
 after another, and a cluster's CTAs must be resident together.
 
 Also issue 19's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
@@ -27,17 +27,30 @@ from cubin_info import resources
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
 MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
-H200_SMS = 132
 # sm_90: 227 KB of shared memory for one block, 228 KB an SM with 1 KB reserved a block; 2048 threads and
 # 65536 registers an SM.
 BLOCK_SHARED_MAX, SM_SHARED, RESERVED = 227 * 1024, 228 * 1024, 1024
 
 
-class SmsHost(RecordingHost):
-    """RecordingHost on a device of the H200's SM count (the pipe's grid follows it)."""
+# What cuOccupancyMaxActiveClusters answered on the H200 for each plan (tests/test_reduce_pipe_gpu.py prints it):
+# its GPCs are not all 16 SMs, so clusters of 4 and 8 CTAs fit fewer times than 132 SMs would suggest.
+H200_CLUSTERS = {(2, 128, 4, 8): 528, (2, 512, 4, 2): 132, (4, 512, 4, 2): 62, (8, 512, 4, 2): 30,
+                 (8, 1024, 4, 1): 15, (8, 1024, 8, 1): 15}
 
-    def sm_count(self, device) -> int:
-        return H200_SMS
+
+class SmsHost(RecordingHost):
+    """RecordingHost whose driver answers the H200's count of each plan's clusters that fit at once (the pipe's
+    grid follows it), and records what it was asked."""
+
+    def __init__(self, counts: dict | None = None):
+        super().__init__()
+        self.counts = H200_CLUSTERS if counts is None else counts
+        self.asked = []
+
+    def _query_clusters(self, kernel, device, cluster, block, shared):
+        self.asked.append((kernel.name, cluster, block, shared))
+        plan = next(plan for plan, pipe in MODULES[kernel.op].PIPE.items() if pipe == kernel)
+        return self.counts[plan]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -98,30 +111,32 @@ def test_the_plans_grow_with_the_row_and_end_where_the_cluster_plans_end():
         rows.pipe_plan(rows.PIPE_MAX_COLS + 1)
 
 
-@pytest.mark.parametrize("plan, clusters", [((2, 128, 4, 8), 528), ((2, 512, 4, 2), 132), ((4, 512, 4, 2), 64),
-                                            ((8, 512, 4, 2), 32), ((8, 1024, 4, 1), 16), ((8, 1024, 8, 1), 16)])
-def test_resident_clusters_count_gpcs_of_16_sms_for_clusters_wider_than_a_tpc(plan, clusters):
-    assert rows.resident_clusters(plan, H200_SMS) == clusters
-    k, _, _, ctas = plan
-    assert clusters * k <= H200_SMS * ctas  # never more CTAs than the SMs hold at once
-    assert rows.resident_clusters(plan, 1) >= 1  # a grid of at least one cluster on any device
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("rows_, cols", [(1000, 4099), (3, 16384), (100, 65537), (40, 262144)])
-def test_the_grid_is_the_resident_clusters_or_one_a_row_with_the_plans_shared_memory(op, rows_, cols):
+def test_the_grid_is_the_drivers_count_of_clusters_or_one_a_row_with_the_plans_shared_memory(op, rows_, cols):
     host = SmsHost()
     native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, rows_, cols))
-    (name, grid, block, shared, args), = host.launches
+    native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, rows_, cols))
+    (name, grid, block, shared, args), again = host.launches
     plan = rows.pipe_plan(cols)
     k, threads, chunks, _ = plan
     assert name == f"{op}_f32_pipe{k}_t{threads}_v{chunks}"
-    clusters = min(rows_, rows.resident_clusters(plan, H200_SMS))
+    # The driver is asked once, for the plan's cluster, block and shared memory; the grid is its answer.
+    assert host.asked == [(name, k, (threads, 1, 1), 16 * threads * chunks)] and again[1] == grid
+    clusters = min(rows_, H200_CLUSTERS[plan])
     assert grid == (clusters * k, 1, 1) and grid[0] % k == 0  # compile-time cluster dims: a multiple of K
     assert block == (threads, 1, 1)
     assert shared == rows.pipe_shared_bytes(plan) == 16 * threads * chunks
     rows_at = {"layernorm": 4, "softmax": 2}[op]
     assert args[rows_at: rows_at + 2] == (rows_, cols)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_plan_of_which_no_cluster_fits_is_refused_by_name_before_any_launch(op):
+    host = SmsHost(counts=dict.fromkeys(rows.PIPE_PLANS, 0))
+    with pytest.raises(InputError, match="no cluster of 8 CTAs of 1024 threads and 131072 bytes"):
+        native.LAUNCHERS[(op, "pipe")](host, *_inputs(op, 3, 262144))
+    assert not host.launches
 
 
 @pytest.mark.parametrize("op", OPS)

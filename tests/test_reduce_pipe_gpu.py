@@ -30,10 +30,17 @@ OPS = ("layernorm", "softmax")
 FAMILIES = ("native", "native-py")
 
 
-def _rows_past_resident(cols: int) -> int:
+def _resident(op: str, plan, host=native.HOSTS[0]) -> int:
+    """The driver's count of ``plan``'s clusters that fit at once, through ``host``."""
+    k, threads, _, _ = plan
+    kernel = {"layernorm": layernorm_native, "softmax": softmax_native}[op].PIPE[plan]
+    return host.max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), rows.pipe_shared_bytes(plan))
+
+
+def _rows_past_resident(cols: int, op: str = "softmax") -> int:
     """Two rounds of the resident clusters and a partial third (an odd count: 4099's rows start at every
     alignment)."""
-    clusters = rows.resident_clusters(rows.pipe_plan(cols), torch.cuda.get_device_properties(0).multi_processor_count)
+    clusters = _resident(op, rows.pipe_plan(cols))
     return 2 * clusters + clusters // 3 + 1
 
 
@@ -46,26 +53,22 @@ def _pipe(op: str, family: str = "native"):
 
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("plan", rows.PIPE_PLANS, ids=lambda p: "k{}_t{}_v{}_c{}".format(*p))
-def test_the_grid_never_asks_for_more_clusters_than_fit_at_once(op, plan):
-    """The driver's count of the plan's clusters resident at once (cuOccupancyMaxActiveClusters) is at least
-    the launcher's grid: a persistent grid larger than that would run its last clusters after the others."""
-    from cuda.bindings import driver
-
-    host = native.HOSTS[1]  # cuda-python's: its loaded functions are driver handles
-    kernel = {"layernorm": layernorm_native, "softmax": softmax_native}[op].PIPE[plan]
-    k, threads, chunks, _ = plan
-    cols = 4 * k * threads * chunks  # the widest row of this plan: a call there loads its kernel
-    _pipe(op, "native-py").fn(*registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": 1, "cols": cols}), 1, "cuda"))
-    function, context = host._kernels[(kernel, 0)]
-    config = driver.CUlaunchConfig()
-    config.gridDimX, config.gridDimY, config.gridDimZ = k, 1, 1
-    config.blockDimX, config.blockDimY, config.blockDimZ = threads, 1, 1
-    config.sharedMemBytes = rows.pipe_shared_bytes(plan)
-    fit = host._in_context(context, lambda: host._check(driver.cuOccupancyMaxActiveClusters(function, config),
-                                                        "cuOccupancyMaxActiveClusters"))
-    asked = rows.resident_clusters(plan, torch.cuda.get_device_properties(0).multi_processor_count)
-    print(f"{kernel.name}: the driver fits {fit} clusters at once, the launcher asks for {asked}")
-    assert asked <= fit
+def test_the_grid_is_the_drivers_count_of_clusters_that_fit_at_once(op, plan, monkeypatch):
+    """Both hosts ask cuOccupancyMaxActiveClusters and get the same count; a call with more rows launches that
+    many clusters: a persistent grid larger than that would run its last clusters after the others."""
+    fit = [_resident(op, plan, host) for host in native.HOSTS]
+    k, threads, chunks, ctas = plan
+    print(f"{op} pipe{k}_t{threads}_v{chunks}: the driver fits {fit[0]} clusters at once")
+    assert fit[0] == fit[1] >= 1 and fit[0] * k <= torch.cuda.get_device_properties(0).multi_processor_count * ctas
+    grids = []
+    for host in native.HOSTS:
+        monkeypatch.setattr(host, "launch", lambda kernel, grid, *args, _launch=host.launch, **kw:
+                            grids.append(grid) or _launch(kernel, grid, *args, **kw))
+    cols = 4 * k * threads * chunks  # the widest row of this plan
+    inputs = registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": fit[0] + 1, "cols": cols}), 1, "cuda")
+    for family in FAMILIES:
+        _pipe(op, family).fn(*inputs)
+    assert grids == [(fit[0] * k, 1, 1)] * 2
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -75,7 +78,7 @@ def test_contract_against_float64_with_every_cluster_walking_rows(op, family, co
     impl = _pipe(op, family)
     spec = registry.get_op(op)
     assert "large-mean" in spec.distributions
-    rows_ = _rows_past_resident(cols)
+    rows_ = _rows_past_resident(cols, op)
     result = check(impl, registry.baseline_of(impl), spec, Case(op, "pipe", "seed", {"rows": rows_, "cols": cols}),
                    "cuda", seed=cols)
     print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
@@ -93,7 +96,7 @@ def _reference(op, inputs):
 def test_an_input_off_every_16_byte_boundary(op, cols, distribution):
     """x starts 4 bytes past a boundary: every row's head, body and tail shift, and the copies stay 16-byte."""
     spec = registry.get_op(op)
-    rows_ = _rows_past_resident(cols)
+    rows_ = _rows_past_resident(cols, op)
     inputs = list(spec.make_inputs(Case(op, "t", "seed", {"rows": rows_, "cols": cols}), 3, "cuda", distribution))
     storage = torch.empty(inputs[0].numel() + 1, device="cuda")
     shifted = storage[1:].view_as(inputs[0])
@@ -111,7 +114,7 @@ def test_an_input_off_every_16_byte_boundary(op, cols, distribution):
 @pytest.mark.parametrize("cols", [4099, 65537, 262144])
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols):
     spec = registry.get_op(op)
-    inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": _rows_past_resident(cols), "cols": cols}), 5, "cuda",
+    inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": _rows_past_resident(cols, op), "cols": cols}), 5, "cuda",
                               "heavy")
     first = _pipe(op).fn(*inputs)
     assert torch.equal(first, _pipe(op).fn(*inputs))

@@ -222,6 +222,59 @@ impl Geometry {
     }
 }
 
+/// Lets `function` take `shared_bytes` of dynamic shared memory where that is more than the
+/// default 48 KB. `context` must be current and `shared_bytes` checked by `Geometry::validate`.
+fn opt_in_shared_bytes(function: Function, shared_bytes: u32) -> Result<()> {
+    if shared_bytes <= DEFAULT_DYNAMIC_SHARED_BYTES {
+        return Ok(());
+    }
+    // SAFETY: `function` is a live kernel of a module loaded in the current context; the
+    // attribute takes a byte count the geometry check bounded above.
+    let code = unsafe {
+        sys::cuFuncSetAttribute(
+            function.0,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared_bytes as c_int,
+        )
+    };
+    check("cuFuncSetAttribute", code)
+}
+
+/// How many clusters of `cluster` CTAs of `function` (whose cluster size is compiled in) the
+/// device holds at once with `block` threads and `shared_bytes` of dynamic shared memory a CTA:
+/// the driver's count (cuOccupancyMaxActiveClusters), which knows how the device's GPCs are cut.
+pub fn max_active_clusters(
+    function: Function,
+    context: Context,
+    cluster: u32,
+    block: (u32, u32, u32),
+    shared_bytes: u32,
+) -> Result<i32> {
+    let geometry = Geometry { grid: (cluster, 1, 1), block, shared_bytes };
+    geometry.validate()?;
+    with_context(context, || {
+        opt_in_shared_bytes(function, shared_bytes)?;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block.0,
+            blockDimY: block.1,
+            blockDimZ: block.2,
+            sharedMemBytes: shared_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: std::ptr::null_mut(),
+            numAttrs: 0,
+        };
+        let mut clusters: c_int = 0;
+        // SAFETY: `function` is a live kernel of a module loaded in `context` (current here);
+        // `config` names no attributes and lives through the call, which only reads it.
+        let code = unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, function.0, &config) };
+        check("cuOccupancyMaxActiveClusters", code)?;
+        Ok(clusters)
+    })
+}
+
 /// Enqueue `function` on `stream` with `args`; returns as soon as the launch is queued.
 ///
 /// # Safety
@@ -238,18 +291,7 @@ pub unsafe fn launch(
     geometry.validate()?;
     let mut pointers = args.pointers();
     with_context(context, || {
-        if geometry.shared_bytes > DEFAULT_DYNAMIC_SHARED_BYTES {
-            // SAFETY: `function` is a live kernel of a module loaded in `context` (current
-            // here); the attribute takes a byte count the geometry check bounded above.
-            let code = unsafe {
-                sys::cuFuncSetAttribute(
-                    function.0,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    geometry.shared_bytes as c_int,
-                )
-            };
-            check("cuFuncSetAttribute", code)?;
-        }
+        opt_in_shared_bytes(function, geometry.shared_bytes)?;
         let (gx, gy, gz) = geometry.grid;
         let (bx, by, bz) = geometry.block;
         // SAFETY: `function` comes from a module loaded in `context` (current here) and is

@@ -214,6 +214,15 @@ impl Kernel {
         })
     }
 
+    /// How many clusters of `cluster` CTAs of this kernel (its cluster size compiled in) fit on
+    /// its device at once with `block` threads and `shared_bytes` of dynamic shared memory a CTA.
+    fn max_active_clusters(&self, cluster: u32, block: (u32, u32, u32), shared_bytes: u32) -> PyResult<i32> {
+        guarded(|| {
+            driver::max_active_clusters(self.function, self.context, cluster, block, shared_bytes)
+                .map_err(|e| e.with_detail(format!("kernel {} cluster {cluster} block {block:?}", self.name)))
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("Kernel({:?}, signature={:?}, device={}, sm_{})", self.name, self.signature, self.device, self.arch)
     }

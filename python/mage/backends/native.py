@@ -176,6 +176,22 @@ class Host:
     def launch(self, kernel: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], *args, shared: int = 0):
         raise NotImplementedError
 
+    def max_active_clusters(self, kernel: Kernel, device: torch.device, cluster: int, block: tuple[int, int, int],
+                            shared: int = 0) -> int:
+        """How many clusters of ``cluster`` CTAs of ``kernel`` (its cluster size compiled in) ``device`` holds at
+        once with ``block`` threads and ``shared`` bytes of dynamic shared memory a CTA: what a persistent grid
+        of clusters may ask for. The driver's count (cuOccupancyMaxActiveClusters): an estimate from the SM
+        count cannot know how many SMs each GPC of this device has. Asked once per kernel and shape."""
+        counts = self.__dict__.setdefault("_cluster_counts", {})
+        key = (kernel, device.index, cluster, tuple(block), shared)
+        if key not in counts:
+            counts[key] = self._query_clusters(kernel, device, cluster, tuple(block), shared)
+        return counts[key]
+
+    def _query_clusters(self, kernel: Kernel, device: torch.device, cluster: int, block: tuple[int, int, int],
+                        shared: int) -> int:
+        raise NotImplementedError
+
 
 def _cuda_reason(device: str) -> str | None:
     if device != "cuda":
@@ -212,6 +228,10 @@ class RustHost(Host):
         index = args[0].device.index
         loaded = self._kernels.get((kernel, index)) or self._load(kernel, index)
         loaded.launch(grid, block, shared, self._stream(index), *kernel.values(args))
+
+    def _query_clusters(self, kernel, device, cluster, block, shared):
+        loaded = self._kernels.get((kernel, device.index)) or self._load(kernel, device.index)
+        return loaded.max_active_clusters(cluster, block, shared)
 
 
 _CTYPES = {"p": ctypes.c_uint64, "i": ctypes.c_int32, "l": ctypes.c_int64, "f": ctypes.c_float,
@@ -303,15 +323,37 @@ class CudaPythonHost(Host):
         stream = driver.CUstream(self._stream(index))
 
         def enqueue():
-            if shared > DEFAULT_DYNAMIC_SHARED_BYTES:  # the same opt-in the Rust launcher makes
-                attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-                self._check(driver.cuFuncSetAttribute(function, attribute, shared), f"cuFuncSetAttribute({kernel.name})")
+            self._opt_in_shared(kernel, function, shared)
             self._check(
                 driver.cuLaunchKernel(function, *grid, *block, shared, stream, ctypes.addressof(pointers), 0),
                 f"cuLaunchKernel({kernel.name})",
             )
 
         self._in_context(context, enqueue)
+
+    def _opt_in_shared(self, kernel, function, shared: int) -> None:
+        """The opt-in to more than 48 KB of dynamic shared memory that the Rust launcher makes too."""
+        from cuda.bindings import driver
+
+        if shared > DEFAULT_DYNAMIC_SHARED_BYTES:
+            attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            self._check(driver.cuFuncSetAttribute(function, attribute, shared), f"cuFuncSetAttribute({kernel.name})")
+
+    def _query_clusters(self, kernel, device, cluster, block, shared):
+        from cuda.bindings import driver
+
+        function, context = self._kernels.get((kernel, device.index)) or self._load(kernel, device.index)
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = cluster, 1, 1
+        config.blockDimX, config.blockDimY, config.blockDimZ = block
+        config.sharedMemBytes = shared
+
+        def query():
+            self._opt_in_shared(kernel, function, shared)
+            return self._check(driver.cuOccupancyMaxActiveClusters(function, config),
+                               f"cuOccupancyMaxActiveClusters({kernel.name})")
+
+        return self._in_context(context, query)
 
 
 RUST_HOST = RustHost()

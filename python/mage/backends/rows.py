@@ -156,13 +156,6 @@ def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[to
 PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (8, 1024, 4, 1), (8, 1024, 8, 1))
 PIPE_MIN_COLS = CLUSTER_MIN_COLS
 PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
-# Clusters larger than a TPC's 2 CTAs are placed within one GPC, so the grid counts clusters as if every
-# GPC had 16 SMs. That estimate is too high on the H200: the driver fits 62 and 30 clusters where this asks
-# for 64 and 32 (cuOccupancyMaxActiveClusters, tests/test_reduce_pipe_gpu.py), so the last clusters run
-# after the others. The grid should come from the driver's count, which the Rust host does not query yet.
-GPC_SMS = 16
-
-
 def pipe_takes(params: dict) -> str | None:
     cols = params["cols"]
     if cols < PIPE_MIN_COLS:
@@ -189,18 +182,12 @@ def pipe_shared_bytes(plan: tuple[int, int, int, int]) -> int:
     return 16 * threads * chunks
 
 
-def resident_clusters(plan: tuple[int, int, int, int], sm_count: int) -> int:
-    """Clusters of the plan that are surely resident at once on ``sm_count`` SMs (see GPC_SMS), at least one."""
-    k, _, _, ctas = plan
-    if k <= 2:
-        return max(1, sm_count * ctas // k)
-    return max(1, (sm_count // GPC_SMS) * (GPC_SMS * ctas // k))
-
-
 def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
-    """A pipe strategy's call on a rows × cols ``x``: the plan for its width, as many clusters as are resident
-    at once (no more than rows), the kernel of that plan launched with ``arguments(out)`` and its shared
-    memory; the output (empty: no launch)."""
+    """A pipe strategy's call on a rows × cols ``x``: the plan for its width, as many clusters as the device
+    holds at once (the host asks the driver; no more than rows), the kernel of that plan launched with
+    ``arguments(out)`` and its shared memory; the output (empty: no launch). Clusters wider than a TPC's two
+    CTAs are placed within one GPC, and the H200's GPCs differ in SMs: a count from the SM total asked for 64
+    clusters where 62 fit, and the last two ran after the others."""
     rows, cols = x.shape
     require_width(pipe_takes, cols)
     out = empty_output((rows, cols), like=x)
@@ -208,6 +195,10 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
         return out
     plan = pipe_plan(cols)
     k, threads, _, _ = plan
-    clusters = min(rows, resident_clusters(plan, host.sm_count(x.device)))
-    host.launch(kernels[plan], (clusters * k, 1, 1), (threads, 1, 1), *arguments(out), shared=pipe_shared_bytes(plan))
+    kernel, shared = kernels[plan], pipe_shared_bytes(plan)
+    resident = host.max_active_clusters(kernel, x.device, k, (threads, 1, 1), shared)
+    if resident < 1:
+        raise InputError(f"{kernel.name}: no cluster of {k} CTAs of {threads} threads and {shared} bytes of shared "
+                         f"memory fits on {x.device} at once")
+    host.launch(kernel, (min(rows, resident) * k, 1, 1), (threads, 1, 1), *arguments(out), shared=shared)
     return out

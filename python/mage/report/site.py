@@ -3,8 +3,11 @@
     DIR/index.html               the runs (hypothesis, predictions and their verdicts), the machines and
                                  methods they ran with, the ops with their steps
     DIR/plotly.min.js            the one copy of plotly.js every page loads, by a relative path
-    DIR/runs/run-N/index.html    run N's report (mage.report.html), model blocks included
-    DIR/runs/run-N/figure.svg    its static figure (context.svg for model blocks) and tables.md
+    DIR/runs/run-N/index.html    run N's report (mage.report.html), model blocks included; its plots are
+                                 interactive and each saves itself as an image, so the site keeps no static
+                                 copy of them (`mage report N` writes those)
+    DIR/runs/run-N/accuracy.svg  the accuracy-against-speed plane, the one figure the page does not draw
+    DIR/runs/run-N/tables.md     its tables in Markdown
     DIR/ops/OP.html              every stored result of the op over the runs, the steps found
                                  (mage.history): improvements and regressions side by side
 
@@ -175,18 +178,13 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
         linked |= {r["op"] for r in rows}
         blocks, shares = store.context_results(run["id"]), store.context_shares(run["id"])
         trade = figures.draw_accuracy(stored, rows, folder, formats=("svg",)) if rows else []
-        links = [("../../index.html", "all runs"), *[("figure.svg", "static figure")] * bool(rows),
-                 *[("accuracy.svg", "accuracy against speed")] * bool(trade),
-                 *[("context.svg", "model blocks figure")] * bool(blocks), ("tables.md", "tables")]
+        links = [("../../index.html", "all runs"), *[("accuracy.svg", "accuracy against speed")] * bool(trade),
+                 ("tables.md", "tables")]
         page = html.build(stored, rows, fraction, store=store, plotly_src=f"../../{PLOTLY}", links=links,
                           history_href=lambda op: f"../../ops/{op_file(op)}")
         atomic.write_text(folder / "index.html", page)
         atomic.write_text(folder / "tables.md", markdown.tables(stored, rows, blocks, shares))
         written += [folder / "index.html", folder / "tables.md", *trade]
-        if rows:
-            written += figures.draw(stored, rows, folder, formats=("svg",))
-        if blocks:
-            written += figures.draw_context(stored, blocks, shares, folder, formats=("svg",))
     ops: dict[str, list[history.Series]] = {op: [] for op in sorted(linked)}  # a page for every op a run links to
     for s in history.load(store, path="single"):
         ops.setdefault(s.op, []).append(s)
