@@ -274,8 +274,20 @@ def test_layernorm_plans_keep_the_seed_and_large_rows_in_registers():
     kernel, grid, block = plan(65536, 4096, True)
     assert (kernel.name, grid, block) == ("layernorm_f32_block256_x4", (65536, 1, 1), (256, 1, 1))
     assert plan(7, 33, False)[0].name == "layernorm_f32_warp_v2"
-    assert plan(3, 1030, False)[0].name == "layernorm_f32_looped"
     assert plan(3, 70000, True)[0].name == "layernorm_f32_looped"
+    # Rows past a warp that float4 loads cannot walk from column 0: a block a row up to 16387 columns.
+    assert plan(3, 1030, False) == (native_layernorm().SLICE[(256, 4)], (3, 1, 1), (256, 1, 1))
+    assert plan(3, 4099, False)[0].name == "layernorm_f32_slice_t256_v4"
+    assert plan(3, 4100, False)[0].name == "layernorm_f32_slice_t512_v4"  # off a boundary: a body of 1024 + 3
+    assert plan(3, 16387, False)[0].name == "layernorm_f32_slice_t1024_v4"
+    assert plan(3, 16388, False)[0].name == "layernorm_f32_looped"
+    assert plan(3, 4099, False, "bf16")[0].name == "layernorm_bf16_looped"  # the slice kernels are float32
+
+
+def native_layernorm():
+    from mage.ops.layernorm import native as module
+
+    return module
 
 
 # ---------------------------------------------------------------- kernels under the CPU emulation
@@ -299,11 +311,16 @@ EMULATED = {
         {"rows": 2, "cols": 255},
         {"rows": 2, "cols": 511},
         {"rows": 2, "cols": 999},
-        {"rows": 2, "cols": 1030},
+        {"rows": 2, "cols": 1030},  # a slice kernel from here: rows not a multiple of 4 wide past 1024
+        {"rows": 5, "cols": 4099},
+        {"rows": 2, "cols": 8195},
+        {"rows": 2, "cols": 16387},
         {"rows": 1, "cols": 20000},
     ],
-    # One shape per kernel: a warp per row up to 32·V columns, a block per row up to 16·threads, then online.
-    "softmax": [{"rows": r, "cols": c} for r, c in ((5, 37), (3, 200), (6, 1000), (2, 3000), (1, 9000), (2, 20000))],
+    # One shape per kernel: a warp per row up to 32·V columns, a block per row up to 16·threads, then online;
+    # rows past 1024 columns not a multiple of 4 wide take the slice kernels.
+    "softmax": [{"rows": r, "cols": c} for r, c in ((5, 37), (3, 200), (6, 1000), (2, 3000), (1, 9000), (2, 20000),
+                                                    (5, 4099), (2, 8195), (2, 16387))],
     "matmul": [
         {"m": 17, "k": 31, "n": 9},
         {"m": 1, "k": 64, "n": 1},

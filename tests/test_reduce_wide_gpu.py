@@ -1,7 +1,9 @@
 """The native cluster strategy (layernorm, softmax) on a CUDA device: the contract against the float64
 reference (normal, heavy-tailed and large-mean inputs) at widths 1024 to 262144, aligned and not; rows
 that start off every 16-byte boundary, output aligned differently from the input; the same bits on a
-repeat, through both host paths and from a CUDA graph. Skipped where no CUDA device is visible.
+repeat, through both host paths and from a CUDA graph. The same for the default strategy's slice kernels
+(the cluster kernel with one CTA, for rows past 1024 columns that float4 loads cannot walk from column 0).
+Skipped where no CUDA device is visible.
 
 Run on the GPU machine with ``pytest -m gpu tests/test_reduce_wide_gpu.py``.
 """
@@ -26,8 +28,28 @@ OPS = ("layernorm", "softmax")
 WIDTHS = [(7, 1024), (7, 4099), (5, 16384), (3, 65536), (7, 65537), (3, 262144), (2, rows.CLUSTER_MAX_COLS)]
 
 
-def _cluster(op: str, family: str = "native"):
-    return next(i for i in registry.implementations(op) if i.family == family and i.strategy == "cluster")
+def _cluster(op: str, family: str = "native", strategy: str = "cluster"):
+    return next(i for i in registry.implementations(op)
+                if i.family == family and i.strategy == strategy and i.precision == "ieee")
+
+
+# The slice kernels' widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
+SLICE_WIDTHS = [(7, 1030), (7, 4099), (5, 4101), (5, 8195), (3, 16387)]
+
+
+@pytest.mark.parametrize("family", ["native", "native-py"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("rows_, cols", SLICE_WIDTHS, ids=[str(c) for _, c in SLICE_WIDTHS])
+def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
+    impl = _cluster(op, family, "default")
+    spec = registry.get_op(op)
+    case = Case(op, "slice", "seed", {"rows": rows_, "cols": cols})
+    result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
+    print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
+    assert result.passed, result.reason
+    inputs = spec.make_inputs(case, 5, "cuda", "heavy")
+    assert torch.equal(impl.fn(*inputs), _cluster(op, "native" if family == "native-py" else "native-py",
+                                                  "default").fn(*inputs))
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])
@@ -48,10 +70,11 @@ def _reference(op, inputs):
     return spec.reference(tuple(t.double() for t in inputs), spec.variants[0])
 
 
+@pytest.mark.parametrize("strategy", ["cluster", "default"])
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("cols", [4099, 65537, 262144])
 @pytest.mark.parametrize("distribution", ["normal", "large-mean"])
-def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, cols, distribution):
+def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, cols, distribution, strategy):
     """x starts 4 bytes past a boundary, so x's rows and out's rows differ in alignment: the kernel stores
     those rows with scalar stores and still loads the body as float4."""
     spec = registry.get_op(op)
@@ -61,11 +84,11 @@ def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, cols, dist
     shifted.copy_(inputs[0])
     assert shifted.data_ptr() % 16 == 4
     inputs[0] = shifted
-    out = _cluster(op).fn(*inputs)
+    out = _cluster(op, strategy=strategy).fn(*inputs)
     assert out.data_ptr() % 16 == 0
     ref = _reference(op, inputs)
     error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
-    print(f"{op} {cols} {distribution} shifted: error {error:.3g}")
+    print(f"{op} {strategy} {cols} {distribution} shifted: error {error:.3g}")
     assert error < 1e-5 if distribution == "normal" else error < 1e-3
 
 

@@ -54,6 +54,40 @@ __device__ __forceinline__ void cluster_sync() {
     cluster_wait();
 }
 
+// The kernels reach the cluster through these, templated on its size K. A cluster of one CTA is a block:
+// rank 0, its barrier __syncthreads, its peers' shared memory its own, and nothing to wait for before it
+// exits. The slice kernels are that K = 1 case, launched without cluster dims: a row in one block's
+// registers whatever its alignment; with no cluster instruction they also run in the CPU emulation.
+template <int K>
+__device__ __forceinline__ unsigned rank_in_cluster() {
+    return K == 1 ? 0u : cluster_rank();
+}
+
+template <int K>
+__device__ __forceinline__ void sync_cluster() {
+    if (K == 1) {
+        __syncthreads();
+    } else {
+        cluster_sync();
+    }
+}
+
+template <int K>
+__device__ __forceinline__ void arrive_cluster() {
+    if (K > 1) cluster_arrive();
+}
+
+template <int K>
+__device__ __forceinline__ void wait_cluster() {
+    if (K > 1) cluster_wait();
+}
+
+// `local` (this CTA's shared memory) as the cluster's CTA `rank` holds it.
+template <int K>
+__device__ __forceinline__ float load_from_rank(const float* local, unsigned rank) {
+    return K == 1 ? *local : cluster_load(local, rank);
+}
+
 // Four floats from p: one float4 load where `vector` (p 16-byte aligned), else four scalar loads.
 __device__ __forceinline__ float4 load_quad(const float* p, bool vector) {
     if (vector) return *reinterpret_cast<const float4*>(p);
@@ -76,7 +110,8 @@ __device__ __forceinline__ bool aligned16(const float* p) {
 // 4-byte boundary (4099 columns: rows 1, 2, 3 of every 4 are not 16-byte aligned), so it is cut
 // into a head of up to 3 scalars before its first 16-byte boundary, a body of float4 chunks (16-byte
 // loads whatever the width) and a tail of up to 3 scalars. Body chunks are dealt out in contiguous
-// runs, one a CTA; the head's scalars go to rank 0's first threads, the tail's to the last rank's.
+// runs, one a CTA; the head's scalars go to rank 0's first threads, the tail's to the last rank's (after
+// the head's when one CTA holds the row).
 struct RowSlice {
     int head;         // scalars before the body (columns 0 .. head − 1)
     int first, end;   // this CTA's body chunks: chunk j is columns head + 4j .. head + 4j + 3
@@ -97,7 +132,8 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
     const int t = threadIdx.x;
     s.edge = -1;
     if (rank == 0 && t < s.head) s.edge = t;
-    if (rank == ranks - 1 && t < tail) s.edge = tail_at + t;
+    const int tail_t = t - (ranks == 1 ? s.head : 0);  // one CTA holds both: the tail's threads follow the head's
+    if (rank == ranks - 1 && tail_t >= 0 && tail_t < tail) s.edge = tail_at + tail_t;
     s.count = 4 * (s.end - s.first) + (rank == 0 ? s.head : 0) + (rank == ranks - 1 ? tail : 0);
     return s;
 }
@@ -138,7 +174,7 @@ __device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory")
 template <int K, int THREADS, int V, typename Row>
 __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long long rows, int cols, float4* stage,
                                                Row row) {
-    const unsigned rank = cluster_rank();
+    const unsigned rank = rank_in_cluster<K>();
     const long long clusters = gridDim.x / K;
     const int t = threadIdx.x;
     RowSlice next;
@@ -172,5 +208,5 @@ __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long
         if (r + clusters < rows) issue(r + clusters);
         row(r, s, v, edge, lead, parity);
     }
-    cluster_sync();  // no CTA exits while a peer may still read its shared memory
+    sync_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }

@@ -105,6 +105,19 @@ CLUSTER_MIN_COLS = 1024
 CLUSTER_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks in CLUSTER_PLANS) + 3
 
 
+# The slice kernels (the cluster kernels with K = 1: a block a row, row_slice's head, float4 body and tail in
+# its registers): (THREADS, V float4 chunks a thread), narrowest rows first. The default native strategy of
+# both ops takes them for rows wider than a warp's 1024 columns that float4 loads cannot walk from column 0.
+SLICE_PLANS = ((256, 4), (512, 4), (1024, 4))
+SLICE_MAX_COLS = 4 * max(threads * chunks for threads, chunks in SLICE_PLANS) + 3
+
+
+def slice_plan(cols: int) -> tuple[int, int] | None:
+    """The smallest slice plan whose float4 chunks hold a row's body (at most cols // 4 of them, whatever
+    its alignment); None for rows wider than the widest holds."""
+    return next(((threads, chunks) for threads, chunks in SLICE_PLANS if threads * chunks >= cols // 4), None)
+
+
 def cluster_takes(params: dict) -> str | None:
     cols = params["cols"]
     if cols < CLUSTER_MIN_COLS:

@@ -223,11 +223,11 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
         slot[1] = own.mean;
         slot[2] = own.m2;
     }
-    cluster_sync();
+    sync_cluster<K>();
     Moments row = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        const float nb = cluster_load(&slot[0], r), mb = cluster_load(&slot[1], r), m2b = cluster_load(&slot[2], r);
+        const float nb = load_from_rank<K>(&slot[0], r), mb = load_from_rank<K>(&slot[1], r), m2b = load_from_rank<K>(&slot[2], r);
         if (nb > 0.0f) {
             const float total = row.count + nb, delta = mb - row.mean;
             row.mean += delta * (nb / total);
@@ -269,7 +269,7 @@ __device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, c
                                                   float eps) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[3];  // this CTA's (count, mean, M2), read by every CTA of the cluster
-    const unsigned rank = cluster_rank();
+    const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
     const float* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
@@ -284,9 +284,9 @@ __device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, c
     }
     if (s.edge >= 0) edge = xr[s.edge];
     const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published);
-    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
-    cluster_wait();  // no CTA exits while a peer may still read its shared memory
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
@@ -322,6 +322,24 @@ LAYERNORM_CLUSTER(4, 512, 4)
 LAYERNORM_CLUSTER(8, 512, 4)
 LAYERNORM_CLUSTER(8, 1024, 4)
 LAYERNORM_CLUSTER(8, 1024, 8)
+
+// The slice kernels: the cluster kernel with K = 1, a block a row holding it in registers whatever its
+// alignment (row_slice's scalar head and tail around a 16-byte-aligned body), without cluster dims. The
+// default strategy takes them for rows the float4 block kernels cannot (not a multiple of 4 wide, or off a
+// 16-byte boundary), which the looped kernel read three times, scalar (issue 19: 0.85 of the copy rate at
+// 4099 columns against 0.98 at 4096).
+#define LAYERNORM_SLICE(THREADS, V)                                                                              \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                                        \
+        layernorm_f32_slice_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,       \
+                                              const float* __restrict__ bias, float* __restrict__ out,           \
+                                              long long rows, int cols, float eps) {                            \
+        layernorm_cluster<1, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
+    }
+
+// mage.backends.rows.SLICE_PLANS: (THREADS, V), narrowest rows first.
+LAYERNORM_SLICE(256, 4)
+LAYERNORM_SLICE(512, 4)
+LAYERNORM_SLICE(1024, 4)
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \

@@ -153,12 +153,12 @@ __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slo
         slot[0] = own.max;
         slot[1] = count > 0 ? own.sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
     }
-    cluster_sync();
+    sync_cluster<K>();
     float maxes[K], sums[K], row_max = NO_VALUE;
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        maxes[r] = cluster_load(&slot[0], r);
-        sums[r] = cluster_load(&slot[1], r);
+        maxes[r] = load_from_rank<K>(&slot[0], r);
+        sums[r] = load_from_rank<K>(&slot[1], r);
         row_max = fmaxf(row_max, maxes[r]);
     }
     float total = 0.0f;
@@ -189,7 +189,7 @@ template <int K, int THREADS, int V>
 __device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, float* __restrict__ out, int cols) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2];  // this CTA's (max, Σ exp(x − max)), read by every CTA of the cluster
-    const unsigned rank = cluster_rank();
+    const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
     const float* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
@@ -203,9 +203,9 @@ __device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, flo
     }
     if (s.edge >= 0) edge = xr[s.edge];
     const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published);
-    cluster_arrive();  // this CTA's partials are read: its peers may exit once it has written
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
-    cluster_wait();  // no CTA exits while a peer may still read its shared memory
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
@@ -237,6 +237,21 @@ SOFTMAX_CLUSTER(4, 512, 4)
 SOFTMAX_CLUSTER(8, 512, 4)
 SOFTMAX_CLUSTER(8, 1024, 4)
 SOFTMAX_CLUSTER(8, 1024, 8)
+
+// The slice kernels: the cluster kernel with K = 1, a block a row holding it in registers whatever its
+// alignment, without cluster dims (see layernorm's native.cu). The default strategy takes them for rows
+// the block kernels would read in scalars (not a multiple of 4 wide, or off a 16-byte boundary).
+#define SOFTMAX_SLICE(THREADS, V)                                                                             \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                                     \
+        softmax_f32_slice_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out, long long rows, \
+                                            int cols) {                                                       \
+        softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
+    }
+
+// mage.backends.rows.SLICE_PLANS: (THREADS, V), narrowest rows first.
+SOFTMAX_SLICE(256, 4)
+SOFTMAX_SLICE(512, 4)
+SOFTMAX_SLICE(1024, 4)
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define SOFTMAX_PIPE(K, THREADS, V, CTAS)                                                                     \

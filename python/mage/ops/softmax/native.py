@@ -1,14 +1,17 @@
 """Softmax in one launch of a CUDA C++ kernel (native.cu), chosen by row width: a warp per row up
 to 1024 columns, a block per row up to 16384 (the row in registers, read once), the online kernel
-beyond (a block per row, two reads). The ``cluster`` strategy holds a row of 1024 columns or more
+beyond (a block per row, two reads). Rows past 1024 columns that are not a multiple of 4 wide or
+start off a 16-byte boundary go to the slice kernels (a block per row up to 16387 columns: a scalar
+head and tail around a float4 body). The ``cluster`` strategy holds a row of 1024 columns or more
 in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once; the ``pipe``
 strategy makes that cluster persistent, the next row's slice copying into shared memory while the current
 one is reduced (mage.backends.rows.pipe_plan)."""
 
 import torch
 
-from mage.backends.native import Kernel, cdiv, check_inputs, register
-from mage.backends.rows import CLUSTER_PLANS, PIPE_PLANS, cluster_takes, launch_cluster, launch_pipe, pipe_takes
+from mage.backends.native import Kernel, cdiv, check_inputs, register, vector_rows
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, WARP_MAX_COLS, cluster_takes, launch_cluster,
+                                launch_pipe, pipe_takes, slice_plan)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 
@@ -20,10 +23,15 @@ PLANS = [(32 * v, Kernel("softmax", f"softmax_f32_warp_v{v}", SIGNATURE), 32) fo
     (16 * t, Kernel("softmax", f"softmax_f32_block{t}_v16", SIGNATURE), t) for t in (256, 1024)
 ]
 ONLINE = Kernel("softmax", "softmax_f32_online", SIGNATURE)
+# Rows past a warp that are not a multiple of 4 wide or start off a 16-byte boundary: the block kernels
+# would read them in scalars; a slice kernel reads a scalar head and tail around a float4 body.
+SLICE = {plan: Kernel("softmax", "softmax_f32_slice_t{}_v{}".format(*plan), SIGNATURE) for plan in SLICE_PLANS}
 
 
-def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
-    """(kernel, grid, block) for a rows × cols input."""
+def plan(rows: int, cols: int, vector: bool) -> tuple[Kernel, tuple, tuple]:
+    """(kernel, grid, block) for a rows × cols input; ``vector``: its rows start on 16-byte boundaries."""
+    if cols > WARP_MAX_COLS and not vector and (held := slice_plan(cols)):
+        return SLICE[held], (rows, 1, 1), (held[0], 1, 1)
     for widest, kernel, threads in PLANS:
         if cols <= widest:
             if threads == 32:
@@ -50,7 +58,7 @@ def softmax(host, x):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    kernel, grid, block = plan(rows, cols)
+    kernel, grid, block = plan(rows, cols, vector_rows(cols, x, out))
     host.launch(kernel, grid, block, x, out, rows, cols)
     return out
 
