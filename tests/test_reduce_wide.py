@@ -1,7 +1,9 @@
 """The native cluster strategy for wide rows (layernorm, softmax) without a GPU: NVRTC compiles every
 cluster kernel for sm_90, the launcher's choice of cluster size and geometry per width, the widths it
 refuses and why, and the cut of a row into a scalar head, a float4 body dealt out to the cluster's CTAs
-and a scalar tail (native_cluster.cuh's row_slice, compiled for the CPU) at every 4-byte alignment.
+and a scalar tail (native_cluster.cuh's row_slice, compiled for the CPU) at every 4-byte alignment. The
+same for the slice strategy (the cluster kernel with one CTA), whose arithmetic the emulation runs too
+(tests/test_native.py).
 The kernels' arithmetic runs on the GPU only (tests/test_reduce_wide_gpu.py): the CPU emulation runs
 blocks one after another, and a cluster's CTAs must be resident together."""
 
@@ -130,6 +132,35 @@ def test_the_reduction_suite_measures_the_cluster_at_every_width_from_1024(op):
     assert "fit one warp's registers" in impl.case_skip_reason(study[1000].params)
 
 
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols", [1024, 4099, 8195, 16384, rows.SLICE_MAX_COLS])
+def test_the_slice_strategy_launches_a_block_a_row_of_its_plan(op, cols):
+    host = RecordingHost()
+    native.LAUNCHERS[(op, "slice")](host, *_inputs(op, 3, cols))
+    (name, grid, block, shared, args), = host.launches
+    threads, chunks = rows.slice_plan(cols)
+    assert 4 * threads * chunks >= cols - 3  # the body (at most cols // 4 chunks) fits the registers
+    assert name == f"{op}_f32_slice_t{threads}_v{chunks}"
+    assert (grid, block, shared) == ((3, 1, 1), (threads, 1, 1), 0)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"), (rows.SLICE_MAX_COLS + 1, "would spill")])
+def test_widths_the_slice_cannot_take_are_refused_by_name_before_any_launch(op, cols, message):
+    host = RecordingHost()
+    with pytest.raises(InputError, match=message):
+        native.LAUNCHERS[(op, "slice")](host, *_inputs(op, 1, cols))
+    assert not host.launches
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_reduction_suite_measures_the_slice_from_1024_to_16384(op):
+    study = {c.params["cols"]: c for c in registry.get_op(op).cases() if c.suite == "reduction"}
+    impl = next(i for i in registry.implementations(op) if i.backend == "native.slice")
+    taken = [cols for cols, case in study.items() if impl.case_skip_reason(case.params) is None]
+    assert taken == [1024, 4096, 4099, 16384]
+
+
 # ---------------------------------------------------------------- row_slice, compiled for the CPU
 
 HARNESS = r"""
@@ -169,12 +200,22 @@ def row_slice():
     return call
 
 
-@pytest.mark.parametrize("cols", [1024, 4099, 16384, 65537, rows.CLUSTER_MAX_COLS])
+# (strategy, width): the cluster's K CTAs, and the slice strategy's one CTA holding both head and tail.
+CUTS = [("cluster", cols) for cols in (1024, 4099, 16384, 65537, rows.CLUSTER_MAX_COLS)] + [
+    ("slice", cols) for cols in (1024, 1030, 4099, 8195, rows.SLICE_MAX_COLS)]
+
+
+def _plan(strategy: str, cols: int) -> tuple[int, int, int]:
+    """(CTAs a row, threads, float4 chunks a thread) of the strategy's plan for ``cols``."""
+    return rows.cluster_plan(cols) if strategy == "cluster" else (1, *rows.slice_plan(cols))
+
+
+@pytest.mark.parametrize("strategy, cols", CUTS, ids=[f"{s}-{c}" for s, c in CUTS])
 @pytest.mark.parametrize("offset", [0, 1, 2, 3], ids=lambda o: f"{4 * o}B-past-16")
 def test_a_row_at_any_alignment_is_cut_into_head_aligned_body_and_tail_covering_each_column_once(
-    row_slice, cols, offset
+    row_slice, strategy, cols, offset
 ):
-    k, threads, chunks = rows.cluster_plan(cols)
+    k, threads, chunks = _plan(strategy, cols)
     address = 1 << 20 | 4 * offset  # a row starting `offset` floats past a 16-byte boundary
     covered = torch.zeros(cols, dtype=torch.int32)
     for rank in range(k):
@@ -193,4 +234,5 @@ def test_a_row_at_any_alignment_is_cut_into_head_aligned_body_and_tail_covering_
         if rank == 0:
             assert sorted(edges)[:head] == list(range(head))  # rank 0's first threads hold the head
         assert len(edges) <= (head if rank == 0 else 0) + (3 if rank == k - 1 else 0)
+        assert len(edges) == len(set(edges))  # no thread holds two scalars: one CTA's head and tail apart
     assert torch.equal(covered, torch.ones(cols, dtype=torch.int32))

@@ -1,8 +1,8 @@
 """The native cluster strategy (layernorm, softmax) on a CUDA device: the contract against the float64
 reference (normal, heavy-tailed and large-mean inputs) at widths 1024 to 262144, aligned and not; rows
 that start off every 16-byte boundary, output aligned differently from the input; the same bits on a
-repeat, through both host paths and from a CUDA graph. The same for the default strategy's slice kernels
-(the cluster kernel with one CTA, for rows past 1024 columns that float4 loads cannot walk from column 0).
+repeat, through both host paths and from a CUDA graph. The same for the slice strategy (the cluster kernel
+with one CTA: a block a row, whatever its alignment).
 Skipped where no CUDA device is visible.
 
 Run on the GPU machine with ``pytest -m gpu tests/test_reduce_wide_gpu.py``.
@@ -33,15 +33,15 @@ def _cluster(op: str, family: str = "native", strategy: str = "cluster"):
                 if i.family == family and i.strategy == strategy and i.precision == "ieee")
 
 
-# The slice kernels' widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
-SLICE_WIDTHS = [(7, 1030), (7, 4099), (5, 4101), (5, 8195), (3, 16387)]
+# The slice strategy's widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
+SLICE_WIDTHS = [(7, 1024), (7, 4099), (5, 4101), (5, 8195), (3, 16387)]
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("rows_, cols", SLICE_WIDTHS, ids=[str(c) for _, c in SLICE_WIDTHS])
 def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
-    impl = _cluster(op, family, "default")
+    impl = _cluster(op, family, "slice")
     spec = registry.get_op(op)
     case = Case(op, "slice", "seed", {"rows": rows_, "cols": cols})
     result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
@@ -49,7 +49,7 @@ def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(
     assert result.passed, result.reason
     inputs = spec.make_inputs(case, 5, "cuda", "heavy")
     assert torch.equal(impl.fn(*inputs), _cluster(op, "native" if family == "native-py" else "native-py",
-                                                  "default").fn(*inputs))
+                                                  "slice").fn(*inputs))
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])
@@ -70,11 +70,11 @@ def _reference(op, inputs):
     return spec.reference(tuple(t.double() for t in inputs), spec.variants[0])
 
 
-@pytest.mark.parametrize("strategy", ["cluster", "default"])
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("cols", [4099, 65537, 262144])
+@pytest.mark.parametrize("strategy, cols", [("cluster", 4099), ("cluster", 65537), ("cluster", 262144),
+                                            ("slice", 4099), ("slice", 16387)])
 @pytest.mark.parametrize("distribution", ["normal", "large-mean"])
-def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, cols, distribution, strategy):
+def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, strategy, cols, distribution):
     """x starts 4 bytes past a boundary, so x's rows and out's rows differ in alignment: the kernel stores
     those rows with scalar stores and still loads the body as float4."""
     spec = registry.get_op(op)

@@ -56,8 +56,8 @@ __device__ __forceinline__ void cluster_sync() {
 
 // The kernels reach the cluster through these, templated on its size K. A cluster of one CTA is a block:
 // rank 0, its barrier __syncthreads, its peers' shared memory its own, and nothing to wait for before it
-// exits. The slice kernels are that K = 1 case, launched without cluster dims: a row in one block's
-// registers whatever its alignment; with no cluster instruction they also run in the CPU emulation.
+// exits. The slice strategy's kernels are that K = 1 case, launched without cluster dims: a row in one
+// block's registers whatever its alignment; with no cluster instruction they also run in the CPU emulation.
 template <int K>
 __device__ __forceinline__ unsigned rank_in_cluster() {
     return K == 1 ? 0u : cluster_rank();

@@ -11,6 +11,8 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
   normalizes a tile a row's length behind it, whose second read comes from L2, not DRAM.
 - ``online``: one program streams the row, folding each chunk into running statistics: two reads.
 - ``twopass``: one program streams the row once per statistic, then once more to write: three reads.
+- ``slice`` (native): a block a row holding it in registers whatever its alignment (a scalar head and tail
+  around a 16-byte-aligned float4 body): the cluster kernel with one CTA, for rows the float4 kernels refuse.
 - ``cluster`` (native): a Hopper thread-block cluster a row, each CTA holding a slice in registers; the
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 - ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
@@ -105,17 +107,46 @@ CLUSTER_MIN_COLS = 1024
 CLUSTER_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks in CLUSTER_PLANS) + 3
 
 
-# The slice kernels (the cluster kernels with K = 1: a block a row, row_slice's head, float4 body and tail in
-# its registers): (THREADS, V float4 chunks a thread), narrowest rows first. The default native strategy of
-# both ops takes them for rows wider than a warp's 1024 columns that float4 loads cannot walk from column 0.
+# The slice strategy's kernels (the cluster kernels with K = 1: a block a row, row_slice's scalar head and tail
+# around a float4 body in its registers, no cluster barrier): (THREADS, V float4 chunks a thread), narrowest
+# rows first. The default native kernels read a row that is not a multiple of 4 wide, or starts off a 16-byte
+# boundary, in scalars (LayerNorm's looped kernel three times); this one reads it once, in 16-byte loads.
 SLICE_PLANS = ((256, 4), (512, 4), (1024, 4))
+SLICE_MIN_COLS = CLUSTER_MIN_COLS
 SLICE_MAX_COLS = 4 * max(threads * chunks for threads, chunks in SLICE_PLANS) + 3
 
 
-def slice_plan(cols: int) -> tuple[int, int] | None:
+def slice_takes(params: dict) -> str | None:
+    cols = params["cols"]
+    if cols < SLICE_MIN_COLS:
+        return (f"the slice strategy holds rows of {SLICE_MIN_COLS} to {SLICE_MAX_COLS} columns; {cols} fit one "
+                f"warp's registers (the warp strategies take them)")
+    if cols > SLICE_MAX_COLS:
+        return (f"the slice strategy holds rows of at most {SLICE_MAX_COLS} columns in one block's registers; "
+                f"{cols} would spill: the cluster strategy takes them")
+    return None
+
+
+def slice_plan(cols: int) -> tuple[int, int]:
     """The smallest slice plan whose float4 chunks hold a row's body (at most cols // 4 of them, whatever
-    its alignment); None for rows wider than the widest holds."""
-    return next(((threads, chunks) for threads, chunks in SLICE_PLANS if threads * chunks >= cols // 4), None)
+    its alignment), for a width slice_takes accepts."""
+    for threads, chunks in SLICE_PLANS:
+        if threads * chunks >= cols // 4:
+            return threads, chunks
+    raise ValueError(f"no slice plan holds {cols} columns (at most {SLICE_MAX_COLS})")
+
+
+def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A slice strategy's call on a rows × cols ``x``: the plan for its width, a block a row, the kernel of
+    that plan launched with ``arguments(out)``; the output (empty: no launch)."""
+    rows, cols = x.shape
+    require_width(slice_takes, cols)
+    out = empty_output((rows, cols), like=x)
+    if out.numel() == 0:
+        return out
+    threads, _ = plan = slice_plan(cols)
+    host.launch(kernels[plan], (rows, 1, 1), (threads, 1, 1), *arguments(out))
+    return out
 
 
 def cluster_takes(params: dict) -> str | None:

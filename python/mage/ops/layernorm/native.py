@@ -1,9 +1,10 @@
 """LayerNorm in one launch of a CUDA C++ kernel (native.cu): the row in registers, read once.
 
 The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a
-block per row up to 16384 float4-aligned columns, a block per row up to 16387 columns for rows
-that float4 loads cannot walk from column 0 (the slice kernels: a scalar head and tail around a
-16-byte-aligned body), and the looped kernel beyond. bf16 and fp16 rows are read in 16-byte
+block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
+that are not a multiple of 4 wide past 1024 columns). The ``slice`` strategy holds a row of 1024 to
+16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
+16-byte-aligned body: the cluster kernel with one CTA, mage.backends.rows.slice_plan). bf16 and fp16 rows are read in 16-byte
 chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``cluster``
 strategy holds a float32 row of 1024 columns or more in the registers of a thread-block cluster
 (mage.backends.rows.cluster_plan), read once; the ``pipe`` strategy makes that cluster persistent, the next
@@ -14,7 +15,7 @@ import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe,
-                                pipe_takes, slice_plan)
+                                launch_slice, pipe_takes, slice_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -33,8 +34,6 @@ VECTOR_PLANS = [(128 * v, _kernel(f"layernorm_f32_warp_x4_v{v}"), 32) for v in (
 ]
 SCALAR_PLANS = [(32 * v, _kernel(f"layernorm_f32_warp_v{v}"), 32) for v in (1, 2, 4, 8, 16, 32)]
 LOOPED = _kernel("layernorm_f32_looped")
-# Rows past a warp that float4 loads cannot walk from column 0: a block a row, the row in registers.
-SLICE = {plan: _kernel("layernorm_f32_slice_t{}_v{}".format(*plan)) for plan in SLICE_PLANS}
 
 
 def _plans_16(tag: str) -> tuple[list, list, Kernel]:
@@ -58,8 +57,6 @@ def plan(rows: int, cols: int, vector: bool, precision: str = "ieee") -> tuple[K
             if threads == 32:
                 return kernel, (cdiv(rows, ROWS_PER_WARP_BLOCK), 1, 1), (32 * ROWS_PER_WARP_BLOCK, 1, 1)
             return kernel, (rows, 1, 1), (threads, 1, 1)
-    if precision == "ieee" and not vector and (held := slice_plan(cols)):
-        return SLICE[held], (rows, 1, 1), (held[0], 1, 1)
     return looped, (rows, 1, 1), (256, 1, 1)
 
 
@@ -87,6 +84,16 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     kernel, grid, block = plan(rows, cols, vector_rows(cols, x, weight, bias, out), precision)
     host.launch(kernel, grid, block, x, weight, bias, out, rows, cols, EPS)
     return out
+
+
+SLICE = {plan: _kernel("layernorm_f32_slice_t{}_v{}".format(*plan)) for plan in SLICE_PLANS}
+
+
+@register("layernorm", variants=("affine",), strategy="slice", takes=slice_takes)
+def layernorm_slice(host, x, weight, bias):
+    require_inputs(host, x, weight, bias)
+    rows, cols = x.shape
+    return launch_slice(host, SLICE, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
 CLUSTER = {plan: _kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in CLUSTER_PLANS}

@@ -238,9 +238,8 @@ SOFTMAX_CLUSTER(8, 512, 4)
 SOFTMAX_CLUSTER(8, 1024, 4)
 SOFTMAX_CLUSTER(8, 1024, 8)
 
-// The slice kernels: the cluster kernel with K = 1, a block a row holding it in registers whatever its
-// alignment, without cluster dims (see layernorm's native.cu). The default strategy takes them for rows
-// the block kernels would read in scalars (not a multiple of 4 wide, or off a 16-byte boundary).
+// The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
+// alignment, without cluster dims (see layernorm's native.cu); the block kernels read every row in scalars.
 #define SOFTMAX_SLICE(THREADS, V)                                                                             \
     extern "C" __global__ void __launch_bounds__(THREADS)                                                     \
         softmax_f32_slice_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out, long long rows, \

@@ -1,17 +1,17 @@
 """Softmax in one launch of a CUDA C++ kernel (native.cu), chosen by row width: a warp per row up
 to 1024 columns, a block per row up to 16384 (the row in registers, read once), the online kernel
-beyond (a block per row, two reads). Rows past 1024 columns that are not a multiple of 4 wide or
-start off a 16-byte boundary go to the slice kernels (a block per row up to 16387 columns: a scalar
-head and tail around a float4 body). The ``cluster`` strategy holds a row of 1024 columns or more
-in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once; the ``pipe``
+beyond (a block per row, two reads), all in scalar loads. The ``slice`` strategy holds a row of 1024
+to 16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
+16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
+a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once; the ``pipe``
 strategy makes that cluster persistent, the next row's slice copying into shared memory while the current
 one is reduced (mage.backends.rows.pipe_plan)."""
 
 import torch
 
-from mage.backends.native import Kernel, cdiv, check_inputs, register, vector_rows
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, WARP_MAX_COLS, cluster_takes, launch_cluster,
-                                launch_pipe, pipe_takes, slice_plan)
+from mage.backends.native import Kernel, cdiv, check_inputs, register
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe,
+                                launch_slice, pipe_takes, slice_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 
@@ -23,15 +23,10 @@ PLANS = [(32 * v, Kernel("softmax", f"softmax_f32_warp_v{v}", SIGNATURE), 32) fo
     (16 * t, Kernel("softmax", f"softmax_f32_block{t}_v16", SIGNATURE), t) for t in (256, 1024)
 ]
 ONLINE = Kernel("softmax", "softmax_f32_online", SIGNATURE)
-# Rows past a warp that are not a multiple of 4 wide or start off a 16-byte boundary: the block kernels
-# would read them in scalars; a slice kernel reads a scalar head and tail around a float4 body.
-SLICE = {plan: Kernel("softmax", "softmax_f32_slice_t{}_v{}".format(*plan), SIGNATURE) for plan in SLICE_PLANS}
 
 
-def plan(rows: int, cols: int, vector: bool) -> tuple[Kernel, tuple, tuple]:
-    """(kernel, grid, block) for a rows × cols input; ``vector``: its rows start on 16-byte boundaries."""
-    if cols > WARP_MAX_COLS and not vector and (held := slice_plan(cols)):
-        return SLICE[held], (rows, 1, 1), (held[0], 1, 1)
+def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
+    """(kernel, grid, block) for a rows × cols input."""
     for widest, kernel, threads in PLANS:
         if cols <= widest:
             if threads == 32:
@@ -40,6 +35,7 @@ def plan(rows: int, cols: int, vector: bool) -> tuple[Kernel, tuple, tuple]:
     return ONLINE, (rows, 1, 1), (256, 1, 1)
 
 
+SLICE = {plan: Kernel("softmax", "softmax_f32_slice_t{}_v{}".format(*plan), SIGNATURE) for plan in SLICE_PLANS}
 CLUSTER = {plan: Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), SIGNATURE) for plan in CLUSTER_PLANS}
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 
@@ -58,9 +54,16 @@ def softmax(host, x):
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    kernel, grid, block = plan(rows, cols, vector_rows(cols, x, out))
+    kernel, grid, block = plan(rows, cols)
     host.launch(kernel, grid, block, x, out, rows, cols)
     return out
+
+
+@register("softmax", variants=("rows",), strategy="slice", takes=slice_takes)
+def softmax_slice(host, x):
+    require_inputs(host, x)
+    rows, cols = x.shape
+    return launch_slice(host, SLICE, x, lambda out: (x, out, rows, cols))
 
 
 @register("softmax", variants=("rows",), strategy="cluster", takes=cluster_takes)
