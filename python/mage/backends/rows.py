@@ -92,6 +92,37 @@ def partials(tiles: int, stats: int, like: torch.Tensor) -> torch.Tensor:
     return torch.empty((tiles, 2, stats), dtype=torch.float32, device=like.device)
 
 
+def width_takes(strategy: str, low: int, high: int, held_in: str, wider: str) -> Callable[[dict], str | None]:
+    """A strategy's ``takes`` for rows of ``low`` to ``high`` columns: a narrower row fits one warp's
+    registers; a wider one would not fit ``held_in`` (``wider``: what happens to it, and who takes it)."""
+
+    def takes(params: dict) -> str | None:
+        cols = params["cols"]
+        if cols < low:
+            return (f"the {strategy} strategy holds rows of {low} to {high} columns; {cols} fit one warp's registers "
+                    f"(the warp strategies take them)")
+        if cols > high:
+            return f"the {strategy} strategy holds rows of at most {high} columns in {held_in}; {cols} {wider}"
+        return None
+
+    return takes
+
+
+def smallest_plan(strategy: str, plans: tuple, float4s: Callable[[tuple], int], cols: int, widest: int) -> tuple:
+    """The first of ``plans`` (narrowest first) whose ``float4s`` hold a row's body: at most cols // 4
+    chunks, whatever its alignment (row_slice), for a width the strategy's takes accepts."""
+    for plan in plans:
+        if float4s(plan) >= cols // 4:
+            return plan
+    raise ValueError(f"no {strategy} plan holds {cols} columns (at most {widest})")
+
+
+def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.Tensor:
+    """The output of a row-strategy call on a rows × cols ``x``, once ``takes`` accepts the width."""
+    require_width(takes, x.shape[1])
+    return empty_output(tuple(x.shape), like=x)
+
+
 # The cluster strategy's kernels, (CTAs a cluster K, threads a CTA, float4 chunks a thread), narrowest rows
 # first: each plan holds K × threads × chunks float4s of a row in registers. One cluster a row keeps no
 # shared memory beyond its partials, so the plans reach 262144 columns only through registers: 512 threads
@@ -116,32 +147,19 @@ SLICE_MIN_COLS = CLUSTER_MIN_COLS
 SLICE_MAX_COLS = 4 * max(threads * chunks for threads, chunks in SLICE_PLANS) + 3
 
 
-def slice_takes(params: dict) -> str | None:
-    cols = params["cols"]
-    if cols < SLICE_MIN_COLS:
-        return (f"the slice strategy holds rows of {SLICE_MIN_COLS} to {SLICE_MAX_COLS} columns; {cols} fit one "
-                f"warp's registers (the warp strategies take them)")
-    if cols > SLICE_MAX_COLS:
-        return (f"the slice strategy holds rows of at most {SLICE_MAX_COLS} columns in one block's registers; "
-                f"{cols} would spill: the cluster strategy takes them")
-    return None
+slice_takes = width_takes("slice", SLICE_MIN_COLS, SLICE_MAX_COLS, "one block's registers",
+                          "would spill: the cluster strategy takes them")
 
 
 def slice_plan(cols: int) -> tuple[int, int]:
-    """The smallest slice plan whose float4 chunks hold a row's body (at most cols // 4 of them, whatever
-    its alignment), for a width slice_takes accepts."""
-    for threads, chunks in SLICE_PLANS:
-        if threads * chunks >= cols // 4:
-            return threads, chunks
-    raise ValueError(f"no slice plan holds {cols} columns (at most {SLICE_MAX_COLS})")
+    return smallest_plan("slice", SLICE_PLANS, lambda plan: plan[0] * plan[1], cols, SLICE_MAX_COLS)
 
 
 def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
     """A slice strategy's call on a rows × cols ``x``: the plan for its width, a block a row, the kernel of
     that plan launched with ``arguments(out)``; the output (empty: no launch)."""
     rows, cols = x.shape
-    require_width(slice_takes, cols)
-    out = empty_output((rows, cols), like=x)
+    out = rows_output(slice_takes, x)
     if out.numel() == 0:
         return out
     threads, _ = plan = slice_plan(cols)
@@ -149,15 +167,8 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
     return out
 
 
-def cluster_takes(params: dict) -> str | None:
-    cols = params["cols"]
-    if cols < CLUSTER_MIN_COLS:
-        return (f"the cluster strategy holds rows of {CLUSTER_MIN_COLS} to {CLUSTER_MAX_COLS} columns; {cols} fit "
-                f"one warp's registers (the warp strategies take them)")
-    if cols > CLUSTER_MAX_COLS:
-        return (f"the cluster strategy holds rows of at most {CLUSTER_MAX_COLS} columns in 8 CTAs' registers; "
-                f"{cols} would spill: the split and online strategies take them")
-    return None
+cluster_takes = width_takes("cluster", CLUSTER_MIN_COLS, CLUSTER_MAX_COLS, "8 CTAs' registers",
+                            "would spill: the split and online strategies take them")
 
 
 def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
@@ -167,20 +178,14 @@ def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
 
 
 def cluster_plan(cols: int) -> tuple[int, int, int]:
-    """The smallest plan whose float4 chunks hold a row's body (at most cols // 4 of them, whatever its
-    alignment), for a width cluster_takes accepts."""
-    for k, threads, chunks in CLUSTER_PLANS:
-        if k * threads * chunks >= cols // 4:
-            return k, threads, chunks
-    raise ValueError(f"no cluster plan holds {cols} columns (at most {CLUSTER_MAX_COLS})")
+    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS)
 
 
 def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
     """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
     row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
     rows, cols = x.shape
-    require_width(cluster_takes, cols)
-    out = empty_output((rows, cols), like=x)
+    out = rows_output(cluster_takes, x)
     if out.numel() == 0:
         return out
     plan = cluster_plan(cols)
@@ -200,24 +205,12 @@ def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[to
 PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (8, 1024, 4, 1), (8, 1024, 8, 1))
 PIPE_MIN_COLS = CLUSTER_MIN_COLS
 PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
-def pipe_takes(params: dict) -> str | None:
-    cols = params["cols"]
-    if cols < PIPE_MIN_COLS:
-        return (f"the pipe strategy holds rows of {PIPE_MIN_COLS} to {PIPE_MAX_COLS} columns; {cols} fit one "
-                f"warp's registers (the warp strategies take them)")
-    if cols > PIPE_MAX_COLS:
-        return (f"the pipe strategy holds rows of at most {PIPE_MAX_COLS} columns in 8 CTAs' registers and shared "
-                f"memory; {cols} would not fit: the split and online strategies take them")
-    return None
+pipe_takes = width_takes("pipe", PIPE_MIN_COLS, PIPE_MAX_COLS, "8 CTAs' registers and shared memory",
+                         "would not fit: the split and online strategies take them")
 
 
 def pipe_plan(cols: int) -> tuple[int, int, int, int]:
-    """The smallest pipe plan whose float4 chunks hold a row's body, for a width pipe_takes accepts."""
-    for plan in PIPE_PLANS:
-        k, threads, chunks, _ = plan
-        if k * threads * chunks >= cols // 4:
-            return plan
-    raise ValueError(f"no pipe plan holds {cols} columns (at most {PIPE_MAX_COLS})")
+    return smallest_plan("pipe", PIPE_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, PIPE_MAX_COLS)
 
 
 def pipe_shared_bytes(plan: tuple[int, int, int, int]) -> int:
@@ -233,8 +226,7 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     CTAs are placed within one GPC, and the H200's GPCs differ in SMs: a count from the SM total asked for 64
     clusters where 62 fit, and the last two ran after the others."""
     rows, cols = x.shape
-    require_width(pipe_takes, cols)
-    out = empty_output((rows, cols), like=x)
+    out = rows_output(pipe_takes, x)
     if out.numel() == 0:
         return out
     plan = pipe_plan(cols)
