@@ -138,6 +138,33 @@ CLUSTER_MIN_COLS = 1024
 CLUSTER_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks in CLUSTER_PLANS) + 3
 
 
+cluster_takes = width_takes("cluster", CLUSTER_MIN_COLS, CLUSTER_MAX_COLS, "8 CTAs' registers",
+                            "would spill: the split and online strategies take them")
+
+
+def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
+    """Raise InputError with a strategy's ``takes`` reason for a width it cannot hold."""
+    if reason := takes({"cols": cols}):
+        raise InputError(reason)
+
+
+def cluster_plan(cols: int) -> tuple[int, int, int]:
+    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS)
+
+
+def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
+    row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
+    rows, cols = x.shape
+    out = rows_output(cluster_takes, x)
+    if out.numel() == 0:
+        return out
+    plan = cluster_plan(cols)
+    ctas, threads, _ = plan
+    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
+    return out
+
+
 # The slice strategy's kernels (the cluster kernels with K = 1: a block a row, row_slice's scalar head and tail
 # around a float4 body in its registers, no cluster barrier): (THREADS, V float4 chunks a thread), narrowest
 # rows first. The default native kernels read a row that is not a multiple of 4 wide, or starts off a 16-byte
@@ -164,33 +191,6 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
         return out
     threads, _ = plan = slice_plan(cols)
     host.launch(kernels[plan], (rows, 1, 1), (threads, 1, 1), *arguments(out))
-    return out
-
-
-cluster_takes = width_takes("cluster", CLUSTER_MIN_COLS, CLUSTER_MAX_COLS, "8 CTAs' registers",
-                            "would spill: the split and online strategies take them")
-
-
-def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
-    """Raise InputError with a strategy's ``takes`` reason for a width it cannot hold."""
-    if reason := takes({"cols": cols}):
-        raise InputError(reason)
-
-
-def cluster_plan(cols: int) -> tuple[int, int, int]:
-    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS)
-
-
-def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
-    """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
-    row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
-    rows, cols = x.shape
-    out = rows_output(cluster_takes, x)
-    if out.numel() == 0:
-        return out
-    plan = cluster_plan(cols)
-    ctas, threads, _ = plan
-    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
     return out
 
 
