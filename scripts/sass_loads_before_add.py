@@ -1,6 +1,7 @@
 """How many row loads a gather loop keeps in flight, read from the SASS without a GPU.
 
-    python scripts/sass_loads_before_add.py neighbor_agg neighbor_agg_inflight_sum_i64_x4 neighbor_agg_inflight_mean_i64_x4
+    PYTHONPATH=python python scripts/sass_loads_before_add.py neighbor_agg \
+        neighbor_agg_inflight_sum_i64_x4 neighbor_agg_inflight_mean_i64_x4
 
 Compiles an op's native.cu for sm_90 with NVRTC (mage.backends.native.cubin, the cubin the GPU runs), disassembles
 each named kernel with Triton's cuobjdump and prints, for every innermost loop that loads 16-byte vectors
@@ -56,7 +57,8 @@ def main(op: str, kernels: list[str]) -> None:
         for kernel in kernels:
             print(kernel)
             for start, length, loads, before in innermost_vector_loops(cubin, kernel):
-                print(f"  loop at {start:#06x}: {length} instructions, {loads} LDG.E.128, {before} before the first FADD")
+                print(f"  loop at {start:#06x}: {length} instructions, {loads} LDG.E.128, "
+                      f"{before} before the first FADD")
 
 
 if __name__ == "__main__":

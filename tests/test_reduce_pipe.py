@@ -1,10 +1,10 @@
 """The native pipe strategy (layernorm, softmax: a persistent cluster that walks rows, the next row's slice
 copying into dynamic shared memory) without a GPU: NVRTC compiles every pipe kernel for sm_90 within the
 registers its plan's CTAs an SM leave and without a spill, the plan per width (K, threads, chunks a thread,
-CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the driver's count of clusters
-that fit at once (a multiple of K, never more clusters than rows) with the plan's shared bytes, and the
-widths it refuses say why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs blocks one
-after another, and a cluster's CTAs must be resident together.
+CTAs an SM) fits an SM's shared memory and threads, the launcher's grid is the driver's count of clusters that
+fit at once (a multiple of K, never more clusters than rows) with the plan's shared bytes, and the widths it
+refuses say why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs
+blocks one after another, and a cluster's CTAs must be resident together.
 
 Also issue 19's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
 
@@ -148,7 +148,8 @@ def test_more_than_48_kb_of_shared_memory_is_asked_for_at_the_widest_rows(op):
 
 
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"), (rows.PIPE_MAX_COLS + 1, "would not fit")])
+@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"),
+                                           (rows.PIPE_MAX_COLS + 1, "would not fit")])
 def test_widths_the_pipe_cannot_take_are_refused_by_name_before_any_launch(op, cols, message):
     host = SmsHost()
     with pytest.raises(InputError, match=message):

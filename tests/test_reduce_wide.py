@@ -145,7 +145,8 @@ def test_the_slice_strategy_launches_a_block_a_row_of_its_plan(op, cols):
 
 
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"), (rows.SLICE_MAX_COLS + 1, "would spill")])
+@pytest.mark.parametrize("cols, message", [(1000, "fit one warp's registers"),
+                                           (rows.SLICE_MAX_COLS + 1, "would spill")])
 def test_widths_the_slice_cannot_take_are_refused_by_name_before_any_launch(op, cols, message):
     host = RecordingHost()
     with pytest.raises(InputError, match=message):

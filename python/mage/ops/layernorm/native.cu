@@ -227,7 +227,8 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
     Moments row = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        const float nb = load_from_rank<K>(&slot[0], r), mb = load_from_rank<K>(&slot[1], r), m2b = load_from_rank<K>(&slot[2], r);
+        const float nb = load_from_rank<K>(&slot[0], r), mb = load_from_rank<K>(&slot[1], r);
+        const float m2b = load_from_rank<K>(&slot[2], r);
         if (nb > 0.0f) {
             const float total = row.count + nb, delta = mb - row.mean;
             row.mean += delta * (nb / total);

@@ -2,10 +2,11 @@
 
 The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a
 block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
-that are not a multiple of 4 wide past 1024 columns). The ``slice`` strategy holds a row of 1024 to
-16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
-16-byte-aligned body: the cluster kernel with one CTA, mage.backends.rows.slice_plan). bf16 and fp16 rows are read in 16-byte
-chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``cluster``
+that are not a multiple of 4 wide past 1024 columns). bf16 and fp16 rows are read in 16-byte
+chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``slice``
+strategy holds a float32 row of 1024 to 16387 columns in one block's registers whatever its
+alignment (a scalar head and tail around a 16-byte-aligned body: the cluster kernel with one CTA,
+mage.backends.rows.slice_plan). The ``cluster``
 strategy holds a float32 row of 1024 columns or more in the registers of a thread-block cluster
 (mage.backends.rows.cluster_plan), read once; the ``pipe`` strategy makes that cluster persistent, the next
 row's slice copying into shared memory while the current one is reduced (mage.backends.rows.pipe_plan).

@@ -3,9 +3,9 @@ to 1024 columns, a block per row up to 16384 (the row in registers, read once), 
 beyond (a block per row, two reads), all in scalar loads. The ``slice`` strategy holds a row of 1024
 to 16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
 16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
-a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan), read once; the ``pipe``
-strategy makes that cluster persistent, the next row's slice copying into shared memory while the current
-one is reduced (mage.backends.rows.pipe_plan)."""
+a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
+read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
+memory while the current one is reduced (mage.backends.rows.pipe_plan)."""
 
 import torch
 
