@@ -223,8 +223,8 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     """A pipe strategy's call on a rows × cols ``x``: the plan for its width, as many clusters as the device
     holds at once (the host asks the driver; no more than rows), the kernel of that plan launched with
     ``arguments(out)`` and its shared memory; the output (empty: no launch). Clusters wider than a TPC's two
-    CTAs are placed within one GPC, and the H200's GPCs differ in SMs: a count from the SM total asked for 64
-    clusters where 62 fit, and the last two ran after the others."""
+    CTAs are placed within one GPC, and a device's GPCs may differ in SMs, so a count from the SM total can
+    ask for more clusters than fit (results/README.md): the last would run after the others."""
     rows, cols = x.shape
     out = rows_output(pipe_takes, x)
     if out.numel() == 0:
