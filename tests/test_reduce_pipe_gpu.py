@@ -37,7 +37,7 @@ def _resident(op: str, plan, host=native.HOSTS[0]) -> int:
     return host.max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), rows.pipe_shared_bytes(plan))
 
 
-def _rows_past_resident(cols: int, op: str = "softmax") -> int:
+def _rows_past_resident(cols: int, op: str) -> int:
     """Two rounds of the resident clusters and a partial third (an odd count: 4099's rows start at every
     alignment)."""
     clusters = _resident(op, rows.pipe_plan(cols))

@@ -28,27 +28,27 @@ OPS = ("layernorm", "softmax")
 WIDTHS = [(7, 1024), (7, 4099), (5, 16384), (3, 65536), (7, 65537), (3, 262144), (2, rows.CLUSTER_MAX_COLS)]
 
 
-def _cluster(op: str, family: str = "native", strategy: str = "cluster"):
+def _native(op: str, family: str = "native", strategy: str = "cluster"):
     return next(i for i in registry.implementations(op)
                 if i.family == family and i.strategy == strategy and i.precision == "ieee")
 
 
 # The slice strategy's widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
-SLICE_WIDTHS = [(7, 1024), (7, 4099), (5, 4101), (5, 8195), (3, 16387)]
+SLICE_WIDTHS = [(7, 1024), (7, 4099), (5, 4101), (5, 8195), (3, 8196), (3, 16387)]
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("rows_, cols", SLICE_WIDTHS, ids=[str(c) for _, c in SLICE_WIDTHS])
 def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
-    impl = _cluster(op, family, "slice")
+    impl = _native(op, family, "slice")
     spec = registry.get_op(op)
     case = Case(op, "slice", "seed", {"rows": rows_, "cols": cols})
     result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
     print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
     assert result.passed, result.reason
     inputs = spec.make_inputs(case, 5, "cuda", "heavy")
-    assert torch.equal(impl.fn(*inputs), _cluster(op, "native" if family == "native-py" else "native-py",
+    assert torch.equal(impl.fn(*inputs), _native(op, "native" if family == "native-py" else "native-py",
                                                   "slice").fn(*inputs))
 
 
@@ -56,7 +56,7 @@ def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("rows_, cols", WIDTHS, ids=[str(c) for _, c in WIDTHS])
 def test_contract_against_float64_at_every_width(op, family, rows_, cols):
-    impl = _cluster(op, family)
+    impl = _native(op, family)
     spec = registry.get_op(op)
     assert "large-mean" in spec.distributions
     result = check(impl, registry.baseline_of(impl), spec, Case(op, "wide", "seed", {"rows": rows_, "cols": cols}),
@@ -84,7 +84,7 @@ def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, strategy, 
     shifted.copy_(inputs[0])
     assert shifted.data_ptr() % 16 == 4
     inputs[0] = shifted
-    out = _cluster(op, strategy=strategy).fn(*inputs)
+    out = _native(op, strategy=strategy).fn(*inputs)
     assert out.data_ptr() % 16 == 0
     ref = _reference(op, inputs)
     error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
@@ -97,12 +97,12 @@ def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, strategy, 
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols):
     spec = registry.get_op(op)
     inputs = spec.make_inputs(Case(op, "t", "seed", {"rows": 9, "cols": cols}), 5, "cuda", "heavy")
-    first = _cluster(op).fn(*inputs)
-    assert torch.equal(first, _cluster(op).fn(*inputs))
-    assert torch.equal(first, _cluster(op, "native-py").fn(*inputs))
+    first = _native(op).fn(*inputs)
+    assert torch.equal(first, _native(op).fn(*inputs))
+    assert torch.equal(first, _native(op, "native-py").fn(*inputs))
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        replayed = _cluster(op).fn(*inputs)
+        replayed = _native(op).fn(*inputs)
     replayed.fill_(float("nan"))
     graph.replay()
     torch.cuda.synchronize()
@@ -112,7 +112,7 @@ def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols)
 @pytest.mark.parametrize("op", OPS)
 def test_the_study_cases_pass_at_262144_and_65537(op):
     """The study's own shapes (256 MB: hundreds to thousands of clusters in flight at once)."""
-    impl = _cluster(op)
+    impl = _native(op)
     for case in registry.get_op(op).cases():
         if case.suite == "reduction" and case.params["cols"] in (65537, 262144):
             result = check(impl, registry.baseline_of(impl), registry.get_op(op), case, "cuda", seed=17)
