@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUITE ?= seed
 
-.PHONY: run test wheel
+.PHONY: run test test-slow wheel
 
 run: $(STAMP)
 	$(BIN)/mage run --suite $(SUITE)
@@ -15,10 +15,18 @@ run: $(STAMP)
 # cubecl/ holds the cubecl family's kernels: its tests run them on lavapipe (software Vulkan) when installed.
 NVRTC_LIB_DIR = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/nvidia/cu13/lib)))
 
+# The tests come in tiers: `make test` (what CI runs) is the fast tier, every implementation's contract on its
+# spec's small shapes; `make test-slow` the rest (full seed shapes under the interpreter, whole-suite subprocesses).
+# Both spread the tests over every core (pytest-xdist); the GPU tier is `pytest -m gpu` on a GPU machine.
+PYTEST = TRITON_INTERPRET=1 $(BIN)/python -m pytest -q -n auto --durations=25
+
 test: $(STAMP)
 	cd native && MAGE_CUDA_LIB_DIRS="$(NVRTC_LIB_DIR)" cargo test --quiet
 	cd cubecl && cargo test --release --quiet
-	TRITON_INTERPRET=1 $(BIN)/python -m pytest -q
+	$(PYTEST) -m "not slow"
+
+test-slow: $(STAMP)
+	$(PYTEST) -m slow
 
 # The abi3 wheel (Python 3.11 and 3.12) that travels to the GPU machine: see scripts/h200.sh.
 wheel: $(STAMP)

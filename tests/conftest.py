@@ -30,6 +30,14 @@ def impl_like():
     return make
 
 
+def pytest_configure(config):
+    """Under pytest-xdist each worker gets its share of the cores: torch's own threads would otherwise put
+    every worker on every core."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
+
+
 @pytest.fixture(autouse=True)
 def _deterministic():
     torch.manual_seed(0)

@@ -69,28 +69,34 @@ def _wrapper(kernel: Kernel) -> str:
 @functools.lru_cache(maxsize=None)
 def library(op: str, file: str = "native.cu") -> ctypes.CDLL:
     """The op's kernels of ``file`` built for the CPU (cached on disk by the hash of everything compiled)."""
-    cxx = compiler()
-    if cxx is None:
-        raise RuntimeError("no C++ compiler (g++ or clang++) to build the CPU emulation")
     unit = (
         f'#include "{HEADER}"\n#include "{native.OPS_DIR / op / file}"\n'
         + "".join(_wrapper(k) for k in op_kernels(op) if k.file == file)
     )
-    digest = hashlib.sha256((unit + HEADER.read_text() + native.source(op, file)).encode()).hexdigest()[:16]
+    return shared_library(f"{op}-{Path(file).stem}", unit, native.source(op, file))
+
+
+def shared_library(name: str, unit: str, *included: str,
+                   flags: tuple[str, ...] = ("-fno-strict-aliasing",)) -> ctypes.CDLL:
+    """``unit`` (C++ that includes the emulation header) built as a shared library, cached on disk by the hash
+    of everything compiled (``included``: the text of the files it includes). Each process compiles from its
+    own source file into its own partial file, then renames it: parallel test workers may race here."""
+    cxx = compiler()
+    if cxx is None:
+        raise RuntimeError("no C++ compiler (g++ or clang++) to build the CPU emulation")
+    digest = hashlib.sha256("".join((unit, HEADER.read_text(), *included, *flags)).encode()).hexdigest()[:16]
     build = Path(tempfile.gettempdir()) / "mage-cuda-emu"
     build.mkdir(exist_ok=True)
-    target = build / f"{op}-{Path(file).stem}-{digest}.so"
+    target = build / f"{name}-{digest}.so"
     if not target.exists():
-        source = build / f"{op}-{digest}.cpp"
+        source = build / f"{name}-{digest}.{os.getpid()}.cpp"
         source.write_text(unit)
         partial = target.with_suffix(f".{os.getpid()}.tmp")
-        built = subprocess.run(
-            [cxx, "-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread", "-w",
-             "-o", str(partial), str(source)],
-            capture_output=True, text=True,
-        )
+        built = subprocess.run([cxx, "-std=c++20", "-O1", *flags, "-shared", "-fPIC", "-pthread", "-w",
+                                "-o", str(partial), str(source)], capture_output=True, text=True)
+        source.unlink()
         if built.returncode:
-            raise RuntimeError(f"building the CPU emulation of {op} failed:\n{built.stderr[-4000:]}")
+            raise RuntimeError(f"building the CPU emulation {name} failed:\n{built.stderr[-4000:]}")
         partial.rename(target)
     return ctypes.CDLL(str(target))
 

@@ -10,14 +10,8 @@ triangle's 64-tile kernel (34 KiB of shared memory)."""
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import functools
-import hashlib
-import os
 import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 import torch
@@ -27,7 +21,7 @@ from mage.backends import native
 from mage.backends.cubecl import shared_bytes
 from mage.check import check, rel_error, upcast
 from mage.spec import Case
-from native_emu import CTYPES, HEADER, EmuHost, compiler
+from native_emu import CTYPES, HEADER, EmuHost, compiler, shared_library
 from test_cubecl import KERNELS, OPS
 from test_native import EMULATED
 
@@ -124,19 +118,7 @@ def library(kernel: native.Kernel) -> ctypes.CDLL:
     unit = (f'#include "{HEADER}"\n{PRELUDE}\n{body}\n'
             f'extern "C" void emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, '
             f"{params}) {{\n    emu::launch(dim3{{gx, gy, gz}}, dim3{{bx, by, bz}}, [=] {{ {kernel.name}({args}); }});\n}}\n")
-    digest = hashlib.sha256((unit + HEADER.read_text()).encode()).hexdigest()[:16]
-    build = Path(tempfile.gettempdir()) / "mage-cuda-emu"
-    build.mkdir(exist_ok=True)
-    target = build / f"cubecl-{kernel.name}-{digest}.so"
-    if not target.exists():
-        source = target.with_suffix(".cpp")
-        source.write_text(unit)
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        built = subprocess.run([compiler(), "-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-pthread",
-                                "-w", "-o", str(partial), str(source)], capture_output=True, text=True)
-        assert built.returncode == 0, f"building {kernel.file} of {kernel.op} failed:\n{built.stderr[-4000:]}"
-        partial.rename(target)
-    return ctypes.CDLL(str(target))
+    return shared_library(f"cubecl-{kernel.name}", unit)
 
 
 class CubeclEmuHost(EmuHost):

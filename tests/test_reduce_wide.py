@@ -10,9 +10,6 @@ blocks one after another, and a cluster's CTAs must be resident together."""
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,7 +23,7 @@ from mage.errors import InputError
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 from mage.spec import Case
-from native_emu import HEADER, compiler
+from native_emu import HEADER, compiler, shared_library
 
 registry.load()
 OPS = ("layernorm", "softmax")
@@ -178,18 +175,11 @@ extern "C" void slice(unsigned long long row, int cols, unsigned rank, unsigned 
 
 @pytest.fixture(scope="module")
 def row_slice():
-    cxx = compiler()
-    if cxx is None:
+    if compiler() is None:
         pytest.skip("needs g++ or clang++")
     cluster = Path(native.__file__).with_name("native_cluster.cuh")
     unit = HARNESS.format(header=HEADER, cluster=cluster)
-    digest = hashlib.sha256((unit + HEADER.read_text() + cluster.read_text()).encode()).hexdigest()[:16]
-    target = Path(tempfile.gettempdir()) / f"mage-row-slice-{digest}.so"
-    if not target.exists():
-        source = target.with_suffix(".cpp")
-        source.write_text(unit)
-        subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-w", "-o", str(target), str(source)], check=True)
-    lib = ctypes.CDLL(str(target))
+    lib = shared_library("row-slice", unit, cluster.read_text(), flags=())
     lib.slice.argtypes = [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
                           ctypes.POINTER(ctypes.c_int)]
 

@@ -43,6 +43,11 @@ console = Console(width=_output_width())
 errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
+IMPL_HELP = ("Only these implementations: a family (triton: its champion), every strategy of one (triton.*), "
+             "a family.strategy (triton.split) or a name prefix (repeatable). Default: the baselines, the compiled "
+             "baselines and each family's champion.")
+ALL_STRATEGIES_OPTION = typer.Option(False, "--all-strategies", help="Every strategy of each selected family, "
+                                     "the studies as well as the champion.")
 WIDE_OPTION = typer.Option(False, "--wide", help="Every column of the results table, however wide; by default the "
                            "columns that matter most, as many as fit the terminal (or COLUMNS, or 100).")
 
@@ -113,9 +118,8 @@ def run(
                                       "reduction (row widths 64 to 262144), schedule (neighbor_agg's scheduling "
                                       "study), or all (repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
-    impl: Optional[List[str]] = typer.Option(None, "--impl", help="Only these implementations: a family "
-                                             "(triton: every strategy), a family.strategy (triton.split) or a "
-                                             "name prefix (repeatable)."),
+    impl: Optional[List[str]] = typer.Option(None, "--impl", help=IMPL_HELP),
+    all_strategies: bool = ALL_STRATEGIES_OPTION,
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
@@ -164,14 +168,15 @@ def run(
     from mage.runner import Runner
 
     if resume_run is not None:
-        request = _resumed_request(resume_run, db, op=op, impl=impl, path=path, hypothesis=hypothesis,
+        request = _resumed_request(resume_run, db, op=op, impl=impl, all_strategies=all_strategies, path=path,
+                                   hypothesis=hypothesis,
                                    predict=predict, cold=cold or None, device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
         where = _device(device)
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
-                          caches=["warm", "cold"] if cold else ["warm"], device=where,
+                          caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
                           method=fresh_method(Method(budget_s=budget, batch=batch, min_samples=min_samples,
                                                      noise_target=noise_target)))
     if where == "cpu":
@@ -359,7 +364,8 @@ def _resumed_request(run_id: int, db: Path, **selections):
 def check_contracts(
     suite: List[Suite] = typer.Option([Suite.seed], help="Which cases to check (repeatable)."),
     op: Optional[List[str]] = typer.Option(None, "--op"),
-    impl: Optional[List[str]] = typer.Option(None, "--impl"),
+    impl: Optional[List[str]] = typer.Option(None, "--impl", help=IMPL_HELP),
+    all_strategies: bool = ALL_STRATEGIES_OPTION,
     device: DeviceChoice = typer.Option(DeviceChoice.auto),
 ):
     """Check implementations against the float64 reference without timing them; exit 1 if any fails."""
@@ -370,7 +376,7 @@ def check_contracts(
     from mage.report.findings import skip_lines
 
     where = _device(device)
-    request = Request(suites=_suites(suite), ops=op, impls=impl, device=where)
+    request = Request(suites=_suites(suite), ops=op, impls=impl, device=where, all_strategies=all_strategies)
     seed = fresh_method(Method()).check_seed
     table = Table(title=f"contracts on {where} (check seed {seed})")
     for column in ("op", "case", "impl", "contract", "rel error", "eager error", "reason"):
@@ -687,6 +693,8 @@ def context(
     compile_mode: List[str] = typer.Option(["default", "max-autotune"], "--compile", help="torch.compile modes of "
                                            "the whole block (repeatable)."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Leave out the whole-block compiles."),
+    all_strategies: bool = typer.Option(False, "--all-strategies", help="Candidates from every strategy of each "
+                                        "family, not only its champion."),
     budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one assignment "
                                  "may spend per path: the cap on noise-driven sampling."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
@@ -700,7 +708,8 @@ def context(
     where = _device(device)
     request = measure.Request(blocks=block or [], precisions=precision, device=where, size=size,
                               method=fresh_method(Method(budget_s=budget)), assign=measure.parse_assign(assign),
-                              compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)))
+                              compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)),
+                              all_strategies=all_strategies)
     measure.check_request(request)
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: contracts and CPU wall-clock timings only; kernel times and "

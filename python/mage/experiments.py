@@ -157,6 +157,7 @@ def parse_all(texts, ops) -> list[Prediction]:
 def validate(predictions: list[Prediction], request) -> None:
     """Refuse, before a run starts, a prediction the run could never judge (mage.plan.Request)."""
     from mage import registry
+    from mage.plan import selected
 
     selected_ops = request.ops or sorted(registry.ops())
     for p in predictions:
@@ -164,7 +165,7 @@ def validate(predictions: list[Prediction], request) -> None:
         if p.op not in selected_ops:
             raise PredictionError(f"{where} is about {p.op}, which this run does not measure "
                                   f"(--op {' --op '.join(selected_ops)})")
-        impls = registry.select(p.op, request.impls)
+        impls = {impl.name: impl for suite in request.suites for impl in selected(p.op, request, suite)}.values()
         if not any(identity.matches(i.name, p.impl) for i in impls):
             raise PredictionError(f"{where}: no implementation of {p.op} in this run matches {p.impl!r}; "
                                   f"it measures {', '.join(i.name for i in impls)}")

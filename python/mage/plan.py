@@ -17,7 +17,7 @@ from mage import registry
 from mage.errors import MageError, UnknownNameError
 from mage.measure.method import PATHS, Method
 from mage.registry import Implementation
-from mage.spec import SUITES, Case
+from mage.spec import STUDY_SUITES, SUITES, Case
 from mage.store import RowKey
 
 
@@ -30,6 +30,9 @@ class Request:
     caches: list[str] = dataclasses.field(default_factory=lambda: ["warm"])
     device: str = "cuda"
     method: Method = dataclasses.field(default_factory=Method)
+    # Every strategy of each family, not only its champion (mage.registry.select); a study suite's cases
+    # (spec.STUDY_SUITES) run them all regardless.
+    all_strategies: bool = False
 
 
 @dataclass
@@ -65,11 +68,17 @@ def plan(request: Request) -> list[Planned]:
         registry.check_patterns(request.impls, op_names)
     work = []
     for spec in specs:
-        impls = registry.select(spec.name, request.impls)
         for case in spec.cases():
-            if case.suite in request.suites and impls:
-                work.append(Planned(spec, case, impls))
+            if case.suite in request.suites:
+                impls = selected(spec.name, request, case.suite)
+                if impls:
+                    work.append(Planned(spec, case, impls))
     return work
+
+
+def selected(op: str, request: Request, suite: str | None = None) -> list[Implementation]:
+    """What ``request`` runs of ``op`` on a case of ``suite``: every strategy on a study suite's cases."""
+    return registry.select(op, request.impls, request.all_strategies or suite in STUDY_SUITES)
 
 
 def skip_reason(spec, case: Case, impl: Implementation, device: str) -> str | None:

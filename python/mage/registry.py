@@ -53,6 +53,9 @@ class Implementation:
     # A formula registered to be seen failing its contract (an unstable one, measured beside the stable
     # ones): how its contract's failure reason begins. Such a failure is stored, and is not the run's.
     fails: str = ""
+    # Whether it runs by default: a baseline, a compiled baseline, or its family's champion for its variant
+    # and precision (OpSpec.champions). Every other strategy is a study, run when named.
+    champion: bool = True
 
     @property
     def backend(self) -> str:
@@ -101,10 +104,13 @@ def implementation(
     available: Availability | None = None,
     takes: CaseRule | None = None,
     fails: str = "",
+    champion_of: str | None = None,
 ):
     """Register ``fn`` for every (variant, precision) pair it declares (every variant of the spec
     when it declares none). ``takes`` says which cases its design can run (all when None); ``fails``,
-    how the contract failure it is registered to show begins (none when empty)."""
+    how the contract failure it is registered to show begins (none when empty); ``champion_of``, the
+    family whose champion it follows (its own when None: a second host path of the same kernels names
+    the first, so both run the same strategy by default)."""
 
     def register(fn: Callable) -> Callable:
         params = inspect.signature(fn).parameters
@@ -127,6 +133,7 @@ def implementation(
                     available=available or (lambda device: None),
                     takes=takes or (lambda params: None),
                     fails=fails,
+                    champion=baseline or strategy == _spec_of(op).champion(champion_of or family, variant, precision),
                 )
                 add(impl)
                 _REGISTERED_FROM.setdefault(fn, []).append(impl)
@@ -236,14 +243,22 @@ def baseline_of(impl: Implementation) -> Implementation:
     return baseline_for(impl.op, impl.variant, impl.precision)
 
 
-def select(op: str, patterns: Iterable[str] | None) -> list[Implementation]:
-    """Implementations of ``op`` that one of ``patterns`` selects (all if None): a family
-    (``triton``: every strategy), a family and strategy (``triton.split``), a full name, or a
-    prefix of one ending at a '/' boundary (``compile.max-autotune/outgoing``)."""
+def select(op: str, patterns: Iterable[str] | None, all_strategies: bool = False) -> list[Implementation]:
+    """Implementations of ``op`` that one of ``patterns`` selects (if None: each family's champion, the
+    baselines and the compiled baselines): a family (``triton``: its champion for each variant and
+    precision), every strategy of a family (``triton.*``), a family and strategy (``triton.split``), a full
+    name, or a prefix of one ending at a '/' boundary (``compile.max-autotune/outgoing``). With
+    ``all_strategies`` a family, or no pattern, selects every strategy."""
     impls = implementations(op)
     if not patterns:
-        return impls
-    return [i for i in impls if any(identity.matches(i.name, p) for p in patterns)]
+        return [i for i in impls if all_strategies or i.champion]
+    return [i for i in impls if any(_selects(i, pattern, all_strategies) for pattern in patterns)]
+
+
+def _selects(impl: Implementation, pattern: str, all_strategies: bool) -> bool:
+    if pattern == impl.family:
+        return all_strategies or impl.champion
+    return pattern == f"{impl.family}.*" or identity.matches(impl.name, pattern)
 
 
 def failed_as_registered(op: str, name: str, reason: str) -> bool:

@@ -25,7 +25,7 @@ _MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit")
 def request_record(request: Request) -> dict:
     """What is stored with a run so that it can be planned again (the method is stored beside it)."""
     return {"suites": request.suites, "ops": request.ops, "impls": request.impls, "paths": request.paths,
-            "caches": request.caches, "device": request.device}
+            "caches": request.caches, "device": request.device, "all_strategies": request.all_strategies}
 
 
 # Method parameters whose default changed how a run samples, at the value runs stored before them were
@@ -51,7 +51,8 @@ def request_of(run: dict) -> Request:
     # else its default.
     stored = {**_BEFORE_IT_EXISTED, **run["method"]}
     method = Method(**{f.name: stored[f.name] for f in dataclasses.fields(Method) if f.name in stored})
-    return Request(**record, method=method)
+    # A run stored before families had champions ran every strategy of a family it selected.
+    return Request(**{"all_strategies": True, **record}, method=method)
 
 
 def check_comparable(run: dict, current_env: dict) -> None:

@@ -11,8 +11,11 @@ from typing import Sequence
 import torch
 
 from mage.errors import InputError, UnknownNameError
+from mage.identity import DEFAULT_STRATEGY
 
 SUITES = ("seed", "large", "sweep", "reduction", "schedule")
+# The suites of a study: their cases run every strategy of each family, not only its champion.
+STUDY_SUITES = ("reduction", "schedule")
 DISTRIBUTIONS = ("normal", "heavy", "large-mean")
 # The dtype of an implementation's floating-point inputs and output, per precision it declares (float32
 # for every other): a bf16 kernel takes bf16 inputs, returns bf16, and is checked on those same values.
@@ -54,6 +57,11 @@ class OpSpec:
     # float32 itself cannot reach the precision ceiling, so that there the contract is 10× eager's error alone.
     distributions: Sequence[str] = ("normal", "heavy")
     ill_conditioned: Sequence[str] = ()
+    # Each family's champion: the strategy that runs by default (the others are studies, run when named, by
+    # --all-strategies or by their study's suite). The default strategy unless named here, by family,
+    # "family/precision" or "family/variant/precision", the most specific first. tests/test_champions.py
+    # holds each choice to the committed H200 results.
+    champions: dict[str, str] = {}
 
     def cases(self) -> list[Case]:
         raise NotImplementedError
@@ -126,6 +134,13 @@ class OpSpec:
         raise UnknownNameError(
             f"unknown case {name!r} for op {self.name!r}; known: {', '.join(c.name for c in self.cases())}"
         )
+
+    def champion(self, family: str, variant: str, precision: str) -> str:
+        """The strategy of ``family`` that runs by default for ``variant`` at ``precision``."""
+        for key in (f"{family}/{variant}/{precision}", f"{family}/{precision}", family):
+            if key in self.champions:
+                return self.champions[key]
+        return DEFAULT_STRATEGY
 
     def check_variant(self, variant: str) -> None:
         _check_declared(self.name, "variant", variant, self.variants)

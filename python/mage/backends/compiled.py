@@ -65,5 +65,6 @@ def _register(baselines: list[registry.Implementation]) -> None:
                     precision=baseline.precision,
                     fn=_compiled(baseline.fn, mode),
                     available=_availability(baseline, strategy),
+                    champion=True,  # each mode is a baseline of its own: both run by default
                 )
             )

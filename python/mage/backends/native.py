@@ -376,7 +376,8 @@ def register(op: str, *, variants: Sequence[str] | None = None, precisions: Sequ
     def decorate(launcher: Callable) -> Callable:
         for host in hosts:
             implementation(op, family=family or host.family, strategy=strategy, variants=variants,
-                           precisions=precisions, available=host.available, takes=takes)(functools.partial(launcher, host))
+                           precisions=precisions, available=host.available, takes=takes,
+                           champion_of=family or hosts[0].family)(functools.partial(launcher, host))
         if family is None:
             LAUNCHERS[(op, strategy)] = launcher
         return launcher

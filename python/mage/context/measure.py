@@ -65,6 +65,7 @@ class Request:
     size: str = "full"
     assign: dict[str, str] = field(default_factory=dict)  # op -> selector; empty: every faster candidate
     compile_modes: tuple[str, ...] = tuple(MODES)
+    all_strategies: bool = False  # candidates from every strategy of a family, not only its champion
 
 
 @dataclass
@@ -148,14 +149,15 @@ class BlockMeasurement:
 
     def candidates(self, site: Site) -> list[str]:
         """What may replace the site's baseline: the assigned implementation, or every available
-        non-compile implementation of the site's variant at the block's precision."""
+        non-compile implementation of the site's variant at the block's precision that the default selection
+        runs (each family's champion; every strategy with ``all_strategies``)."""
         if self.request.assign:
             if site.op not in self.request.assign:
                 return []
             assigned = library.Assignment.resolve(self.precision, self.request.assign)
             return [assigned.implementation(site.op, site.variant)]
         at = library.at_precision(registry.get_op(site.op), self.precision)
-        return [impl.name for impl in registry.implementations(site.op)
+        return [impl.name for impl in registry.select(site.op, None, self.request.all_strategies)
                 if impl.variant == site.variant and impl.precision == at and not impl.baseline
                 and impl.family != COMPILE_FAMILY and not impl.fails  # a formula kept to be seen failing
                 and impl.unavailable_reason(self.request.device) is None

