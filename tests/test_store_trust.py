@@ -19,7 +19,7 @@ from test_transfer import V1_RUNS, store_run
 
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "h200" / "mage.db"
 READ_ONLY_COMMANDS = [["runs"], ["show", "1"], ["export", "1", "--json"], ["export", "--run-json", "--all"],
-                      ["report", "1"], ["compare", "1", "2"], ["history"]]
+                      ["report", "1"], ["compare", "1", "2"], ["history"], ["best"]]
 
 
 def mage_here(monkeypatch, capsys, *args):

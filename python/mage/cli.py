@@ -22,7 +22,7 @@ from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
 from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError, WorkersLost
-from mage.measure.method import Method
+from mage.measure.method import SEED_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -67,11 +67,18 @@ class DeviceChoice(str, Enum):
     cpu = "cpu"
 
 
-def _positive(value: float) -> float:
-    """A float option that must be a finite number above zero (seconds, a speedup)."""
-    if not (math.isfinite(value) and value > 0):
+def _positive(value: float | None) -> float | None:
+    """A float option that must be a finite number above zero (seconds, a speedup), where it is given."""
+    if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"must be a finite number above 0, got {value}")
     return value
+
+
+def _budget(budget: float | None, suites: list[Suite]) -> float:
+    """--budget where given; else the seed suite's shorter cap when the seed suite runs alone."""
+    if budget is not None:
+        return budget
+    return SEED_BUDGET_S if set(suites) == {Suite.seed} else Method.budget_s
 
 
 def _suites(suites: list[Suite]) -> list[str]:
@@ -124,9 +131,11 @@ def run(
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
     batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
-    budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one "
-                                 "implementation may spend per path and cache: the cap on noise-driven sampling "
-                                 "(never below --min-samples); it also bounds the kernel and host-time calls."),
+    budget: Optional[float] = typer.Option(None, callback=_positive, help="Seconds of timed spans one "
+                                           "implementation may spend per path and cache: the cap on noise-driven "
+                                           "sampling (never below --min-samples); it also bounds the kernel and "
+                                           f"host-time calls. Default: {SEED_BUDGET_S:g} for the seed suite alone, "
+                                           f"else {Method.budget_s:g}."),
     noise_target: float = typer.Option(Method.noise_target, "--noise-target", callback=_fraction,
                                        help="Span sampling stops once the relative standard error of the mean is "
                                        "below this (0.005 = 0.5 %); --min-samples is the floor, --budget the cap."),
@@ -160,6 +169,9 @@ def run(
                                               "(an address, or local to start one here), a GPU a case; the parent "
                                               "alone writes the store (mage.ray_workers)."),
     wide: bool = WIDE_OPTION,
+    log_steps: bool = typer.Option(False, "--log-steps", help="On output that is not a terminal, a line per step "
+                                   "(contract, profile, span, re-check) with the seconds since the start, instead "
+                                   "of a line per case: where a run's time goes."),
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
@@ -168,16 +180,17 @@ def run(
     from mage.runner import Runner
 
     if resume_run is not None:
-        request = _resumed_request(resume_run, db, op=op, impl=impl, all_strategies=all_strategies, path=path,
-                                   hypothesis=hypothesis,
-                                   predict=predict, cold=cold or None, device=device is not DeviceChoice.auto or None)
+        request = _resumed_request(resume_run, db, op=op, impl=impl, all_strategies=all_strategies, budget=budget,
+                                   path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
+                                   device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
         where = _device(device)
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
                           caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
-                          method=fresh_method(Method(budget_s=budget, batch=batch, min_samples=min_samples,
+                          method=fresh_method(Method(budget_s=_budget(budget, suite), batch=batch,
+                                                     min_samples=min_samples,
                                                      noise_target=noise_target)))
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
@@ -187,7 +200,7 @@ def run(
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
     store = _open_store(db)
-    lines = CaseLines(_log_line, len(work))
+    lines = StepLines(_log_line) if log_steps else CaseLines(_log_line, len(work))
     with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), lines) as on_progress:
         command = shlex.join(["mage", *sys.argv[1:]])
         if gpus is not None and ray_address is not None:
@@ -241,6 +254,7 @@ def run(
             _record_experiment(store, runner, hypothesis, predictions)
     rows = store.rows(run_id)
     _print_results(store.run(run_id), rows, wide)
+    _print_answer(store.run(run_id), rows)
     _print_experiment(store, run_id)
     console.print(f"stored as run {run_id} in {db}", markup=False)
     _exit_if_failed(sorted({(row["op"], row["impl"], _failure_kind(row)) for row in rows if row["status"] == "fail"
@@ -294,6 +308,45 @@ def _print_results(stored: dict, rows: list, wide: bool) -> None:
         console.print(failures)
     for line in skip_lines(rows):
         console.print(line, markup=False, highlight=False)
+
+
+def _print_answer(stored: dict, rows: list) -> None:
+    """The run's answer, last: per op, case, variant and precision, the fastest at each boundary (mage.best)."""
+    from mage import best
+    from mage.history import device_model
+    from mage.report.answer import answer_table
+
+    answers = best.from_rows(rows, device_model(stored["env"]), stored["id"])
+    if answers:
+        console.print(answer_table(answers, f"The answer: fastest by boundary on {device_model(stored['env'])} "
+                                   f"({stored['clock'].upper()} clock)"))
+
+
+@app.command("best")
+def best_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op."),
+            case: Optional[str] = typer.Option(None, "--case", help="Only this case (its name, e.g. 1024x1024)."),
+            precision: Optional[str] = typer.Option(None, "--precision", help="Only this precision (ieee, tf32, …)."),
+            as_json: bool = typer.Option(False, "--json", help="The answers as JSON, one object per boundary."),
+            db: Path = DB_OPTION):
+    """The best implementation Mage has measured, per op, case, precision and boundary: the latest passing
+    measurement of each implementation in the store, with its run and date, its ratio to eager and to the fastest
+    library implementation."""
+    from mage import best
+    from mage.report.answer import answer_table
+
+    store = _read_store(db)
+    try:
+        answers = best.latest(store, op=op, case=case, precision=precision)
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps([answer.as_dict() for answer in answers], indent=1))
+        return
+    if not answers:
+        raise MageError(f"no passing measurement in {db} matches" + "".join(
+            f" {name} {value!r}" for name, value in (("--op", op), ("--case", case), ("--precision", precision))
+            if value))
+    console.print(answer_table(answers, f"The best measured in {db}", provenance=True))
 
 
 def _gpu_slots(gpus: str, where: str) -> list[str]:

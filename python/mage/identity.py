@@ -12,6 +12,9 @@ Pure string functions: the registry, the experiments and the store's migration r
 from __future__ import annotations
 
 DEFAULT_STRATEGY = "default"
+# Families that are another library's implementation of an op (torch.compile, cuSPARSE, the peers a user would
+# pick instead), not Mage's own kernels: the fastest of them is what an answer sets Mage's kernels beside.
+LIBRARY_FAMILIES = ("compile", "cusparse")
 
 # Backend names before schema 9, as (family, strategy): the store's migration and mage import of an
 # older document map them so old and new runs of one implementation share its name.

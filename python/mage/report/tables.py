@@ -64,45 +64,57 @@ def add_literal_row(table: Table, *cells) -> None:
 
 
 # The results table's columns, most wanted first: a narrow terminal keeps those that fit, in this order.
-PRIORITY = ("op", "case", "impl", "path", "cache", "contract", "kernel", "span mean [round min–max]", "launches",
-            "floor/kernel", "host", "rel err", "span median", "noise", "floor", "in practice", "SM clock")
+PRIORITY = ("op", "case", "impl", "path", "cache", "contract", "kernel", "span mean", "launches", "floor/kernel",
+            "host", "rel err", "span rounds", "span median", "noise", "floor", "in practice", "SM clock")
+# Columns of names that fold onto more lines rather than push a column of numbers out: at most this wide.
+FOLDED = {"op": 12, "case": 16, "impl": 20}
 
 
 def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
     """Every result; ``width``: the characters it may take, the columns of lowest PRIORITY left out (and named in
-    its caption) until it fits; None for every column."""
+    its caption) until it fits, the cache column only when its rows hold more than one cache state (the title
+    names the one); None for every column."""
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
     names = ["op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
-             "span mean [round min–max]", "span median", *(["noise"] * noise), "floor", "floor/kernel", "in practice",
+             "span mean", "span rounds", "span median", *(["noise"] * noise), "floor", "floor/kernel", "in practice",
              *(["SM clock"] * clocked)]
     cells = [_result_cells(run, stored, row, noise, clocked) for stored, row in zip(rows, export_rows(rows))]
-    shown = _fitting(names, cells, width)
+    caches = {row["cache"] for row in rows}
+    one_cache = width is not None and len(caches) == 1
+    shown = _fitting([name for name in names if not (one_cache and name == "cache")], cells, width, names)
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
-    left_out = [name for name in names if name not in shown]
-    table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit} · µs per call"), show_lines=False,
+    left_out = [name for name in names if name not in shown and not (one_cache and name == "cache")]
+    l2 = f" · {next(iter(caches))} L2" if one_cache else ""
+    table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit}{l2} · µs per call"), show_lines=False,
                   caption=Text(f"{len(left_out)} columns left out to fit {width} (--wide shows them): "
                                + ", ".join(left_out)) if left_out else None)
     for name in shown:
-        table.add_column(name, overflow="fold")
+        table.add_column(name, overflow="fold", max_width=FOLDED.get(name) if width else None)
     for row in cells:
         add_literal_row(table, *(cell for name, cell in zip(names, row) if name in shown))
     return table
 
 
+def _plain(cell) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
 def _plain_width(cell) -> int:
-    text = cell.plain if isinstance(cell, Text) else str(cell)
-    return max((len(line) for line in text.splitlines()), default=0)
+    return max((len(line) for line in _plain(cell).splitlines()), default=0)
 
 
-def _fitting(names: list[str], cells: list[list], width: int | None) -> list[str]:
-    """The columns kept: all without a ``width``, else the most wanted whose cells fit it unfolded (a column
-    that holds nothing, such as kernel time on the CPU, after every other)."""
+def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str]) -> list[str]:
+    """Of ``names`` (``columns``, the cells' columns, or some of them), those kept: all without a ``width``, else
+    the most wanted whose cells fit it unfolded, or folded for the names of FOLDED (a column that holds nothing,
+    such as kernel time on the CPU, after every other)."""
     if width is None:
         return names
-    needed = {name: max([max(map(len, name.split())), *(_plain_width(row[i]) for row in cells)]) + 3
-              for i, name in enumerate(names)}  # a cell's padding and border; a header may wrap between words
-    empty = {name for i, name in enumerate(names) if all(_plain_width(row[i]) <= 1 for row in cells)}  # all "—"
+    index = {name: columns.index(name) for name in names}
+    needed = {name: min(max([max(map(len, name.split())), *(_plain_width(row[index[name]]) for row in cells)]),
+                        FOLDED.get(name, width)) + 3
+              for name in names}  # a cell's padding and border; a header may wrap between words
+    empty = {name for name in names if all(_plain(row[index[name]]) in ("", "—") for row in cells)}
     kept, used = [], 1
     for name in sorted(names, key=lambda name: (name in empty, PRIORITY.index(name))):
         if used + needed[name] <= width or len(kept) < 3:  # op, case and implementation always
@@ -122,8 +134,8 @@ def _result_cells(run: dict, stored: StoredRow, row: dict, noise: bool, clocked:
         row["op"], case_label(stored), row["impl"], row["path"], row["cache"], contract,
         "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
         us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}",
-        with_range(row["host_us"], row["host_min_us"], row["host_max_us"]),
-        with_range(row["span_mean_us"], row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
+        with_range(row["host_us"], row["host_min_us"], row["host_max_us"]), us(row["span_mean_us"]),
+        _range(row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
         *([_noise_cell(row)] * noise), _floor_cell(row),
         "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
         _in_practice_cell(run["ceilings"], row),
@@ -138,6 +150,10 @@ def case_label(row: StoredRow) -> str:
         return row["case"]
     return (f"{row['case']}\ndegree max {stats['max_degree']:,} · mean {stats['mean_degree']:.1f}"
             f" · CV {stats['cv']:.2f} · Gini {stats['gini']:.2f}")
+
+
+def _range(low: float | None, high: float | None) -> str:
+    return "—" if low is None or high is None else f"{us(low)}–{us(high)}"
 
 
 def _noise_cell(row: dict) -> Text:

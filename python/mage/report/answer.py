@@ -1,0 +1,57 @@
+"""The answer as a terminal table: a line per op, case, variant and precision, a column per boundary
+(mage.best), each cell the fastest implementation with its time and its ratios to eager and to the
+fastest library implementation."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from rich.table import Table
+
+from mage.best import BOUNDARIES, Answer, Measured
+from mage.report.format import us
+
+
+def _backend(measured: Measured) -> str:
+    """The name's first part (family.strategy): the line already says the variant and precision."""
+    return measured.impl.split("/", 1)[0]
+
+
+def _ratio(answer: Answer, other: Measured | None, ratio: float | None, label: str) -> str | None:
+    if other is None or other.impl == answer.fastest.impl:
+        return None
+    return f"≈ {label}" if answer.same_as(other) else f"{ratio:.2f}× {label}"
+
+
+def cell(answer: Answer | None, provenance: bool) -> str:
+    if answer is None:
+        return "—"
+    ratios = [_ratio(answer, answer.eager, answer.vs_eager, "eager"),
+              _ratio(answer, answer.library, answer.vs_library, _backend(answer.library) if answer.library else "")]
+    lines = [f"{_backend(answer.fastest)} {us(answer.fastest.value)} µs", *ratios]  # a ratio a line: never broken
+    if answer.within_noise:
+        lines.append("≈ " + ", ".join(_backend(m) for m in answer.within_noise))
+    if provenance and answer.fastest.run_id is not None:
+        lines.append(f"run {answer.fastest.run_id}, {(answer.fastest.started_at or '')[:10]}")
+    return "\n".join(line for line in lines if line)
+
+
+def answer_table(answers: list[Answer], title: str, provenance: bool = False) -> Table:
+    """One row per (device, op, case, variant, precision); ``provenance`` adds each cell's run and date."""
+    table = Table(title=title, show_lines=True)
+    table.add_column("op", overflow="fold")
+    table.add_column("case", overflow="fold")
+    for boundary, (path, _) in BOUNDARIES.items():
+        table.add_column(f"fastest by {boundary}" + ("" if boundary != "span" else f" ({path})"), overflow="fold")
+
+    def key(answer: Answer):
+        return answer.device, answer.op, answer.case, answer.variant, answer.precision
+
+    devices = {answer.device for answer in answers}
+    for (device, op, case, variant, precision), group in groupby(sorted(answers, key=key), key=key):
+        by_boundary = {answer.boundary: answer for answer in group}
+        cache = next(iter(by_boundary.values())).cache
+        on = f"\n{device}" if len(devices) > 1 else ""  # one store may hold several machines' runs
+        table.add_row(f"{op}\n{variant} {precision}", f"{case}\n{cache} L2{on}",
+                      *(cell(by_boundary.get(boundary), provenance) for boundary in BOUNDARIES))
+    return table
