@@ -33,7 +33,7 @@ def _by_boundary(answers):
 
 def test_the_fastest_at_each_boundary_with_its_ratios():
     answers = _by_boundary(best.from_rows(ROWS, "cpu-model", run_id=3))
-    kernel, span, graph = answers["kernel"], answers["span"], answers["graph span"]
+    kernel, span, graph = answers["kernel"], answers["single span"], answers["graph span"]
     assert kernel.fastest.impl == "triton/affine/ieee" and kernel.fastest.run_id == 3
     assert kernel.vs_eager == 2.5 and kernel.vs_library == 2.0 and kernel.library.impl == "compile/affine/ieee"
     assert [m.impl for m in kernel.within_noise] == ["native/affine/ieee"]
@@ -42,11 +42,11 @@ def test_the_fastest_at_each_boundary_with_its_ratios():
 
 
 def test_a_cold_measurement_answers_before_a_warm_one():
-    rows = ROWS + [_row("native/affine/ieee", cache="cold", kernel=6.0), _row("eager/affine/ieee", cache="cold",
-                                                                              kernel=12.0)]
+    rows = ROWS + [_row("native/affine/ieee", cache="cold", kernel=6.0),
+                   _row("eager/affine/ieee", cache="cold", kernel=12.0)]
     answers = _by_boundary(best.from_rows(rows, "cpu-model"))
     assert answers["kernel"].cache == "cold" and answers["kernel"].fastest.impl == "native/affine/ieee"
-    assert answers["kernel"].vs_eager == 2.0 and "span" not in answers
+    assert answers["kernel"].vs_eager == 2.0 and "single span" not in answers
 
 
 def test_tf32x3_is_set_beside_eager_at_the_ieee_it_claims():

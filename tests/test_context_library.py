@@ -78,8 +78,10 @@ def test_a_selector_resolves_against_the_call_variant_and_the_block_precision():
         assert assignment.implementation("triangle", "incoming") == "triton.split/incoming/tf32"
         assert assignment.implementation("layernorm", "affine") == "eager/affine/ieee"  # layernorm has only ieee
         assert assignment.implementation("triangle", "outgoing") == "triton.split/outgoing/tf32"
-    with use("tf32", triangle="triton"):  # a family names its default strategy, not every strategy of it
-        assert library.current().implementation("triangle", "outgoing") == "triton/outgoing/tf32"
+    with use("tf32", triangle="triton"):  # a family names its champion at the precision, not every strategy of it
+        champion = registry.select("triangle", ["triton"])
+        assert library.current().implementation("triangle", "outgoing") == next(
+            i.name for i in champion if (i.variant, i.precision) == ("outgoing", "tf32"))
 
 
 @pytest.mark.parametrize("selectors, message", [

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from mage import amdahl
+from mage import amdahl, registry
 from mage.context import blocks, measure
 from mage.errors import InputError, UnknownNameError
 from mage.measure.method import Method
@@ -39,8 +39,17 @@ def test_amdahl_of_several_ops_is_one_over_the_unchanged_rest_plus_each_op_sped_
         amdahl.combined_speedup([(0.6, 2.0), (0.5, 2.0)])
 
 
+def test_the_candidates_are_each_family_s_champion_unless_every_strategy_is_asked_for():
+    default, every = _measurement("trimul/outgoing-tiny"), _measurement("trimul/outgoing-tiny", all_strategies=True)
+    site = default.block.sites[0]
+    champions = {impl.name for impl in registry.select(site.op, None)}
+    assert set(default.candidates(site)) <= champions
+    studies = set(every.candidates(site)) - champions
+    assert studies and "triton.warp/affine/ieee" in studies
+
+
 def test_each_faster_implementation_is_swapped_alone_and_the_fastest_per_op_together():
-    measured = _measurement("trimul/outgoing-tiny")
+    measured = _measurement("trimul/outgoing-tiny", all_strategies=True)  # triton's default strategy: a study
     # Isolated times as a GPU run might find them: triton faster for the triangle, slower for layernorm.
     for site, name, us in [("layernorm#0", "eager/affine/ieee", 10.0), ("layernorm#0", "triton/affine/ieee", 20.0),
                            ("layernorm#1", "eager/affine/ieee", 10.0), ("layernorm#1", "triton/affine/ieee", 20.0),
@@ -63,7 +72,7 @@ def test_each_faster_implementation_is_swapped_alone_and_the_fastest_per_op_toge
 
 
 def test_of_a_familys_faster_strategies_the_fastest_alone_is_swapped_and_formulas_kept_to_fail_never():
-    measured = _measurement("trimul/outgoing-tiny")
+    measured = _measurement("trimul/outgoing-tiny", all_strategies=True)
     layernorm = measured.candidates(measured.block.sites[0])
     assert "triton.warp/affine/ieee" in layernorm and "triton.split/affine/ieee" in layernorm
     assert "triton.naive/affine/ieee" not in layernorm  # registered to be seen failing the large-mean contract

@@ -30,7 +30,8 @@ def _mage(cwd, *args, blocked: bool):
 
 
 def test_report_show_compare_and_history_import_no_kernel(tmp_path):
-    ran = _mage(tmp_path, "run", "--op", "layernorm", "--impl", "eager", "--impl", "compile", "--path", "single",
+    ran = _mage(tmp_path, "run", "--op", "layernorm", "--impl", "eager", "--impl", "compile/affine/ieee",
+                "--path", "single",
                 "--hypothesis", "eager is host-bound", "--predict", "layernorm/eager:span<1e9", blocked=False)
     assert ran.returncode == 0, ran.stderr
     reported = _mage(tmp_path, "report", "1", "--out", "report", blocked=True)

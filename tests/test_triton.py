@@ -9,6 +9,7 @@ input_precision: tf32 and tf32x3 results here check indexing, not their rounding
 """
 
 import functools
+import time
 import inspect
 import os
 import sys
@@ -557,3 +558,22 @@ def test_recording_tunings_leaves_the_autotuner_as_it_was():
     with pytest.raises(RuntimeError), triton_backend.recorded_tunings():
         raise RuntimeError("a failing call")
     assert triton.runtime.autotuner.Autotuner.run is before
+
+
+def test_on_the_cpu_a_call_slower_than_a_measurement_s_budget_is_skipped_after_its_contract(tmp_path, layernorm,
+                                                                                             impl_like):
+    """Its floor of samples would take minutes (fp16 matmul on a CPU takes seconds a call); its contract still runs."""
+    spec, eager, case = layernorm
+
+    def slow(*inputs):
+        time.sleep(0.05)
+        return eager.fn(*inputs)
+
+    quick = Method(budget_s=0.02, min_samples=2, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
+    runner = Runner(Store(tmp_path / "mage.db"), Request(suites=["seed"], device="cpu", method=quick), "pytest")
+    runner.run([Planned(spec, case, [eager, impl_like(eager, slow)])])
+    rows = {r["impl"]: r for r in Store(tmp_path / "mage.db").rows(runner.run_id)}
+    skipped = rows["fixture/affine/ieee"]
+    assert skipped["status"] == "skip" and skipped["contract"] == "pass" and skipped["rel_error"] is not None
+    assert skipped["reason"].startswith("one call takes") and "more than a measurement's budget (0.02 s)" in skipped["reason"]
+    assert rows["eager/affine/ieee"]["status"] == "pass"

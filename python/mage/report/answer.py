@@ -36,22 +36,33 @@ def cell(answer: Answer | None, provenance: bool) -> str:
     return "\n".join(line for line in lines if line)
 
 
+class Lines(dict):
+    """(device, op, case, variant, precision, cache) -> {boundary: Answer}, in that order; ``devices``, the device
+    models among them (one store may hold several machines' runs)."""
+
+    devices: set[str]
+
+
+def lines(answers: list[Answer]) -> Lines:
+    def key(answer: Answer):
+        return answer.device, answer.op, answer.case, answer.variant, answer.precision, answer.cache
+
+    out = Lines((line, {answer.boundary: answer for answer in group})
+                for line, group in groupby(sorted(answers, key=key), key=key))
+    out.devices = {answer.device for answer in answers}
+    return out
+
+
 def answer_table(answers: list[Answer], title: str, provenance: bool = False) -> Table:
     """One row per (device, op, case, variant, precision); ``provenance`` adds each cell's run and date."""
     table = Table(title=title, show_lines=True)
     table.add_column("op", overflow="fold")
     table.add_column("case", overflow="fold")
-    for boundary, (path, _) in BOUNDARIES.items():
-        table.add_column(f"fastest by {boundary}" + ("" if boundary != "span" else f" ({path})"), overflow="fold")
-
-    def key(answer: Answer):
-        return answer.device, answer.op, answer.case, answer.variant, answer.precision
-
-    devices = {answer.device for answer in answers}
-    for (device, op, case, variant, precision), group in groupby(sorted(answers, key=key), key=key):
-        by_boundary = {answer.boundary: answer for answer in group}
-        cache = next(iter(by_boundary.values())).cache
-        on = f"\n{device}" if len(devices) > 1 else ""  # one store may hold several machines' runs
+    for boundary in BOUNDARIES:
+        table.add_column(f"fastest by {boundary}", overflow="fold")
+    found = lines(answers)
+    for (device, op, case, variant, precision, cache), by_boundary in found.items():
+        on = f"\n{device}" if len(found.devices) > 1 else ""
         table.add_row(f"{op}\n{variant} {precision}", f"{case}\n{cache} L2{on}",
                       *(cell(by_boundary.get(boundary), provenance) for boundary in BOUNDARIES))
     return table

@@ -21,10 +21,10 @@ import html as html_text
 import re
 from pathlib import Path
 
-from mage import atomic, history
+from mage import atomic, best, history
 from mage.errors import MageError
 from mage.experiments import evaluate_run
-from mage.report import figures, html, markdown
+from mage.report import answer, figures, html, markdown
 from mage.report.format import commit_label
 from mage.report.history_html import history_section
 
@@ -141,6 +141,24 @@ def op_page(op: str, series: list[history.Series]) -> str:
     return _page(f"Mage history: {op}", body, depth=1, plots=True)
 
 
+def _best_table(store) -> str:
+    """mage best's answer as a table: per op, case, variant and precision, the fastest at each boundary."""
+    lines = answer.lines(best.latest(store))
+    if not lines:
+        return "<p>No passing measurement in this store.</p>"
+    head = "".join(f"<th>fastest by {_esc(boundary)}</th>" for boundary in best.BOUNDARIES)
+    body = "".join(
+        f"<tr><td>{_esc(f'{op} {variant} {precision}')}</td><td>{_esc(f'{case} · {cache} L2')}"
+        f"{_esc(f' · {device}') if len(lines.devices) > 1 else ''}</td>"
+        + "".join(f"<td>{'<br>'.join(map(_esc, answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
+                  for b in best.BOUNDARIES) + "</tr>"
+        for (device, op, case, variant, precision, cache), by_boundary in lines.items())
+    return (f"<table><thead><tr><th>op</th><th>case</th>{head}</tr></thead><tbody>{body}</tbody></table>"
+            '<p class="note">The latest passing measurement of each implementation (mage best): each cell the '
+            "fastest at its boundary, with its ratios to eager and to the fastest library implementation, those "
+            "within the noise of it (≈), and the run it comes from.</p>")
+
+
 def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]]) -> str:
     op_lines = "".join(
         f'<tr><td><a href="ops/{op_file(op)}">{_esc(op)}</a></td><td class="num">{len(series)}</td>'
@@ -149,8 +167,10 @@ def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]]) ->
     body = (f'<p class="meta">{len(runs)} runs. Each run\'s page is its report: the answer first, then findings, '
             "experiment, model blocks, boundaries, launch paths, floors, history, contracts, environment and "
             "method. Numbers always name their boundary; boundaries are never subtracted.</p>"
-            '<nav><a href="#runs">runs</a> <a href="#experiments">experiments</a> <a href="#ops">ops</a> '
+            '<nav><a href="#best">the best measured</a> <a href="#runs">runs</a> '
+            '<a href="#experiments">experiments</a> <a href="#ops">ops</a> '
             '<a href="#environments">environments and methods</a></nav>'
+            f'<h2 id="best">The best measured</h2>{_best_table(store)}'
             f'<h2 id="runs">Runs</h2>{_runs_table(store, runs)}'
             f'<h2 id="experiments">Experiments: hypotheses, predictions, verdicts</h2>{_experiments(store, runs)}'
             '<h2 id="ops">Ops: history with steps found</h2>'
