@@ -17,7 +17,8 @@ export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${
 mage() { python3 -m mage "$@"; }
 
 db=$out/mage.db
-if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ]; then cp results/h200/mage.db "$db"; fi
+# Once per $out: a second call of this script in the same command appends to the first one's store.
+if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ] && [ ! -f "$db" ]; then cp results/h200/mage.db "$db"; fi
 latest_run() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()[0])' "$db" 2>/dev/null || echo 0; }
 first_new_run=$(( $(latest_run) + 1 ))
 if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
@@ -49,7 +50,9 @@ for fragment in ${MAGE_FRAGMENTS:-}; do
     echo "== $fragment took ${SECONDS} s"
 done
 if [ -n "${MAGE_FRAGMENTS:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
+run_started=$SECONDS
 [ $skip_run = 1 ] || timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
+[ $skip_run = 1 ] || echo "mage run $*: $((SECONDS - run_started)) s wall, process start to exit" | tee -a "$out/run.log"
 # A killed run leaves its last results in the write-ahead log: fold them into the file that travels.
 python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
 # Each run of this call alone, for mage import: the store that travels back may outgrow what the

@@ -8,7 +8,7 @@ PATHS = ("single", "batch", "graph")
 CACHES = ("warm", "cold")
 # The seed suite's default cap on one measurement (Method.budget_s), for a run of that suite alone: Mage's main
 # job answers in minutes; a result it caps above the noise target is marked noisy, and --budget asks for more.
-SEED_BUDGET_S = 0.2
+SEED_BUDGET_S = 0.05
 
 
 @dataclass(frozen=True)
