@@ -72,9 +72,18 @@ def test_mage_best_reads_the_committed_store(monkeypatch, capsys):
     tf32x3 = next(a for a in answers if a["precision"] == "tf32x3" and a["boundary"] == "kernel")
     assert tf32x3["eager"] == "eager/default/ieee" and tf32x3["vs_eager"] > 1.5 and tf32x3["run"] > 0
     code, out, _ = mage_here(monkeypatch, capsys, "best", "--db", str(COMMITTED), "--op", "softmax")
-    assert code == 0 and "fastest by kernel" in out and "run " in out
+    assert code == 0 and "The best measured in" in out and "softmax" in out and "× eager" in out and "run " in out
 
 
 def test_mage_best_says_when_nothing_matches(monkeypatch, capsys):
     code, _, err = mage_here(monkeypatch, capsys, "best", "--db", str(COMMITTED), "--case", "no-such-case")
     assert code == 2 and "no passing measurement" in err and "--case 'no-such-case'" in err
+
+
+def test_an_implementation_a_ratio_already_calls_the_same_is_not_listed_again():
+    rows = [_row("eager/affine/ieee", kernel=5.0), _row("compile/affine/ieee", kernel=5.05),
+            _row("triton/affine/ieee", kernel=5.1)]
+    console = Console(width=100, record=True)
+    console.print(answer_table(best.from_rows(rows, "cpu-model"), "answer"))
+    text = console.export_text()
+    assert text.count("≈ compile") == 1 and "≈ triton" in text

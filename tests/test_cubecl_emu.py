@@ -141,7 +141,6 @@ CUBECL = {(impl.op, impl.strategy, impl.variant, impl.precision): impl
 # contract's 10×-eager rule would hold a tf32 kernel to float32.
 RUNS = [pytest.param(op, strategy, variant, precision, params, 300 + n, id=f"{op}-{strategy}-{n}-{variant}-{precision}")
         for (op, strategy, variant, precision) in CUBECL if precision == "ieee" for n, params in enumerate(EMULATED[op])]
-_LAUNCHED: set[str] = set()
 
 
 def _emulated(op: str, strategy: str, variant: str, host, precision: str = "ieee") -> registry.Implementation:
@@ -159,7 +158,6 @@ def test_generated_kernels_pass_their_contract_under_emulation(op, strategy, var
                    registry.get_op(op), Case(op, "emulated", "seed", params, seed=seed), "cpu", seed=seed)
     assert result.passed, result.reason
     assert host.launches, "the launcher returned without launching"
-    _LAUNCHED.update(name for name, _, _ in host.launches)
 
 
 def _to_tf32(t: torch.Tensor) -> torch.Tensor:
@@ -179,14 +177,26 @@ def test_the_tf32_matmul_computes_the_product_of_its_inputs_rounded_to_tf32(para
     out = _emulated("matmul", "default", "default", host, "tf32").fn(a, b)
     assert rel_error(out, _to_tf32(a).double() @ _to_tf32(b).double()) <= 1e-5
     assert params["k"] == 0 or host.launches
-    _LAUNCHED.update(name for name, _, _ in host.launches)
 
 
 @needs_compiler
+class _ChoosingHost(CubeclEmuHost):
+    """Records which generated kernel each launch chooses, and runs none: the choice is the launcher's."""
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        self.launches.append((kernel.name, tuple(grid), tuple(block)))
+
+
 def test_the_emulated_shapes_reach_every_generated_kernel():
-    if not _LAUNCHED:
-        pytest.skip("run with the contract tests above (they record what they launched)")
-    assert {k.name for k in KERNELS} <= _LAUNCHED, sorted({k.name for k in KERNELS} - _LAUNCHED)
+    """The shapes the tests above emulate, the tf32 matmul's included, choose every generated kernel."""
+    tf32 = [("matmul", "default", "default", "tf32", params, 400) for params in EMULATED["matmul"]]
+    reached = set()
+    for op, strategy, variant, precision, params, seed in [run.values for run in RUNS] + tf32:
+        host = _ChoosingHost()
+        inputs = registry.get_op(op).make_inputs(Case(op, "emulated", "seed", params, seed=seed), seed, "cpu")
+        _emulated(op, strategy, variant, host, precision).fn(*inputs)
+        reached |= {name for name, _, _ in host.launches}
+    assert {k.name for k in KERNELS} <= reached, sorted({k.name for k in KERNELS} - reached)
 
 
 # Rows of 1e4 + N(0, 1): the float4 kernel at the H200 test's failing shape (2 × 16384, cube 256) and

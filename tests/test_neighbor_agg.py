@@ -164,13 +164,13 @@ def test_the_stats_are_stored_with_the_case_and_shown_beside_its_results(tmp_pat
         cli.main()
     assert done.value.code in (0, None)
     shown = capsys.readouterr().out
-    assert "degree max 410 · mean 16.0" in shown and "Gini" in shown
+    assert "degree max 410" in shown and "mean 16.0 · CV" in shown and "Gini" in shown
     monkeypatch.setattr(sys, "argv", ["mage", "report", str(run), "--db", str(tmp_path / "mage.db"),
                                       "--out", str(tmp_path / "report")])
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert done.value.code in (0, None)
-    assert "degree max 410 · mean 16.0" in (tmp_path / "report" / "report.html").read_text()
+    assert "degree max 410\nmean 16.0" in (tmp_path / "report" / "report.html").read_text()
 
 
 def test_a_case_stored_without_stats_gains_them_once(tmp_path):

@@ -560,7 +560,7 @@ def test_recording_tunings_leaves_the_autotuner_as_it_was():
     assert triton.runtime.autotuner.Autotuner.run is before
 
 
-def test_on_the_cpu_a_call_slower_than_a_measurement_s_budget_is_skipped_after_its_contract(tmp_path, layernorm,
+def test_on_the_cpu_a_call_whose_sample_floor_takes_too_long_is_skipped_after_its_contract(tmp_path, layernorm,
                                                                                              impl_like):
     """Its floor of samples would take minutes (fp16 matmul on a CPU takes seconds a call); its contract still runs."""
     spec, eager, case = layernorm
@@ -569,11 +569,13 @@ def test_on_the_cpu_a_call_slower_than_a_measurement_s_budget_is_skipped_after_i
         time.sleep(0.05)
         return eager.fn(*inputs)
 
-    quick = Method(budget_s=0.02, min_samples=2, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1)
+    quick = Method(budget_s=0.02, min_samples=2, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=1,
+                   cpu_floor_limit_s=0.08)
     runner = Runner(Store(tmp_path / "mage.db"), Request(suites=["seed"], device="cpu", method=quick), "pytest")
     runner.run([Planned(spec, case, [eager, impl_like(eager, slow)])])
     rows = {r["impl"]: r for r in Store(tmp_path / "mage.db").rows(runner.run_id)}
     skipped = rows["fixture/affine/ieee"]
     assert skipped["status"] == "skip" and skipped["contract"] == "pass" and skipped["rel_error"] is not None
-    assert skipped["reason"].startswith("one call takes") and "more than a measurement's budget (0.02 s)" in skipped["reason"]
+    assert skipped["reason"].startswith("one call takes") and "samples alone would take" in skipped["reason"]
+    assert skipped["reason"].endswith("more than 0.08 s")
     assert rows["eager/affine/ieee"]["status"] == "pass"

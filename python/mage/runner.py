@@ -225,10 +225,11 @@ class Runner:
             with precision_mode(impl.precision):
                 with recorded_tunings() as tunings:  # autotuned during the contract: these run its choice
                     per_call_s = self.timer.span_us(call) * 1e-6
-                    if not self.timer.is_cuda and per_call_s > self.method.budget_s:
-                        return Outcome("skip", f"one call takes {per_call_s:.2g} s on the CPU, more than a "
-                                       f"measurement's budget ({self.method.budget_s:g} s): its floor of "
-                                       f"{self.method.min_samples} samples would take minutes", "pass",
+                    floor_s = per_call_s * self.method.min_samples
+                    if not self.timer.is_cuda and floor_s > self.method.cpu_floor_limit_s:
+                        return Outcome("skip", f"one call takes {per_call_s:.2g} s on the CPU: its floor of "
+                                       f"{self.method.min_samples} samples alone would take {floor_s:.2g} s, more "
+                                       f"than {self.method.cpu_floor_limit_s:g} s", "pass",
                                        contract.rel_error, contract.eager_error)
                     for _ in range(self.method.warmup_calls):
                         call()

@@ -25,6 +25,9 @@ class Method:
     budget_s: float = 2.0  # time one measurement may take: the cap on noise-driven span sampling
     refresh_sets: int = 3  # input sets copied into the timing buffers between samples (check.InputRefresh)
     check_seed: int = 1_000_003  # contracts draw fresh inputs from seeds derived from this
+    # On the CPU, an implementation whose floor of samples alone would take longer than this is skipped after its
+    # contract (fp16 matmul on a CPU without fp16 arithmetic takes seconds a call).
+    cpu_floor_limit_s: float = 10.0
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -29,8 +29,9 @@ def cell(answer: Answer | None, provenance: bool) -> str:
     ratios = [_ratio(answer, answer.eager, answer.vs_eager, "eager"),
               _ratio(answer, answer.library, answer.vs_library, _backend(answer.library) if answer.library else "")]
     lines = [f"{_backend(answer.fastest)} {us(answer.fastest.value)} µs", *ratios]  # a ratio a line: never broken
-    if answer.within_noise:
-        lines.append("≈ " + ", ".join(_backend(m) for m in answer.within_noise))
+    named = {m.impl for m in (answer.eager, answer.library) if m}  # a ratio line above already says ≈ of these
+    if others := [m for m in answer.within_noise if m.impl not in named]:
+        lines.append("≈ " + ", ".join(_backend(m) for m in others))
     if provenance and answer.fastest.run_id is not None:
         lines.append(f"run {answer.fastest.run_id}, {(answer.fastest.started_at or '')[:10]}")
     return "\n".join(line for line in lines if line)

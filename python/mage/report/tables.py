@@ -67,7 +67,7 @@ def add_literal_row(table: Table, *cells) -> None:
 PRIORITY = ("op", "case", "impl", "path", "cache", "contract", "kernel", "span mean", "launches", "floor/kernel",
             "host", "rel err", "span rounds", "span median", "noise", "floor", "in practice", "SM clock")
 # Columns of names that fold onto more lines rather than push a column of numbers out: at most this wide.
-FOLDED = {"op": 12, "case": 16, "impl": 20}
+FOLDED = {"op": 12, "case": 20, "impl": 20}
 
 
 def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
@@ -90,7 +90,7 @@ def results_table(run: dict, rows: list[StoredRow], width: int | None = None) ->
                   caption=Text(f"{len(left_out)} columns left out to fit {width} (--wide shows them): "
                                + ", ".join(left_out)) if left_out else None)
     for name in shown:
-        table.add_column(name, overflow="fold", max_width=FOLDED.get(name) if width else None)
+        table.add_column(name, overflow="fold", max_width=FOLDED[name] + 2 if width and name in FOLDED else None)
     for row in cells:
         add_literal_row(table, *(cell for name, cell in zip(names, row) if name in shown))
     return table
@@ -111,9 +111,9 @@ def _fitting(names: list[str], cells: list[list], width: int | None, columns: li
     if width is None:
         return names
     index = {name: columns.index(name) for name in names}
-    needed = {name: min(max([max(map(len, name.split())), *(_plain_width(row[index[name]]) for row in cells)]),
+    needed = {name: min(max([len(name), *(_plain_width(row[index[name]]) for row in cells)]),
                         FOLDED.get(name, width)) + 3
-              for name in names}  # a cell's padding and border; a header may wrap between words
+              for name in names}  # a cell's padding and border
     empty = {name for name in names if all(_plain(row[index[name]]) in ("", "—") for row in cells)}
     kept, used = [], 1
     for name in sorted(names, key=lambda name: (name in empty, PRIORITY.index(name))):
@@ -148,8 +148,8 @@ def case_label(row: StoredRow) -> str:
     stats = json.loads(row.get("case_stats") or "null")
     if not stats or "max_degree" not in stats:
         return row["case"]
-    return (f"{row['case']}\ndegree max {stats['max_degree']:,} · mean {stats['mean_degree']:.1f}"
-            f" · CV {stats['cv']:.2f} · Gini {stats['gini']:.2f}")
+    return (f"{row['case']}\ndegree max {stats['max_degree']:,}\nmean {stats['mean_degree']:.1f} · CV {stats['cv']:.2f}"
+            f"\nGini {stats['gini']:.2f}")
 
 
 def _range(low: float | None, high: float | None) -> str:
