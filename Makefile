@@ -18,7 +18,7 @@ NVRTC_LIB_DIR = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packa
 # The tests come in tiers: `make test` (what CI runs) is the fast tier, every implementation's contract on its
 # spec's small shapes; `make test-slow` the rest (full seed shapes under the interpreter, whole-suite subprocesses).
 # Both spread the tests over every core (pytest-xdist); the GPU tier is `pytest -m gpu` on a GPU machine.
-PYTEST = TRITON_INTERPRET=1 $(BIN)/python -m pytest -q -n auto --durations=25
+PYTEST = TRITON_INTERPRET=1 $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
 
 test: $(STAMP)
 	cd native && MAGE_CUDA_LIB_DIRS="$(NVRTC_LIB_DIR)" cargo test --quiet

@@ -59,7 +59,7 @@ def test_the_table_keeps_the_numbers_at_100_columns():
     console = Console(width=100, record=True)
     console.print(answer_table(best.from_rows(ROWS, "cpu-model"), "answer"))
     text = console.export_text()
-    for shown in ("triton 4.00 µs", "2.50× eager", "2.00× compile", "≈ native", "triton 12.00 µs", "1.80× eager"):
+    for shown in ("4.00 µs", "2.50× eager", "2.00× compile", "≈ native", "12.00 µs", "1.80× eager"):
         assert shown in text, text
 
 

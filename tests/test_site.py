@@ -184,9 +184,22 @@ def test_the_view_buttons_of_a_site_page_change_the_plotted_values(built, browse
         round(r["span_mean_us"], 6) for r in single)
 
 
+def _page_kinds(root: Path) -> list[Path]:
+    """The index, every op page, and the newest run page of each kind: the newest run, the newest with model
+    blocks and the newest with an experiment (the sections the site's code writes only for some runs)."""
+    runs = sorted((page for page in _pages(root) if page.parts[-3:-2] == ("runs",)),
+                  key=lambda page: int(page.parent.name.rpartition("-")[2]))
+    kinds = {runs[-1], *(next(page for page in reversed(runs) if f'id="{section}' in page.read_text(encoding="utf-8"))
+                         for section in ("blocks", "experiment"))}
+    return [page for page in _pages(root) if "runs" not in page.relative_to(root).parts] + sorted(kinds)
+
+
 @needs_chromium
 @pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed site")
-def test_every_page_of_the_committed_site_loads_without_error(browser):
-    problems = {str(page.relative_to(COMMITTED)): found for page in _pages(COMMITTED)
-                if (found := _load(browser, page))}
+@pytest.mark.parametrize("every_run", [pytest.param(True, marks=pytest.mark.slow), False],
+                         ids=["every page", "a page of each kind"])
+def test_the_pages_of_the_committed_site_load_without_error(browser, every_run):
+    """Every page in the slow tier; in the fast one, a page of each kind (every run's page is one kind)."""
+    pages = _pages(COMMITTED) if every_run else _page_kinds(COMMITTED)
+    problems = {str(page.relative_to(COMMITTED)): found for page in pages if (found := _load(browser, page))}
     assert problems == {}

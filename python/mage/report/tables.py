@@ -106,8 +106,8 @@ def _plain_width(cell) -> int:
 
 def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str]) -> list[str]:
     """Of ``names`` (``columns``, the cells' columns, or some of them), those kept: all without a ``width``, else
-    the most wanted whose cells fit it unfolded, or folded for the names of FOLDED (a column that holds nothing,
-    such as kernel time on the CPU, after every other)."""
+    the most wanted whose cells fit it unfolded, or folded for the names of FOLDED; never a column that holds
+    nothing, such as kernel time on the CPU."""
     if width is None:
         return names
     index = {name: columns.index(name) for name in names}
@@ -116,7 +116,9 @@ def _fitting(names: list[str], cells: list[list], width: int | None, columns: li
               for name in names}  # a cell's padding and border
     empty = {name for name in names if all(_plain(row[index[name]]) in ("", "—") for row in cells)}
     kept, used = [], 1
-    for name in sorted(names, key=lambda name: (name in empty, PRIORITY.index(name))):
+    for name in sorted(names, key=PRIORITY.index):
+        if name in empty:  # nothing measured there (kernel time on the CPU): named in the caption instead
+            continue
         if used + needed[name] <= width or len(kept) < 3:  # op, case and implementation always
             kept.append(name)
             used += needed[name]
