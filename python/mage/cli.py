@@ -746,8 +746,7 @@ def context(
     compile_mode: List[str] = typer.Option(["default", "max-autotune"], "--compile", help="torch.compile modes of "
                                            "the whole block (repeatable)."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Leave out the whole-block compiles."),
-    all_strategies: bool = typer.Option(False, "--all-strategies", help="Candidates from every strategy of each "
-                                        "family, not only its champion."),
+    all_strategies: bool = ALL_STRATEGIES_OPTION,
     budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one assignment "
                                  "may spend per path: the cap on noise-driven sampling."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),

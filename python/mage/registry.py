@@ -53,8 +53,8 @@ class Implementation:
     # A formula registered to be seen failing its contract (an unstable one, measured beside the stable
     # ones): how its contract's failure reason begins. Such a failure is stored, and is not the run's.
     fails: str = ""
-    # Whether it runs by default: a baseline, a compiled baseline, or its family's champion for its variant
-    # and precision (OpSpec.champions). Every other strategy is a study, run when named.
+    # Whether it runs by default: a baseline, or its family's champion for its variant and precision
+    # (OpSpec.champions; torch.compile's is its default mode). Every other strategy is a study, run when named.
     champion: bool = True
 
     @property
