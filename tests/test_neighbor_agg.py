@@ -26,6 +26,7 @@ from mage.registry import Implementation
 from mage.spec import Case
 from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
 from native_emu import EmuHost, compiler
+from tiers import slow_for_studies
 
 SPEC = registry.get_op("neighbor_agg")
 
@@ -213,7 +214,8 @@ def test_every_schedule_is_registered_as_a_strategy_of_both_host_paths():
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-@pytest.mark.parametrize("strategy", sorted(s for op, s in native.LAUNCHERS if op == "neighbor_agg"))
+@pytest.mark.parametrize("strategy", [pytest.param(s, marks=slow_for_studies("neighbor_agg", "native", s))
+                                      for s in sorted(s for op, s in native.LAUNCHERS if op == "neighbor_agg")])
 def test_every_native_schedule_gives_the_same_bits_twice(strategy):
     """A hub above the default's HUB_ROW (its pieces), the split schedule's cut rows, empty rows."""
     # Half the edges in the hub: above HUB_ROW with a fifth of the edges the emulation would otherwise run.
