@@ -10,11 +10,16 @@ def us(value: float | None) -> str:
     return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
 
 
+def range_of(low: float | None, high: float | None) -> str:
+    """A range of microseconds, 'low–high'; '—' without one."""
+    return "—" if low is None or high is None else f"{us(low)}–{us(high)}"
+
+
 def with_range(value: float | None, low: float | None, high: float | None) -> str:
     """Microseconds with the range they were read from, 'v [low–high]'; the value alone without one."""
     if value is None or low is None or high is None:
         return us(value)
-    return f"{us(value)} [{us(low)}–{us(high)}]"
+    return f"{us(value)} [{range_of(low, high)}]"
 
 
 def at_boundary(value: float | None, boundary: str) -> str:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from mage.measure.ceilings import in_practice_us
 from mage.report import context
-from mage.report.format import clock_range, commit_label, floor_kind, us, with_range
+from mage.report.format import clock_range, commit_label, floor_kind, range_of, us, with_range
 from mage.store import BlockOpShare, BlockResult, StoredRow
 
 EXPORT_FIELDS = (
@@ -137,7 +137,7 @@ def _result_cells(run: dict, stored: StoredRow, row: dict, noise: bool, clocked:
         "—" if row["rel_error"] is None else f"{row['rel_error']:.1e}",
         us(row["kernel_us"]), "—" if row["launches"] is None else f"{row['launches']:g}",
         with_range(row["host_us"], row["host_min_us"], row["host_max_us"]), us(row["span_mean_us"]),
-        _range(row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
+        range_of(row["span_round_min_us"], row["span_round_max_us"]), us(row["span_median_us"]),
         *([_noise_cell(row)] * noise), _floor_cell(row),
         "—" if row["floor_fraction"] is None else f"{row['floor_fraction']:.0%}",
         _in_practice_cell(run["ceilings"], row),
@@ -152,10 +152,6 @@ def case_label(row: StoredRow) -> str:
         return row["case"]
     return (f"{row['case']}\ndegree max {stats['max_degree']:,}\nmean {stats['mean_degree']:.1f} · CV {stats['cv']:.2f}"
             f"\nGini {stats['gini']:.2f}")
-
-
-def _range(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"{us(low)}–{us(high)}"
 
 
 def _noise_cell(row: dict) -> Text:
