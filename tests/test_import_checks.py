@@ -23,7 +23,7 @@ def document(tmp_path):
 
 def counts(store):
     return [store.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-            for table in ("runs", "cases", "implementations", "results", "samples", "predictions")]
+            for table in ("runs", "cases", "implementations", "results", "result_samples", "predictions")]
 
 
 def _set(document, path, value):

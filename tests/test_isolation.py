@@ -46,7 +46,7 @@ def test_an_isolated_run_survives_crashes_hangs_and_oom(tmp_path):
     assert by_backend["hang"]["status"] == "fail" and "timed out after 10 s" in by_backend["hang"]["reason"]
     assert by_backend["oom"]["status"] == "skip" and by_backend["oom"]["reason"].startswith("out of memory")
     orphans = sqlite3.connect(tmp_path / "mage.db").execute(
-        "SELECT COUNT(*) FROM samples WHERE result_id NOT IN (SELECT id FROM results)").fetchone()[0]
+        "SELECT COUNT(*) FROM result_samples WHERE result_id NOT IN (SELECT id FROM results)").fetchone()[0]
     assert orphans == 0
 
 

@@ -73,7 +73,7 @@ def test_mage_run_resume_end_to_end(tmp_path):
     total = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     with db:  # as if the process had died before its last case
         last_case = db.execute("SELECT MAX(case_id) FROM results").fetchone()[0]
-        db.execute("DELETE FROM samples WHERE result_id IN (SELECT id FROM results WHERE case_id = ?)", (last_case,))
+        db.execute("DELETE FROM result_samples WHERE result_id IN (SELECT id FROM results WHERE case_id = ?)", (last_case,))
         db.execute("DELETE FROM results WHERE case_id = ?", (last_case,))
         db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = NULL")
     refused = mage("run", "--resume", "1", "--op", "matmul", cwd=tmp_path)
@@ -98,7 +98,7 @@ def test_a_version_2_store_gains_every_later_result_column(tmp_path):
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
     assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
             "tuning", "memory_floor_us", "compute_floor_us", "gpu_index", "gpu_uuid"} <= {
         row[1] for row in store.db.execute("PRAGMA table_info(results)")}

@@ -13,7 +13,7 @@ import pytest
 
 from mage import cli
 from mage.errors import StoreError
-from mage.store import SCHEMA_VERSION, Result, Store
+from mage.store import SCHEMA_VERSION, Result, Store, pack_samples, unpack_samples
 
 from test_transfer import V1_RUNS, store_run
 
@@ -80,9 +80,24 @@ SINCE_SCHEMA_6 = {"runs": ("owner_host", "claimed_at", "heartbeat_at"),
 TABLES_SINCE_SCHEMA_10 = ("block_results", "block_shares")
 
 
+def row_samples_copy(path: Path, version: int = 13) -> None:
+    """The committed H200 store as stores before schema 14 held its samples: a row a sample."""
+    shutil.copy(COMMITTED, path)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE samples (result_id INTEGER NOT NULL REFERENCES results(id), round INTEGER NOT NULL,"
+               " value_us REAL NOT NULL)")
+    for result_id, rounds, values in db.execute("SELECT * FROM result_samples ORDER BY result_id").fetchall():
+        db.executemany("INSERT INTO samples VALUES (?, ?, ?)",
+                       [(result_id, *sample) for sample in unpack_samples(rounds, values)])
+    db.execute("DROP TABLE result_samples")
+    db.execute(f"PRAGMA user_version = {version}")
+    db.commit()
+    db.close()
+
+
 def older_copy(path: Path, version: int, columns: dict) -> None:
     """The committed H200 store as an older one held it: ``columns`` and the later tables dropped."""
-    shutil.copy(COMMITTED, path)
+    row_samples_copy(path, version)
     db = sqlite3.connect(path)
     for table in TABLES_SINCE_SCHEMA_10:
         db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -132,6 +147,32 @@ def test_reading_an_older_store_neither_migrates_nor_writes_it(tmp_path):
     assert digest(path) == before
 
 
+def test_migrating_row_samples_packs_each_result_in_order_and_drops_the_rows(tmp_path):
+    path = tmp_path / "mage.db"
+    row_samples_copy(path)
+    rows = sqlite3.connect(path)
+    before = {}
+    for result_id, round_, value in rows.execute("SELECT * FROM samples ORDER BY rowid"):
+        before.setdefault(result_id, []).append((round_, value))
+    rows.close()
+    old = Store(path, read_only=True)  # read where they are, without migrating
+    assert all(old.samples(result_id) == taken for result_id, taken in before.items())
+    old.close()
+    store = Store(path)
+    assert len(before) > 1000 and all(store.samples(result_id) == taken for result_id, taken in before.items())
+    tables = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "samples" not in tables and store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_packed_samples_keep_rounds_values_and_order():
+    taken = [(0, 1.5), (0, 2.25), (1, 3.0), (0, 4.0), (7, 1e-300), (7, 5e3)]
+    assert unpack_samples(*pack_samples(taken)) == taken
+    assert unpack_samples(*pack_samples([])) == []
+    rounds, values = pack_samples(taken)
+    with pytest.raises(StoreError, match="4 sample rounds for 6 values: it is damaged"):
+        unpack_samples(rounds[:-8], values)
+
+
 def test_a_version_1_store_reads_without_its_later_tables(tmp_path):
     path = tmp_path / "old.db"
     old = sqlite3.connect(path)
@@ -164,14 +205,14 @@ def test_a_full_disk_is_one_error_naming_the_store_and_stores_nothing(tmp_path):
     path = tmp_path / "mage.db"
     store = Store(path)
     run = store_run(store)
-    count = store.db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+    count = store.db.execute("SELECT COUNT(*) FROM result_samples").fetchone()[0]
     store.db.execute("PRAGMA max_page_count = %d" % store.db.execute("PRAGMA page_count").fetchone()[0])
     case_id, impl_id = store.db.execute("SELECT case_id, impl_id FROM results LIMIT 1").fetchone()
     store.db.execute("UPDATE runs SET status = 'running', finished_at = NULL")  # as while it runs
     store.db.commit()
     with pytest.raises(StoreError, match=f"cannot write {path}: the disk is full"):
         store.add_result(run, case_id, impl_id, Result("single", "warm", "pass"), [(0, 1.0)] * 100_000)
-    assert store.db.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == count
+    assert store.db.execute("SELECT COUNT(*) FROM result_samples").fetchone()[0] == count
 
 
 def _unshare_available() -> bool:

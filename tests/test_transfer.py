@@ -85,11 +85,11 @@ def test_import_is_idempotent(tmp_path):
     first = transfer.import_runs(local, document)
     assert [new for _, _, new in first] == [True, True]
     counts = [local.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-              for t in ("runs", "cases", "implementations", "results", "samples", "predictions")]
+              for t in ("runs", "cases", "implementations", "results", "result_samples", "predictions")]
     again = transfer.import_runs(local, document)
     assert [(local_id, new) for _, local_id, new in again] == [(local_id, False) for _, local_id, _ in first]
     assert counts == [local.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                      for t in ("runs", "cases", "implementations", "results", "samples", "predictions")]
+                      for t in ("runs", "cases", "implementations", "results", "result_samples", "predictions")]
     # Back into the store it came from: nothing new either.
     assert [new for _, _, new in transfer.import_runs(source, document)] == [False, False]
     assert len(source.runs()) == 2
@@ -147,7 +147,7 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path):
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
     fingerprints = [run["fingerprint"] for run in store.runs()]
     assert all(fingerprints) and len(set(fingerprints)) == 2  # unique even for identical rows
     assert store.predictions(1) == [] and store.run(1)["hypothesis"] is None

@@ -17,6 +17,7 @@ Every fault of the file (a directory, not SQLite, truncated, read-only, full) is
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import json
@@ -24,6 +25,7 @@ import os
 import re
 import socket
 import sqlite3
+import sys
 import time
 from dataclasses import astuple, dataclass, fields
 from datetime import datetime, timezone
@@ -34,11 +36,11 @@ from mage import identity
 from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 13  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 14  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
 # 8: span noise; 9: implementation identity; 10: hardware memory and compute floors;
 # 11: model blocks in context, block_results and block_shares; 12: case statistics; 13: the GPU of each
-# result (_migrate)
+# result; 14: a result's samples packed in one row (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -127,10 +129,10 @@ CREATE TABLE IF NOT EXISTS results (
     gpu_uuid TEXT,                        -- its UUID; NULL on the CPU and for results stored before schema 13
     created_at TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS samples (
-    result_id INTEGER NOT NULL REFERENCES results(id),
-    round INTEGER NOT NULL,
-    value_us REAL NOT NULL
+CREATE TABLE IF NOT EXISTS result_samples (   -- a result's raw spans, in the order they were taken
+    result_id INTEGER PRIMARY KEY REFERENCES results(id),
+    rounds BLOB NOT NULL,                 -- (round, count) pairs, int32 little-endian: rounds run in order
+    values_us BLOB NOT NULL               -- float64 little-endian, one per sample
 );
 CREATE TABLE IF NOT EXISTS predictions (
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -176,7 +178,6 @@ CREATE TABLE IF NOT EXISTS block_shares (      -- one BlockOpShare: an op call s
     isolated_speedup REAL,
     UNIQUE (run_id, block, precision, assignment, site)
 );
-CREATE INDEX IF NOT EXISTS samples_by_result ON samples(result_id);
 CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id);
 """
 
@@ -403,6 +404,8 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} is a schema {version} store, newer than schema {SCHEMA_VERSION} that this "
                                  "Mage knows; it is left untouched: use a newer Mage")
+            # A read-only open of a store from before schema 14 reads its samples a row each, where they are.
+            self._row_per_sample = read_only and "samples" in tables
             if read_only:
                 if "runs" not in tables:
                     raise StoreError(f"{self.path} is not a Mage store (it has no runs table)")
@@ -540,7 +543,7 @@ class Store:
         """Remove every result of one case of a run, with its samples, in one transaction."""
         with self.transaction():
             self._keep_claim(run_id)
-            self.db.execute("DELETE FROM samples WHERE result_id IN"
+            self.db.execute("DELETE FROM result_samples WHERE result_id IN"
                             " (SELECT id FROM results WHERE run_id = ? AND case_id = ?)", (run_id, case_id))
             self.db.execute("DELETE FROM results WHERE run_id = ? AND case_id = ?", (run_id, case_id))
 
@@ -584,10 +587,7 @@ class Store:
                 f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_FIELDS))}, ?)",
                 (run_id, case_id, impl_id, *values, _now()),
             )
-            self.db.executemany(
-                "INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
-                [(cursor.lastrowid, r, v) for r, v in samples],
-            )
+            insert_samples(self.db, cursor.lastrowid, samples)
         return cursor.lastrowid
 
     # Reading
@@ -647,9 +647,49 @@ class Store:
             "SELECT DISTINCT op FROM cases WHERE run_id = ? ORDER BY op", (run_id,))]
 
     def samples(self, result_id: int) -> list[tuple[int, float]]:
-        return [tuple(r) for r in self.db.execute(
-            "SELECT round, value_us FROM samples WHERE result_id = ? ORDER BY rowid", (result_id,)
-        )]
+        """A result's raw samples as (round, value_us), in the order they were taken."""
+        if self._row_per_sample:
+            return [tuple(r) for r in self.db.execute(
+                "SELECT round, value_us FROM main.samples WHERE result_id = ? ORDER BY rowid", (result_id,))]
+        row = self.db.execute("SELECT rounds, values_us FROM result_samples WHERE result_id = ?",
+                              (result_id,)).fetchone()
+        return unpack_samples(row[0], row[1]) if row else []
+
+
+def pack_samples(samples: Iterable[tuple[int, float]]) -> tuple[bytes, bytes]:
+    """(round, count) runs and the values of a result's samples, as two little-endian blobs.
+
+    One row of two blobs a result, where a row a sample cost the store about 30 bytes a sample
+    with its index: most of a store's size."""
+    runs, values = array.array("i"), array.array("d")
+    for round_, value in samples:
+        if runs and runs[-2] == round_:
+            runs[-1] += 1
+        else:
+            runs.extend((round_, 1))
+        values.append(value)
+    if sys.byteorder != "little":
+        runs.byteswap()
+        values.byteswap()
+    return runs.tobytes(), values.tobytes()
+
+
+def unpack_samples(rounds: bytes, values_us: bytes) -> list[tuple[int, float]]:
+    runs, values = array.array("i", rounds), array.array("d", values_us)
+    if sys.byteorder != "little":
+        runs.byteswap()
+        values.byteswap()
+    each_round = [round_ for round_, count in zip(runs[::2], runs[1::2]) for _ in range(count)]
+    if len(each_round) != len(values):
+        raise StoreError(f"a stored result has {len(each_round)} sample rounds for {len(values)} values: it is damaged")
+    return list(zip(each_round, values))
+
+
+def insert_samples(db: sqlite3.Connection, result_id: int, samples: Iterable[tuple[int, float]]) -> None:
+    samples = list(samples)
+    if samples:
+        db.execute("INSERT INTO result_samples (result_id, rounds, values_us) VALUES (?, ?, ?)",
+                   (result_id, *pack_samples(samples)))
 
 
 def run_fingerprint(started_at: str, env: dict, command: str, pid, salt) -> str:
@@ -781,6 +821,8 @@ def _migrate(db: sqlite3.Connection) -> None:
     10 → 11: the ``block_results`` and ``block_shares`` tables of context runs, created by SCHEMA (empty before).
     11 → 12: cases gain ``stats_json``, the spec's facts about the case's inputs (OpSpec.case_stats; NULL before).
     12 → 13: results gain ``gpu_index`` and ``gpu_uuid``, the GPU that measured each (NULL before).
+    13 → 14: the ``samples`` table (a row a sample) becomes ``result_samples`` (a row a result, its rounds
+    and values packed: pack_samples), in the same order; the old table is dropped.
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
@@ -798,6 +840,8 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS runs_by_fingerprint ON runs(fingerprint)")
         if "family" not in {row[1] for row in db.execute("PRAGMA table_info(implementations)")}:
             _add_identity(db)
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'samples'").fetchone():
+            _pack_row_samples(db)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
@@ -815,6 +859,20 @@ def _add_identity(db: sqlite3.Connection) -> None:
         db.execute("UPDATE implementations SET family = ?, strategy = ?, baseline = ?, name = ?, backend = ?"
                    " WHERE id = ?", (family, strategy, int(family == "eager"), renamed,
                                      identity.backend_of(family, strategy), impl_id))
+
+
+def _pack_row_samples(db: sqlite3.Connection) -> None:
+    """Schema 14's packed samples, from the row-a-sample table of before (see _migrate)."""
+    result_id, taken = None, []
+    for row_result, round_, value in db.execute("SELECT result_id, round, value_us FROM samples"
+                                                " ORDER BY result_id, rowid").fetchall():
+        if row_result != result_id and taken:
+            insert_samples(db, result_id, taken)
+            taken = []
+        result_id = row_result
+        taken.append((round_, value))
+    insert_samples(db, result_id, taken)
+    db.execute("DROP TABLE samples")
 
 
 def _alive(pid: int | None) -> bool:

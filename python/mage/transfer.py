@@ -36,7 +36,8 @@ from pathlib import Path
 
 from mage import atomic, documents, identity
 from mage.errors import MageError
-from mage.store import BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, RESULT_FIELDS, Store, insert_context, run_fingerprint
+from mage.store import (BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, RESULT_FIELDS, Store, insert_context, insert_samples,
+                        run_fingerprint)
 
 FORMAT, VERSION = "mage-runs", 1
 IMPLEMENTATION_FIELDS = ("op", "name", "backend", "variant", "precision", "family", "strategy")
@@ -180,8 +181,7 @@ def _insert_run(db, entry: dict, fingerprint: str) -> int:
              *(result.get(f) for f in RESULT_FIELDS), result.get("created_at") or run["started_at"]),
         ).lastrowid
         samples = result.get("samples") or {"round": [], "value_us": []}
-        db.executemany("INSERT INTO samples (result_id, round, value_us) VALUES (?, ?, ?)",
-                       [(result_id, r, v) for r, v in zip(samples["round"], samples["value_us"])])
+        insert_samples(db, result_id, zip(samples["round"], samples["value_us"]))
     insert_context(db, run_id, [tuple(r.get(f) for f in BLOCK_RESULT_FIELDS) for r in entry.get("context_results", [])],
                    [tuple(s.get(f) for f in BLOCK_SHARE_FIELDS) for s in entry.get("context_shares", [])])
     return run_id
