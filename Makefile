@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUITE ?= seed
 
-.PHONY: run test test-slow wheel
+.PHONY: run test test-slow wheel site
 
 run: $(STAMP)
 	$(BIN)/mage run --suite $(SUITE)
@@ -27,6 +27,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PYTEST) -m slow
+
+# The lab notebook of the committed GPU store (built, not committed).
+site: $(STAMP)
+	$(BIN)/mage site --db results/h200/mage.db --out results/h200/site
 
 # The abi3 wheel (Python 3.11 and 3.12) that travels to the GPU machine: see scripts/h200.sh.
 wheel: $(STAMP)

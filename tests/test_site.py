@@ -1,13 +1,15 @@
 """The lab notebook (mage site): every run, experiment and op of a store as a static offline site.
 
 Built in a temporary folder from a small store (two op runs, one with predictions, and a context run),
-and read as committed for results/h200 (tests/test_committed_reports.py proves that one is what the
-committed store gives). Every page must load in headless Chromium with no console error, every relative
+and from the committed H200 store (results/h200/mage.db: the site is built from it, not committed).
+Every page must load in headless Chromium with no console error, every relative
 link must resolve, and a view button must change the values plotted. The Chromium tests are skipped
 only where Chromium is not installed (Debian: apt-get install -y chromium).
 """
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -15,13 +17,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from filelock import FileLock
 
 from context_records import store_context_run
 from mage.report import site
 from test_report import make_run
 from test_report_browser import CHROMIUM, DevTools, _click_and_read, _plotted
 
-COMMITTED = Path(__file__).resolve().parents[1] / "results" / "h200" / "site"
+COMMITTED_STORE = Path(__file__).resolve().parents[1] / "results" / "h200" / "mage.db"
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
 PAGE_TIMEOUT_S = 20
 
@@ -33,6 +36,24 @@ def _small_store(path):
                                                                    "layernorm/eager:kernel<4"])
     store_context_run(store)
     return store
+
+
+@pytest.fixture(scope="session")
+def committed_site(tmp_path_factory):
+    """The site of the committed store, built once for every test worker (xdist workers share the folder
+    above their own temporary ones; the first to take the lock builds it)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    out = shared / "committed-site"
+    with FileLock(str(shared / "committed-site.lock")):
+        if not (out / "index.html").is_file():
+            db = shared / "committed.db"
+            shutil.copy(COMMITTED_STORE, db)  # opening a store may migrate it: never the committed file
+            made = subprocess.run([sys.executable, "-m", "mage", "site", "--db", str(db), "--out", str(out)],
+                                  capture_output=True, text=True, timeout=900)
+            assert made.returncode == 0, made.stderr
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -125,9 +146,8 @@ def test_the_site_command_refuses_a_missing_or_empty_store(tmp_path):
     assert empty.returncode == 2 and "holds no run" in empty.stderr
 
 
-def test_the_committed_site_links_resolve():
-    assert COMMITTED.is_dir(), "results/h200/site should hold the site of the committed store"
-    assert _unresolved(COMMITTED) == []
+def test_the_committed_stores_site_links_resolve(committed_site):
+    assert _unresolved(committed_site) == []
 
 
 # In Chromium
@@ -195,11 +215,10 @@ def _page_kinds(root: Path) -> list[Path]:
 
 
 @needs_chromium
-@pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed site")
 @pytest.mark.parametrize("every_run", [pytest.param(True, marks=pytest.mark.slow), False],
                          ids=["every page", "a page of each kind"])
-def test_the_pages_of_the_committed_site_load_without_error(browser, every_run):
+def test_the_pages_of_the_committed_stores_site_load_without_error(committed_site, browser, every_run):
     """Every page in the slow tier; in the fast one, a page of each kind (every run's page is one kind)."""
-    pages = _pages(COMMITTED) if every_run else _page_kinds(COMMITTED)
-    problems = {str(page.relative_to(COMMITTED)): found for page in pages if (found := _load(browser, page))}
+    pages = _pages(committed_site) if every_run else _page_kinds(committed_site)
+    problems = {str(page.relative_to(committed_site)): found for page in pages if (found := _load(browser, page))}
     assert problems == {}
