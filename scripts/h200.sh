@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Check and time on the GPU machine in one call. Run through the device tool from the repo root,
+# Check and time on the GPU machine in one call. Run it there from the repo root,
 # after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine):
 #   [MAGE_GPU_TESTS=1] [MAGE_FRAGMENTS="a b"] [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
 # MAGE_FRAGMENTS names studies in scripts/gpu/<name>.sh, sourced in that order before the run (each
@@ -56,7 +56,7 @@ run_started=$SECONDS
 # A killed run leaves its last results in the write-ahead log: fold them into the file that travels.
 python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
 # Each run of this call alone, for mage import: the store that travels back may outgrow what the
-# device tool returns.
+# transfer from the GPU machine returns.
 latest=$(latest_run)
 for run in $(seq "$first_new_run" "$latest"); do
     mage export "$run" --run-json -o "$out/run-$run.json.gz" --db "$db" || echo "export of run $run failed"

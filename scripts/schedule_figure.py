@@ -1,4 +1,4 @@
-"""neighbor_agg's schedule figure over several runs of one store (issue 17's answer in results/README.md).
+"""neighbor_agg's schedule figure over several runs of one store (the neighbor-aggregation study in results/README.md).
 
     python3 scripts/schedule_figure.py DB OUT_DIR RUN [RUN …] [--only SCHEDULE,SCHEDULE…]
 

@@ -1,4 +1,5 @@
-"""What in a full run makes seed-scale single spans larger than the span probe sees (run 19 against run 6).
+"""What in a full run makes seed-scale single spans larger than the span probe sees
+(the run-19 document, results/h200/studies/method-checks/run-19-seed.json.gz, against run 6 of results/h200/mage.db).
 
 scripts/span_refresh_probe.py timed the pairs through mage.measure.span alone and saw run 6's spans,
 so the difference lies in what the Runner adds around span.measure. This probe runs the real Runner

@@ -1,7 +1,8 @@
-"""Why seed-scale single spans grew with input refresh and noise-based stopping (run 19 against run 6).
+"""Why seed-scale single spans grew with input refresh and noise-based stopping
+(the run-19 document, results/h200/studies/method-checks/run-19-seed.json.gz, against run 6 of results/h200/mage.db).
 
 One implementation and its baseline on one seed case, timed together by mage.measure.span four ways: with and without input
-refresh before each sample, and in blocks of 10 samples (min_samples 30 over 3 rounds, as run 19) or of
+refresh before each sample, and in blocks of 10 samples (min_samples 30 over 3 rounds, as the run-19 document) or of
 300 (the whole sample in one block, as runs before). Prints the span median and mean of each, so the
 difference is measured rather than guessed. Run on the GPU from the repository root:
     PYTHONPATH=python python3 scripts/span_refresh_probe.py [OP] [IMPL]

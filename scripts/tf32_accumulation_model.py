@@ -7,7 +7,7 @@ each k = 8 group of products summed exactly and added to the fp32 accumulator wi
 zero (the tensor cores' accumulation); where a design restarts its accumulator every `chunk` columns of K, the
 chunk's sum is added to a second fp32 accumulator rounded to nearest. Within a chunk the order is big·small,
 small·big, big·big. Chunk 32 is the 3-launch tf32x3 kernel (K steps of 32; stored errors 3.2e-7 at K 8192 and
-5.9e-7 at K 32768, session 26); `one accumulator` is a tf32 GEMM over K' = 3K with no flush, its segments
+5.9e-7 at K 32768, the sweep's deep cases on an H200); `one accumulator` is a tf32 GEMM over K' = 3K with no flush, its segments
 concatenated (small terms first) or interleaved every 32 columns of K. The errors are
 ‖out − a·b‖ / ‖a·b‖ on 48 × K × 48 standard normal inputs, with fp32 sequential round-to-nearest beside them.
 python/mage/ops/matmul/triton_k3.py cites these numbers for its chunk of 128.

@@ -141,7 +141,7 @@ def test_tf32x3_is_floored_at_three_tf32_passes():
 
 
 def test_a_cached_product_is_below_the_compute_floor_in_every_cache_state():
-    """Issue 13, item 12: a matmul that returned a cached product ran at 2.1 µs against a 42 µs compute floor
+    """A matmul that returned a cached product ran at 2.1 µs against a 42 µs compute floor
     with a warm L2. A warm cache may beat the memory floor of a small case, never its arithmetic."""
     memory, compute = ceilings.hardware_floors_us(H200_CEILINGS, *MATMUL_1024, "ieee")
     memo = {cache: _timed(cache=cache, kernel=2.1, span=24.0, memory=memory, compute=compute, bytes_=MATMUL_1024[1])
@@ -171,7 +171,7 @@ def test_the_floor_margin_is_five_percent(fraction, flagged):
 
 
 def test_a_graph_replay_below_its_own_kernel_time_is_suspect():
-    """Issue 13, item 15: honest only while profiled, 3.6 µs per call in a graph against 5.2 µs of kernel."""
+    """Honest only while profiled: 3.6 µs per call in a graph against 5.2 µs of kernel."""
     single = _timed(cache="warm", kernel=5.2, span=33.0, launches=1)
     graph, batch = _timed("graph", "warm", span=3.6, spread=0.02), _timed("batch", "cold", span=3.8, spread=0.02)
     _flag([("cheat", single), ("cheat", graph), ("cheat", batch)])
@@ -236,7 +236,7 @@ def test_ratio_threshold_is_ten(ratio, flagged):
 
 
 def test_the_ratio_rule_holds_on_the_gpu_clock_only_and_never_against_an_interpreter():
-    """Issue 13, item 17: on a CPU run interpreted Triton is 30× slower than eager, which was flagged."""
+    """On a CPU run interpreted Triton is 30× slower than eager, which was flagged."""
     eager, interpreted = _timed(cache="warm", span=10.0), _timed(cache="warm", span=300.0)
     _flag([("eager", eager), ("triton", interpreted)], clock="cpu")
     assert eager.suspect is None

@@ -108,7 +108,7 @@ def test_a_call_that_launches_nothing_while_profiled_is_flagged(tmp_path, impl_l
     assert rows["eager", "single", "warm"]["suspect"] is None
 
 
-# Answering from memory (issue 13, item 14), through the real Runner on the GPU.
+# Answering from memory, through the real Runner on the GPU.
 
 def _run_layernorm(tmp_path, impls, paths, caches):
     spec = registry.get_op("layernorm")

@@ -99,7 +99,7 @@ def test_failed_results_stay_as_points_and_do_not_make_steps(store):
 
 
 def test_another_machine_or_clock_starts_a_series_of_its_own(store):
-    """Issue 13, item 11: an imported H200 run and a CPU run made one series with a "+681.8 % slower" step."""
+    """An imported H200 run and a CPU run once made one series with a "+681.8 % slower" step."""
     cpu = ("cpu", {"host_cpu": "AMD EPYC 7R13"})
     runs = store_series(store, [100.0] * 4 + [781.8] * 4, machines=[H200] * 4 + [cpu] * 4)
     on_h200, on_cpu = [s for s in history.load(store) if s.impl == IMPLS[0] and s.boundary == "kernel"]

@@ -1,5 +1,5 @@
 """triton.k3 and its chunk variants, triton.k3map (tf32x3 over K' = 3K) and triton.swap (tf32 as cᵀ = bᵀ·aᵀ) on a
-CUDA device (issue #18's targets): every swap config's error, the refused BLOCK_M 256 ones beside the kept ones
+CUDA device (the matmul study's targets): every swap config's error, the refused BLOCK_M 256 ones beside the kept ones
 (printed, so the cause shows either way); contracts on the TMA path (aligned, ragged tiles) and on the tile-kernel
 fallback, the launches (two for k3, one for swap), and at K 8192 and 32768, normal and heavy-tailed, each chunk
 length's tf32x3 error against cuBLAS ieee's (the default's at most it: the IEEE-class claim where rounding

@@ -120,7 +120,7 @@ def test_the_schedule_suite_spans_five_graphs_at_three_widths_with_their_stats()
 
 
 def test_the_target_graphs_run_with_both_index_dtypes_on_one_graph_and_x():
-    """Issue 17's targets name int32 and int64: uniform, R-MAT and the hub at F 128 in the schedule suite, and
+    """The schedule study's targets name int32 and int64: uniform, R-MAT and the hub at F 128 in the schedule suite, and
     the large power-law case, each with the other dtype's twin (same parameters, same seed: same graph and x)."""
     by_name = {c.name: c for c in SPEC.cases()}
     twins = {"uniform-64k-F128-i64": "uniform-64k-F128", "rmat-64k-F128-i64": "rmat-64k-F128",

@@ -1,5 +1,5 @@
 """Span sampling stops on measured noise: the target is a run option stored with the method, the noise reached is
-stored per result and shown, and a result capped above the target is marked noisy (issue 13, item 18)."""
+stored per result and shown, and a result capped above the target is marked noisy."""
 
 import io
 import json

@@ -6,7 +6,7 @@ fit at once (a multiple of K, never more clusters than rows) with the plan's sha
 refuses say why. Its arithmetic runs on the GPU only (tests/test_reduce_pipe_gpu.py): the CPU emulation runs
 blocks one after another, and a cluster's CTAs must be resident together.
 
-Also issue 19's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
+Also LayerNorm's 16384 columns: Triton's registers kernels compile for sm_90 to two programs an SM."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def test_the_reduction_suite_measures_the_pipe_at_every_width_from_1024(op):
         assert "fit one warp's registers" in impl.case_skip_reason(study[1000].params)
 
 
-# ---------------------------------------------------------------- issue 19 at 16384: two programs an SM
+# ---------------------------------------------------------------- 16384 columns: two programs an SM
 
 _SM90_REGISTERS = r"""
 import json

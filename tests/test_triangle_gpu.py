@@ -54,8 +54,8 @@ def test_contract_on_ragged_shapes(one_config, impl, layout):
     if impl.precision != "tf32":
         _check(impl, {"batch": 2, "n": 37, "c": 5}, layout)
         return
-    # At 5 channels eager's "tf32" product runs in FP32 on channel-last inputs (error 1.1e-7 on the H200,
-    # session 25), so the contract's 10×-eager rule would hold a TF32 kernel to FP32's error: here the
+    # At 5 channels eager's "tf32" product runs in FP32 on channel-last inputs (error 1.1e-7 on an
+    # H200), so the contract's 10×-eager rule would hold a TF32 kernel to FP32's error: here the
     # indexing is what is checked, by the TF32 ceiling alone (a wrong index gives an error of order one).
     case = Case("triangle", f"gpu-{layout}", "seed", {"batch": 2, "n": 37, "c": 5, "layout": layout}, seed=2024)
     result = check(impl, registry.baseline_of(impl), SPEC, case, "cuda", 2024)

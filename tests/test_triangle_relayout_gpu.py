@@ -83,7 +83,7 @@ def test_ragged_tiles_rows_and_channels(one_config, strategy, variant, precision
     impl = RELAYOUT[strategy, variant, precision]
     case = Case("triangle", "gpu-ragged", "seed", {"batch": 2, "n": 37, "c": 11}, seed=2024)
     result = check(impl, registry.baseline_of(impl), SPEC, case, "cuda", 2024)
-    # Few channels can make eager's "tf32" product run in FP32 (session 25): the 10×-eager rule would then
+    # Few channels can make eager's "tf32" product run in FP32 (5 channels on an H200): the 10×-eager rule would then
     # hold a TF32 kernel to FP32's error, so here the ceiling alone checks the indexing (a wrong index
     # gives an error of order one).
     assert result.rel_error is not None and result.rel_error <= TOLERANCE[precision], result.reason

@@ -11,7 +11,7 @@
 //! What differs from native: global loads are scalar (native moves a and b as float4 where K and
 //! N allow). The micro-tile's shared-memory reads are written one float at a time, but NVRTC
 //! merges each 4 into one `ld.shared.v4.f32`, as native's float4 reads (tests/test_cubecl.py
-//! checks the PTX). FINDINGS.md, "Issue 20".
+//! checks the PTX). FINDINGS.md §9.
 
 use cubecl::prelude::*;
 

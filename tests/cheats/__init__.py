@@ -1,4 +1,4 @@
-"""Implementations that cheat, one module per class of exploit (issue 13; KernelBench, GPU MODE).
+"""Implementations that cheat, one module per class of exploit (those seen in KernelBench and GPU MODE).
 
 Each module's ``cheat(compute)`` wraps an honest implementation's function in the exploit. Every one is
 right whenever it is checked, so it passes the contract and the re-check; only what its measurements

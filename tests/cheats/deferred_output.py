@@ -1,4 +1,4 @@
-"""Outputs that are not plain tensors (issue 13, item 16): a torch.Tensor subclass can carry work that runs
+"""Outputs that are not plain tensors : a torch.Tensor subclass can carry work that runs
 only when the output is used, after the timed window has closed. This one does no such work: the contract
 must refuse the type itself, not wait to see the work deferred."""
 

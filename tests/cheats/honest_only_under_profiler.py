@@ -1,4 +1,4 @@
-"""Honest only while the profiler records (issue 13, item 15): graph replay 3.6 µs per call against its
+"""Honest only while the profiler records : graph replay 3.6 µs per call against its
 own 5.2 µs kernel time.
 
 Kernel time comes from a profiler capture; the spans are timed without one. This implementation

@@ -1,4 +1,4 @@
-"""Launches nothing while profiled (issue 13, item 15): kernel time 0 in 0 launches, output still right.
+"""Launches nothing while profiled: kernel time 0 in 0 launches, output still right.
 
 While torch.profiler records, it hands back the answer it gave last for the same buffers without
 launching anything; otherwise it computes honestly. A call that puts no work on the GPU cannot

@@ -1,4 +1,4 @@
-"""Answering from memory (issue 13, item 14): right whenever it is checked on new tensors, and then timed
+"""Answering from memory: right whenever it is checked on new tensors, and then timed
 on the same buffers sample after sample, where a remembered answer would cost nothing.
 
 - ``ByAddress`` remembers its output by the inputs' addresses (data_ptr): after the harness gives the

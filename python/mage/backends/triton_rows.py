@@ -49,7 +49,7 @@ INTERPRETER_CHUNK = 128  # streamed columns under the interpreter: the seed case
 # Two programs of 16 warps an SM (16384 columns, 32 floats a thread): compiled for sm_90, LayerNorm's row
 # kernel takes 86 registers a thread there (its row, weight and bias live at once), so one program holds an
 # SM and nothing else is in flight while it reduces and fetches weight and bias; softmax's takes 64, two
-# programs an SM, and reached 0.98 of the copy rate where LayerNorm stayed at 0.85 (run 53). Capped at 64
+# programs an SM, and reached 0.98 of the copy rate where LayerNorm stayed at 0.85 (H200, 256 MB a case). Capped at 64
 # (maxnreg), LayerNorm's compiles without a spill. Only at 16 warps: at 8, the cap of two programs (128)
 # lets ptxas take more registers than it takes uncapped (64 against 39 for LayerNorm at 4096 columns).
 WIDEST_WARPS = 16

@@ -1,6 +1,6 @@
 """A block in context: its time under each assignment of implementations, and Amdahl's prediction of it.
 
-For each block and precision (issue #15 §3):
+For each block and precision:
 1. Isolated: every candidate implementation of each op alone at the call site's shapes, on the op
    spec's own inputs: kernel time on a GPU (mage.measure.kernel), the call span on the CPU's clock.
 2. Assignments: eager everywhere; each op swapped alone to each candidate faster than its baseline;

@@ -1,4 +1,4 @@
-"""neighbor_agg's scheduling study (issue 17): time relative to cuSPARSE against degree skew, per schedule.
+"""neighbor_agg's scheduling study: time relative to cuSPARSE against degree skew, per schedule.
 
 From a run's schedule-suite rows (cases ``GRAPH-64k-F<width>``): every passing single-path row's kernel
 time ÷ cuSPARSE's on the same case and cache (cold where measured), against the coefficient of variation
@@ -8,7 +8,7 @@ grid. The stats are those stored with the case (OpSpec.case_stats), else recompu
 graph (runs stored before the stats were). One panel per feature width, one
 line per schedule (implementation, every variant); and a sentence per graph naming its fastest schedule by
 kernel time at each width. cuSPARSE has a sum only, so a mean row is read against cuSPARSE's sum, as
-issue 17's targets are.
+the study's targets are.
 
 ``draw`` writes the static figure (schedule.png/.svg), nothing for a run without schedule-suite rows;
 ``interactive`` is the HTML report's figure of a ``study``.

@@ -3,7 +3,7 @@ group, its bias loaded once, walking the rows (about four each); erf from a floa
 approximation (CubeCL's own erf is not accurate enough on every backend), 1 + erf computed
 without cancellation. See mage.backends.cubecl.
 
-Nsight Compute (results/h200/ncu, read in results/README.md) found the first version well below the
+Nsight Compute (results/h200/studies/cubecl, read in results/README.md) found the first version well below the
 CUDA C++ kernel's bandwidth: warps ran about two thirds of their threads, because erf branched on
 |a| and ordinary inputs took both sides in every warp, and each thread had one 4-byte load in flight. So
 erf now evaluates both polynomials and selects one (no branch), and rows whose width is a multiple

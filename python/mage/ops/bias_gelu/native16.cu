@@ -1,11 +1,11 @@
-// bf16 and fp16 kernels of bias_gelu (issue 18). They live in a source of their own so that compiling them
+// bf16 and fp16 kernels of bias_gelu (the lower-precision study). They live in a source of their own so that compiling them
 // (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels'
 // users: native.cu is included for its templates only, without its float32 kernels.
 
 #define NATIVE_TEMPLATES_ONLY
 #include "native.cu"
 
-// ---------------------------------------------------------------- bf16 and fp16 (issue 18)
+// ---------------------------------------------------------------- bf16 and fp16
 //
 // The same walk (bias_gelu_rows) over 16-bit x, bias and out: a column group is 8 elements, one
 // 16-byte load or store, so a warp moves 512 contiguous bytes a row as the float4 kernel does;

@@ -6,7 +6,7 @@ memory, then the affine output. The cube size is a
 comptime parameter, so each power of two from 32 to 256 is a source of its own
 (generated/cubecl_b<size>.cu). See mage.backends.cubecl.
 
-Nsight Compute (results/h200/ncu, read in results/README.md) found it below the CUDA C++ kernel's
+Nsight Compute (results/h200/studies/cubecl, read in results/README.md) found it below the CUDA C++ kernel's
 bandwidth, which moves the row as float4. So rows whose width is a multiple of 4, with every
 pointer 16-byte aligned, now go to float4 kernels (generated/cubecl_b<size>_x4.cu, CubeCL's
 ``Vector<f32, 4>``: 16-byte loads and stores, the cube sized for a thread a float4); other rows to

@@ -1,11 +1,11 @@
-// bf16 and fp16 kernels of layernorm (issue 18). They live in a source of their own so that compiling them
+// bf16 and fp16 kernels of layernorm (the lower-precision study). They live in a source of their own so that compiling them
 // (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels'
 // users: native.cu is included for its templates only, without its float32 kernels.
 
 #define NATIVE_TEMPLATES_ONLY
 #include "native.cu"
 
-// ---------------------------------------------------------------- bf16 and fp16 (issue 18)
+// ---------------------------------------------------------------- bf16 and fp16
 //
 // native.cu's register kernels over 16-bit x, weight, bias and out: a chunk is W = 8 elements (one
 // 16-byte load, as the float4 chunk is), widened to float32 in registers, so the statistics and

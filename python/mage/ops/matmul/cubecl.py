@@ -2,7 +2,7 @@
 tiling of the CUDA C++ kernel (native.cu): 256 threads a block compute a 128 × 128 tile of C
 (64 × 64 when 128-tiles would leave SMs idle, native's rule) from double-buffered k slices of 8 in
 shared memory, an 8 × 8 (4 × 4) micro-tile a thread. Unlike native, global loads are scalar (NVRTC
-merges the shared-memory reads into float4s as native's; cubecl/FINDINGS.md, "Issue 20"). Each tile size is a comptime parameter: a source of its own
+merges the shared-memory reads into float4s as native's; cubecl/FINDINGS.md §9). Each tile size is a comptime parameter: a source of its own
 (generated/cubecl_t<tile>.cu). See mage.backends.cubecl.
 
 The tf32 implementation (cubecl/src/matmul_tf32.rs, generated/cubecl_tf32.cu) runs on the tensor

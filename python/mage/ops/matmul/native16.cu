@@ -1,11 +1,11 @@
-// bf16 and fp16 kernels of matmul (issue 18). They live in a source of their own so that compiling them
+// bf16 and fp16 kernels of matmul (the lower-precision study). They live in a source of their own so that compiling them
 // (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels'
 // users: native.cu is included for its templates only, without its float32 kernels.
 
 #define NATIVE_TEMPLATES_ONLY
 #include "native.cu"
 
-// ---------------------------------------------------------------- bf16 and fp16 on tensor cores (issue 18)
+// ---------------------------------------------------------------- bf16 and fp16 on tensor cores
 //
 // C = A · B with A, B and C bf16 (or fp16), products accumulated in float32 by the tensor cores'
 // mma.sync.m16n8k16 and rounded once, on the store. (WMMA's mma.h is not reachable: NVRTC is given

@@ -11,7 +11,7 @@ were given (for bf16 and fp16, the inputs already rounded to that dtype).
 The sweep's deep cases, 1024 × 8192 × 1024 and 1024 × 32768 × 1024, ask tf32x3's accuracy question:
 IEEE-class accuracy where rounding accumulates, at long inner dimensions, on normal and heavy-tailed
 inputs (M = N = 1024 keeps their float64 reference cheap). They run first in the sweep, so a sweep cut
-by its time limit has stored them (session 25's was cut before them).
+by its time limit has stored them (a sweep that ran them last was once cut before reaching them).
 
 Heavy-tailed draw: Student-t entries put outliers in a few rows of a and columns of b, so some
 dot products are dominated by one or two large terms. TF32's rounding of those outliers then

@@ -299,7 +299,7 @@ def _matmul_persistent_kernel(
                 # The tensor cores add into their accumulator truncating, so a K step's three
                 # products are summed from zero and then added to acc in one rounded fp32 add
                 # (as Triton's own tf32x3 does): fed straight into acc, 3·K/8 truncations at
-                # acc's magnitude cost 7e-6 relative error at K = 1024 (run 6), 12× eager's.
+                # acc's magnitude cost 7e-6 relative error at K = 1024 (1024³ on an H200), 12× eager's.
                 step = tl.dot(a_small, b, input_precision="tf32")
                 step = tl.dot(a, b_small, step, input_precision="tf32")
                 acc += tl.dot(a, b, step, input_precision="tf32")

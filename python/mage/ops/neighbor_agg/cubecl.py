@@ -3,7 +3,7 @@ one launch, deterministic, no atomics, in the row tiles of the CUDA C++ kernel (
 T threads per row (T · 4 ≥ F when F allows float4s, at most 32), 256 / T rows a block, each round
 loading 8 column indices and then those 8 rows of x; rows above LONG_ROW edges are taken afterwards
 by the whole block (phase 2), as native's default does. Native's default also cuts rows above 8192
-edges into merge-path pieces across blocks; this kernel does not (cubecl/FINDINGS.md, "Issue 20").
+edges into merge-path pieces across blocks; this kernel does not (cubecl/FINDINGS.md §9).
 Two strategies, as native's: ``cubecl`` (default: long rows by the block) and ``cubecl.warp`` (every
 row by its group, native.warp's schedule). int32 and int64 indices each have their kernels.
 

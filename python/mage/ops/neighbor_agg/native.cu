@@ -42,7 +42,8 @@
 // without them, the sum kernel (48 registers) issues 3 of a round's 8 LDG.128 before its first FADD and
 // interleaves the rest with the adds, each add waiting for its row: fewer rows in flight a warp. The
 // mean kernel (64 registers) issues 7 of 8 first: the static difference found behind mean running
-// faster than sum (issue 17; scripts/gpu/rows.sh measures it with ncu). With both, sum issues 8 first.
+// faster than sum on the large power-law case (ncu: the same DRAM bytes, sum at 73 % of DRAM peak, mean
+// at 77 %). With both, sum issues 8 first.
 #define INFLIGHT_BLOCKS 4
 
 #define AGG_THREADS 256
@@ -82,8 +83,8 @@ __device__ __forceinline__ float reciprocal_of_count(float d) {
 
 // The mean multiplies by one reciprocal a row instead of dividing each feature: an IEEE division is a
 // subroutine of ~10 instructions with a slow path, W of them a thread and row, the 4 % more instructions
-// (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum (issue 17).
-// Merge mean ran 2.5 % behind merge sum (2,325 against 2,268 µs, run 49): its kernels held rcp.rn's call to a
+// (and 3 points less of DRAM peak) that ncu found in inflight mean against inflight sum.
+// Merge mean ran 2.5 % behind merge sum (2,325 against 2,268 µs on the large power-law case, cold L2): its kernels held rcp.rn's call to a
 // slow-path subroutine in every row's loop, with a convergence barrier around it; reciprocal_of_count has none.
 // The degree arrives as a float, what the reciprocal takes: one register where the 64-bit count took two.
 template <int W>
@@ -137,7 +138,7 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
 // COOP (the neighbor_agg_coop_* kernels): the same sum in the same order, with the indices shared. gather has
 // every lane of a group load each of a round's UNROLL indices, the same addresses, and then wait for them before
 // its row loads: two dependent round trips a round. On a graph whose x stays in L2 (R-MAT and the hub at
-// 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard stall, run 46's ncu)
+// 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard stall: ncu of merge, F 128)
 // those round trips, not bandwidth, set the time. Here lane t loads the index of the group's (k·T + t)-th edge
 // (one coalesced load for T edges, as cuSPARSE's and GE-SpMM's row kernels cache a row's indices), the next T
 // indices are loaded while this T's rows are, and each round takes its UNROLL indices from the lanes holding

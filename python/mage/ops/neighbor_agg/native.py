@@ -22,18 +22,18 @@ One kernel template, scheduled ten ways (the strategies, each registered for bot
   order; inside a piece a row of up to MERGE_LONG_ROW edges goes to one group, a longer one to the
   whole block, and a row cut by pieces is added up by the last piece to finish it (arrival counter),
   all of its groups at once. No preparation step: the pieces are found by binary search of rowptr
-  inside the kernel. For R-MAT and the hub (issue 17), where one group per row leaves one long row
+  inside the kernel. For R-MAT and the hub (the skewed graphs of the schedule study), where one group per row leaves one long row
   as a serial chain and two-launch merge path (``native.edge``) pays its second pass.
 - ``native.coop`` (and ``native.coop64``, its MERGE_LONG_ROW doubled): native.merge's pieces with the coop
   kernels: a group of T lanes loads the indices of its next T edges once, one a lane, and passes them by
   shuffle, so a round's row loads wait for no index load (native.cu's COOP). For the graphs whose x stays in
-  L2 (R-MAT and the hub at 64 K nodes), where merge is latency-bound (issue 17). The same additions in the
+  L2 (R-MAT and the hub at 64 K nodes), where merge is latency-bound (ncu: 44 % of warps active, long-scoreboard stalls). The same additions in the
   same order as merge wherever merge's groups have 8 lanes or more (F > 16 in float4s, F > 4 without), so the
   same bits.
 - ``native.coop-f128``, ``native.coop-f32``: coop with each block taking one slice of 128 or 32 features, the
   grid slice-major, so that one slice of x is gathered at a time: at F 512 (x 128 MiB) and on the large case
-  (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (issue 17: cuSPARSE's
-  lead at F 512).
+  (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (cuSPARSE, which
+  walks the features in slices, led there).
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
   the timed call: its kernels are in the call's kernel time and launch count, and

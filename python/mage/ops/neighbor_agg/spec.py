@@ -75,7 +75,7 @@ SCHEDULE_GRAPHS = {
     "hub": {"graph": "hub", "nodes": 1 << 16, "edges": 1 << 20, "share": 0.1},
 }
 SCHEDULE_FEATURES = (32, 128, 512)
-# Issue 17's targets hold for int32 and int64 indices: the graphs they name, at F 128, also with int64 (the same
+# The schedule study's targets hold for int32 and int64 indices: the graphs they name, at F 128, also with int64 (the same
 # graph and x as the int32 case; named GRAPH-64k-F128-i64, so the study's figure, by graph and width, keeps int32).
 SCHEDULE_INT64 = ("uniform", "rmat", "hub")
 

@@ -3,7 +3,7 @@
 channels × a TI × TI tile of (i, j), k in double-buffered stages of 4 transposed to [k][c][i] in
 shared memory, an 8 × 8 micro-tile of one channel a thread; TI = 64 when that gives every SM a
 block, else 32 (native's rule). Unlike native, global loads are scalar (NVRTC merges the
-shared-memory reads into float4s as native's; cubecl/FINDINGS.md, "Issue 20"). Each (variant, TI) is a source of its own (generated/cubecl_<variant>_t<TI>.cu).
+shared-memory reads into float4s as native's; cubecl/FINDINGS.md §9). Each (variant, TI) is a source of its own (generated/cubecl_<variant>_t<TI>.cu).
 """
 
 from mage.backends.cubecl import GENERATED, output_like, pack_info, require_32_bit, shared_bytes

@@ -1,11 +1,11 @@
-// bf16 and fp16 kernels of triangle (issue 18). They live in a source of their own so that compiling them
+// bf16 and fp16 kernels of triangle (the lower-precision study). They live in a source of their own so that compiling them
 // (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels'
 // users: native.cu is included for its templates only, without its float32 kernels.
 
 #define NATIVE_TEMPLATES_ONLY
 #include "native.cu"
 
-// ---------------------------------------------------------------- bf16 and fp16 (issue 18)
+// ---------------------------------------------------------------- bf16 and fp16
 //
 // The same tiles (8 channels a block) over 16-bit a, b and out: a VEC load takes 4 channels as
 // one 8-byte load (a row's 8 channels, 16 bytes, in two), every element is widened to float32 on

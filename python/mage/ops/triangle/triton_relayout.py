@@ -1,7 +1,7 @@
 """Triangle multiplication as a relayout and a batched TMA GEMM (``triton.relayout``, ``triton.relayout3``):
 two or three launches, not one, at every precision (ieee, tf32, tf32x3, bf16, fp16).
 
-Why (results/README.md, issue 16): eager's bmm on channel-first inputs takes a sixth of its channel-last
+Why (results/README.md, the triangle study): eager's bmm on channel-first inputs takes a sixth of its channel-last
 call, and every one-launch channel-last Triton kernel so far is slower than eager and issue-bound at a few
 per cent of the tensor pipe. The tensor cores are fed well only from K-major tiles in shared memory, which
 a channel-last tensor (each channel's matrix strided by C) cannot give TMA. So the layout is paid for
@@ -28,7 +28,7 @@ once, in a copy, and the product runs as the GEMM it is:
    - ``relayout3`` (3 launches): the epilogue stores the tile channel-first through TMA (asynchronously,
      into rows padded as a′'s), and the relayout kernel copies that back to channel-last: 2 · B·N²·C more
      bytes of traffic, against the scattered 4-byte stores of the direct epilogue. Measured, the copy
-     costs less (results/README.md, issue 16).
+     costs less (results/README.md, the triangle study).
 Launches per call are a boundary Mage reports, so the comparison with one-launch kernels stays honest.
 """
 
@@ -61,7 +61,7 @@ def _relayout_configs():
     # back: 32 channels and 32 k make both sides 128-byte runs. Channel-first-transposed (rows contiguous)
     # to K-major transposes each channel's matrix: few channels, square row × k boxes.
     # At N 512 the 16 × 32 × 32 box at 8 warps (64 elements a thread) held 128 registers a thread: 2 programs
-    # an SM, 75 % of DRAM peak (H200 run 65). 32 elements a thread (8 warps on 8192-element boxes) take 58–78
+    # an SM, 75 % of DRAM peak (tf32, on an H200). 32 elements a thread (8 warps on 8192-element boxes) take 58–78
     # (sm_90 compiles), so twice the programs fit an SM, each with its load in flight while others store; a
     # 64-channel box makes 256-byte channel runs.
     full = [config(8, 32, 32, 4), config(4, 64, 32, 4), config(16, 32, 32, 8), config(32, 32, 8, 4),
@@ -124,7 +124,7 @@ def _triangle_relayout_kernel(
 # persistent tiles (128 × 256 and 128 × 128, BLOCK_K 32, 3–4 stages: ≤ 147 KiB); one config walks the
 # channels one at a time (CHANNEL_GROUP 1) to show what grouping them buys. 8 warps are two warpgroups,
 # each issuing wgmma on its own 64 rows (128 × 128: 64 × 128 each; 128 × 256, the CUTLASS Hopper tile:
-# 64 × 256 each), where run 65's 4-warp choice fed the tensor pipe from one (52 % active). The
+# 64 × 256 each), where the autotuner's earlier 4-warp choice fed the tensor pipe from one (52 % active at N 512 tf32). The
 # channel-first epilogue stages its TMA store in BLOCK_M × BLOCK_N × 4 bytes of shared memory beside the
 # stages (sm_90 compiles: 128 × 128 at 4 stages 192 KiB, at 3 stages 160 KiB), so 128 × 256 fits it only at
 # BLOCK_K 16 (4 stages of 24 KiB, 224 KiB); the autotuner skips what does not fit (128 × 256 at BLOCK_K 32

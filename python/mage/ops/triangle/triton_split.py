@@ -31,7 +31,7 @@ def _configs():
     # channel split and joins take about as many again. ptxas (sm_90a) puts most of these at 251–255
     # registers, and two spill: 64 × 32 × 32 (556 bytes) and 64 × 32 × 16 at 3 stages (8 bytes). The
     # H200's autotuner chose a spilling 64 × 32 one (ncu: 255 registers, local-memory spills;
-    # results/h200/ncu). The 8-warp 64 × 32 × 16 (178 registers) and the 64 × 16 × 16 (180) do not
+    # results/h200/studies/triangle). The 8-warp 64 × 32 × 16 (178 registers) and the 64 × 16 × 16 (180) do not
     # spill and leave room for a second program an SM.
     full = [config(64, 32, 16, 4, 2), config(64, 32, 32, 4, 2), config(64, 64, 16, 4, 2), config(64, 64, 16, 8, 2),
             config(128, 32, 16, 8, 2), config(64, 32, 16, 4, 3), config(64, 32, 16, 8, 2), config(64, 16, 16, 4, 2)]
