@@ -269,7 +269,7 @@ def test_merge_takes_every_row_in_one_launch_of_pieces_and_leaves_its_counters_z
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-@pytest.mark.parametrize("strategy", ["default", "merge", "coop"])
+@pytest.mark.parametrize("strategy", ["default", "merge", "coop", "tuned"])
 def test_the_mean_is_the_sum_times_one_reciprocal_of_the_degree(strategy):
     """One IEEE reciprocal a row, then a multiply per feature (not a division per feature): bit for bit."""
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "p", "seed", SPEC.test_params[1], seed=8), 8, "cpu", "heavy")

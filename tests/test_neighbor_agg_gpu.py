@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from mage import registry
+from mage.backends.tuning import recorded_tunings
 from mage.check import check
 from mage.spec import Case
 
@@ -141,3 +142,18 @@ def test_the_mean_scales_by_the_ieee_reciprocal_of_every_degree(strategy):
     expected = (1.0 / degree.float()).unsqueeze(1).expand(-1, 4)
     for index in (torch.int64, torch.int32):
         assert torch.equal(fn(rowptr.to(index), col.to(index), x), expected), index
+
+
+@pytest.mark.parametrize("name", ["hub-64k-F512", "rmat-64k-F512", "uniform-64k-F32"])
+def test_tuned_runs_the_candidate_it_records_with_that_candidates_bits(name):
+    """native.tuned times its candidates once per graph shape and records its choice: its output is the
+    chosen pinned strategy's, bit for bit, and a second call takes the same choice untimed."""
+    case = next(c for c in SPEC.cases() if c.name == name)
+    rowptr, col, x = SPEC.make_inputs(case, 5, "cuda", "heavy")
+    by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
+    with recorded_tunings() as seen:
+        out = by_name["native.tuned/sum/ieee"](rowptr, col, x)
+        again = by_name["native.tuned/sum/ieee"](rowptr, col, x)
+    assert len(set(seen)) == 1 and seen[0].startswith("neighbor_agg native: "), seen
+    chosen = seen[0].removeprefix("neighbor_agg native: ")
+    assert torch.equal(out, again) and torch.equal(out, by_name[f"native.{chosen}/sum/ieee"](rowptr, col, x))

@@ -26,6 +26,7 @@ from triton.runtime.interpreter import InterpretedFunction  # noqa: E402
 
 from mage import registry  # noqa: E402
 from mage.backends import triton as triton_backend  # noqa: E402
+from mage.backends import tuning  # noqa: E402
 from mage.check import check  # noqa: E402
 from mage.measure.method import Method  # noqa: E402
 from mage.ops.neighbor_agg.spec import NeighborAggSpec  # noqa: E402
@@ -555,7 +556,7 @@ def test_the_autotuned_configuration_is_stored_with_each_result(tmp_path, layern
 
 def test_recording_tunings_leaves_the_autotuner_as_it_was():
     before = triton.runtime.autotuner.Autotuner.run
-    with pytest.raises(RuntimeError), triton_backend.recorded_tunings():
+    with pytest.raises(RuntimeError), tuning.recorded_tunings():
         raise RuntimeError("a failing call")
     assert triton.runtime.autotuner.Autotuner.run is before
 

@@ -20,7 +20,8 @@ import torch
 
 from mage import check, registry, resume, suspect
 from mage.backends.precision import precision_mode
-from mage.backends.triton import INTERPRETED, recorded_tunings
+from mage.backends.triton import INTERPRETED
+from mage.backends.tuning import recorded_tunings
 from mage.errors import DeviceLost
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer

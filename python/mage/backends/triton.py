@@ -11,15 +11,12 @@ shapes that span several blocks with ragged edges.
 from __future__ import annotations
 
 import functools
-from contextlib import contextmanager
-from typing import Iterator
 
 import numpy as np
 import torch
 import triton
 import triton.language as tl
 from triton import knobs
-from triton.runtime.autotuner import Autotuner
 
 from mage.backends.precision import cuda_only
 
@@ -50,25 +47,6 @@ def triton_tf32_available(device: str) -> str | None:
 def pick_configs(configs: list[triton.Config], interpreter: list[triton.Config]) -> list[triton.Config]:
     """The full autotune list on a GPU; under the interpreter, its one-config list (never timed)."""
     return interpreter if INTERPRETED else configs
-
-
-@contextmanager
-def recorded_tunings() -> Iterator[list[str]]:
-    """The configuration every autotuned kernel launched with inside the block, as
-    'kernel: <Triton's Config text>', in launch order. Wraps Autotuner.run for the block only."""
-    seen: list[str] = []
-    original = Autotuner.run
-
-    def run(self, *args, **kwargs):
-        result = original(self, *args, **kwargs)
-        seen.append(f"{self.base_fn.__name__}: {self.best_config}")
-        return result
-
-    Autotuner.run = run
-    try:
-        yield seen
-    finally:
-        Autotuner.run = original
 
 
 def prune_wider_than(meta: str, limit):
