@@ -287,3 +287,17 @@ def test_neighbor_agg_graph_is_shared_across_seeds_and_never_handed_out():
     assert rowptr.dtype == torch.int64
     i32 = small_case("neighbor_agg", spec.test_params[0], 0)
     assert {t.dtype for t in spec.make_inputs(i32, 1, "cpu")[:2]} == {torch.int32}
+
+
+def test_cases_named_on_the_command_line_are_found_in_every_suite_and_checked():
+    from mage.errors import UnknownNameError
+    from mage.plan import Request, plan
+
+    named = plan(Request(suites=list(SUITES), ops=["neighbor_agg", "layernorm"], device="cpu",
+                         cases=["hub-64k-F512", "1024x1024"]))
+    assert [(p.spec.name, p.case.name, p.case.suite) for p in named] == [
+        ("neighbor_agg", "hub-64k-F512", "schedule"), ("layernorm", "1024x1024", "seed")]
+    with pytest.raises(UnknownNameError, match="unknown case 'hub-64k-F512x' of neighbor_agg; did you mean hub-64k-F512"):
+        plan(Request(suites=list(SUITES), ops=["neighbor_agg"], device="cpu", cases=["hub-64k-F512x"]))
+    with pytest.raises(UnknownNameError, match="case '1024x1024' is in the seed suite, not in large"):
+        plan(Request(suites=["large"], ops=["layernorm"], device="cpu", cases=["1024x1024"]))

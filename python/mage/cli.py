@@ -48,6 +48,8 @@ IMPL_HELP = ("Only these implementations: a family (triton: its champion), every
              "baselines and each family's champion.")
 ALL_STRATEGIES_OPTION = typer.Option(False, "--all-strategies", help="Every strategy of each selected family, "
                                      "the studies as well as the champion.")
+CASE_OPTION = typer.Option(None, "--case", help="Only the cases of this name, e.g. hub-64k-F512 (repeatable); "
+                           "found in every suite unless --suite names some.")
 WIDE_OPTION = typer.Option(False, "--wide", help="Every column of the results table, however wide; by default the "
                            "columns that matter most, as many as fit the terminal (or COLUMNS, or 100).")
 
@@ -79,6 +81,11 @@ def _budget(budget: float | None, suites: list[Suite]) -> float:
     if budget is not None:
         return budget
     return SEED_BUDGET_S if set(suites) == {Suite.seed} else Method.budget_s
+
+
+def _suite_choice(suites: list[Suite] | None, cases: list[str] | None) -> list[Suite]:
+    """The suites given; else the seed suite, or every suite when cases are named (a name is found in any)."""
+    return suites or ([Suite.all] if cases else [Suite.seed])
 
 
 def _suites(suites: list[Suite]) -> list[str]:
@@ -121,10 +128,12 @@ def _fraction(value: float) -> float:
 
 @app.command()
 def run(
-    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases: seed (launch-bound), large, sweep, "
-                                      "reduction (row widths 64 to 262144), schedule (neighbor_agg's scheduling "
-                                      "study), or all (repeatable)."),
+    suite: Optional[List[Suite]] = typer.Option(None, help="Which cases: seed (launch-bound), large, sweep, "
+                                                "reduction (row widths 64 to 262144), schedule (neighbor_agg's "
+                                                "scheduling study), or all (repeatable). Default: seed, or every "
+                                                "suite with --case."),
     op: Optional[List[str]] = typer.Option(None, "--op", help="Only these ops (repeatable)."),
+    case: Optional[List[str]] = CASE_OPTION,
     impl: Optional[List[str]] = typer.Option(None, "--impl", help=IMPL_HELP),
     all_strategies: bool = ALL_STRATEGIES_OPTION,
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
@@ -180,14 +189,16 @@ def run(
     from mage.runner import Runner
 
     if resume_run is not None:
-        request = _resumed_request(resume_run, db, op=op, impl=impl, all_strategies=all_strategies, budget=budget,
+        request = _resumed_request(resume_run, db, op=op, case=case, impl=impl, all_strategies=all_strategies,
+                                   suite=suite, budget=budget,
                                    path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
                                    device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
         where = _device(device)
         paths = path or (["single", "batch", "graph"] if where == "cuda" else ["single"])
-        request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths,
+        suite = _suite_choice(suite, case)
+        request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths, cases=case,
                           caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
                           method=fresh_method(Method(budget_s=_budget(budget, suite), batch=batch,
                                                      min_samples=min_samples,
@@ -415,8 +426,10 @@ def _resumed_request(run_id: int, db: Path, **selections):
 
 @app.command("check")
 def check_contracts(
-    suite: List[Suite] = typer.Option([Suite.seed], help="Which cases to check (repeatable)."),
+    suite: Optional[List[Suite]] = typer.Option(None, help="Which cases to check (repeatable). Default: seed, "
+                                                "or every suite with --case."),
     op: Optional[List[str]] = typer.Option(None, "--op"),
+    case: Optional[List[str]] = CASE_OPTION,
     impl: Optional[List[str]] = typer.Option(None, "--impl", help=IMPL_HELP),
     all_strategies: bool = ALL_STRATEGIES_OPTION,
     device: DeviceChoice = typer.Option(DeviceChoice.auto),
@@ -429,7 +442,8 @@ def check_contracts(
     from mage.report.findings import skip_lines
 
     where = _device(device)
-    request = Request(suites=_suites(suite), ops=op, impls=impl, device=where, all_strategies=all_strategies)
+    request = Request(suites=_suites(_suite_choice(suite, case)), ops=op, impls=impl, cases=case, device=where,
+                      all_strategies=all_strategies)
     seed = fresh_method(Method()).check_seed
     table = Table(title=f"contracts on {where} (check seed {seed})")
     for column in ("op", "case", "impl", "contract", "rel error", "eager error", "reason"):

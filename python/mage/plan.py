@@ -8,6 +8,7 @@ known here too (case_rows), so a resumed run (mage.resume) can tell which cases 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import random
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ class Request:
     # Every strategy of each family, not only its champion (mage.registry.select); a study suite's cases
     # (spec.STUDY_SUITES) run them all regardless.
     all_strategies: bool = False
+    cases: list[str] | None = None  # only the cases of these names (of the selected ops and suites)
 
 
 @dataclass
@@ -66,14 +68,29 @@ def plan(request: Request) -> list[Planned]:
     specs = [registry.get_op(name) for name in op_names]
     if request.impls:
         registry.check_patterns(request.impls, op_names)
+    if request.cases:
+        _check_case_names(request, specs)
     work = []
     for spec in specs:
         for case in spec.cases():
-            if case.suite in request.suites:
+            if case.suite in request.suites and (not request.cases or case.name in request.cases):
                 impls = selected(spec.name, request, case.suite)
                 if impls:
                     work.append(Planned(spec, case, impls))
     return work
+
+
+def _check_case_names(request: Request, specs: list) -> None:
+    """Every named case is a case of a selected op in a selected suite, or an error that says what is."""
+    known = {case.name: case for spec in specs for case in spec.cases()}
+    for name in request.cases:
+        case = known.get(name)
+        if case is None:
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(list(known)[:8])}, …"
+            raise UnknownNameError(f"unknown case {name!r} of {', '.join(spec.name for spec in specs)}; {hint}")
+        if case.suite not in request.suites:
+            raise UnknownNameError(f"case {name!r} is in the {case.suite} suite, not in {', '.join(request.suites)}")
 
 
 def selected(op: str, request: Request, suite: str | None = None) -> list[Implementation]:
