@@ -184,9 +184,7 @@ def run(
     db: Path = DB_OPTION,
 ):
     """Check every implementation against float64, then measure those that pass; store the run."""
-    from mage.plan import Request, fresh_method, plan
-    from mage import registry
-    from mage.runner import Runner
+    from mage.plan import Request, fresh_method
 
     if resume_run is not None:
         request = _resumed_request(resume_run, db, op=op, case=case, impl=impl, all_strategies=all_strategies,
@@ -203,6 +201,19 @@ def run(
                           method=fresh_method(Method(budget_s=_budget(budget, suite), batch=batch,
                                                      min_samples=min_samples,
                                                      noise_target=noise_target)))
+    _execute(request, hypothesis=hypothesis, predict=predict, resume_run=resume_run, isolate=isolate,
+             case_timeout=case_timeout, gpus=gpus, ray_address=ray_address, wide=wide, log_steps=log_steps, db=db)
+
+
+def _execute(request, *, hypothesis: Optional[str], predict: Optional[List[str]], db: Path, wide: bool = False,
+             log_steps: bool = False, resume_run: Optional[int] = None, isolate: Optional[bool] = None,
+             case_timeout: float = 900.0, gpus: Optional[str] = None, ray_address: Optional[str] = None) -> None:
+    """Plan, check, time and store ``request`` (mage run and mage study), then print its results and answer."""
+    from mage import registry
+    from mage.plan import plan
+    from mage.runner import Runner
+
+    where = request.device
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: running the contracts and CPU wall-clock timings only; "
                       "every number below is CPU time, not GPU time.[/]")
@@ -331,6 +342,34 @@ def _print_answer(stored: dict, rows: list) -> None:
     if answers:
         console.print(answer_table(answers, f"The answer: fastest by boundary on {device_model(stored['env'])} "
                                    f"({stored['clock'].upper()} clock)"))
+
+
+@app.command("study")
+def study(
+    name: Optional[str] = typer.Argument(None, help="The study to run; none: list them."),
+    device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
+    wide: bool = WIDE_OPTION,
+    db: Path = DB_OPTION,
+):
+    """Run a study (python/mage/studies/NAME.toml: its question, cases in order, implementations, hypothesis
+    and predictions) as mage run would, the study's name stored with the run; with no name, list them."""
+    from rich.table import Table
+
+    from mage import studies
+
+    if name is None:
+        table = Table(title="studies (mage study NAME runs one)")
+        for column in ("study", "question", "cases", "implementations", "a run takes"):
+            table.add_column(column, overflow="fold")
+        for each in studies.every():
+            table.add_row(each.name, each.headline, str(len(each.cases)), str(len(each.impls)),
+                          f"about {each.seconds} s on an H200" if each.seconds else "", end_section=True)
+        console.print(table)
+        return
+    chosen = studies.load(name)
+    console.print(f"{chosen.name}: {' '.join(chosen.question.split())}", markup=False)
+    _execute(chosen.request(_device(device)), hypothesis=chosen.hypothesis, predict=chosen.predict or None, db=db,
+             wide=wide)
 
 
 @app.command("best")

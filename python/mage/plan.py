@@ -34,7 +34,8 @@ class Request:
     # Every strategy of each family, not only its champion (mage.registry.select); a study suite's cases
     # (spec.STUDY_SUITES) run them all regardless.
     all_strategies: bool = False
-    cases: list[str] | None = None  # only the cases of these names (of the selected ops and suites)
+    cases: list[str] | None = None  # only the cases of these names (of the selected ops and suites), in this order
+    study: str | None = None  # the study (mage.studies) this request runs
 
 
 @dataclass
@@ -77,6 +78,8 @@ def plan(request: Request) -> list[Planned]:
                 impls = selected(spec.name, request, case.suite)
                 if impls:
                     work.append(Planned(spec, case, impls))
+    if request.cases:
+        work.sort(key=lambda planned: request.cases.index(planned.case.name))  # stable: an op's order stays
     return work
 
 

@@ -26,7 +26,7 @@ def request_record(request: Request) -> dict:
     """What is stored with a run so that it can be planned again (the method is stored beside it)."""
     return {"suites": request.suites, "ops": request.ops, "impls": request.impls, "paths": request.paths,
             "caches": request.caches, "device": request.device, "all_strategies": request.all_strategies,
-            "cases": request.cases}
+            "cases": request.cases, "study": request.study}
 
 
 # Method parameters whose default changed how a run samples, at the value runs stored before them were
