@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run it there from the repo root,
-# after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine):
+# after `make wheel` here, carrying dist/ (the abi3 native extension built on this machine) and .whl/ where
+# it holds peers' wheels:
 #   [MAGE_GPU_TESTS=1] [MAGE_FRAGMENTS="a b"] [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
 # MAGE_FRAGMENTS names studies in scripts/gpu/<name>.sh, sourced in that order before the run (each
 # writes under $out/<name>/ and bounds its own time); with fragments and no run options, no run.
@@ -13,7 +14,13 @@ out=${OUT:-results/h200}
 mkdir -p "$out"
 python3 -m zipfile -e dist/*.whl /tmp/wheel >/dev/null
 cp /tmp/wheel/mage/_native*.so python/mage/
-export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
+# Peer libraries the image lacks (Liger-Kernel, say) travel as wheels in .whl/, carried: installed beside Mage.
+peers=
+if compgen -G ".whl/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/peers .whl/*.whl
+    peers=:/tmp/peers
+fi
+export PYTHONPATH=$PWD/python$peers PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
 mage() { python3 -m mage "$@"; }
 
 db=$out/mage.db
@@ -22,7 +29,7 @@ if [ -f results/h200/mage.db ] && [ "$db" != results/h200/mage.db ] && [ ! -f "$
 latest_run() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()[0])' "$db" 2>/dev/null || echo 0; }
 first_new_run=$(( $(latest_run) + 1 ))
 if [ "${MAGE_GPU_TESTS:-0}" = 1 ]; then
-    python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
+    python3 -m pytest -q -rP -p no:cacheprovider -m gpu tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py tests/test_peers_gpu.py -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
 fi
 mage env --ceilings > "$out/env.json"
 # Bounded steps for fragments: `step_budget S` at a fragment's start gives it S seconds in all; then

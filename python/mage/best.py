@@ -1,12 +1,12 @@
 """The answer: which implementation is fastest, at which boundary, and by how much against eager and
-against the best library.
+against the best library or peer.
 
 For each op, case, variant and precision, three boundaries are answered side by side, never combined:
 kernel time, call span on the single path and call span on the graph path. Each answer names the
 fastest implementation, its ratio to eager (the baseline at the precision its contract compares with)
-and to the fastest library implementation (torch.compile, cuSPARSE, the peers: identity.LIBRARY_FAMILIES),
-and the implementations within the noise of it (mage.compare's point resolution: a difference below it
-is not a ranking).
+and to the fastest library implementation, named (torch.compile, cuSPARSE, the peers Liger-Kernel, PyG and
+QuACK: identity.LIBRARY_FAMILIES), and the implementations within the noise of it (mage.compare's point
+resolution: a difference below it is not a ranking).
 
 ``from_rows`` answers from the rows of one run (what ``mage run`` ends with); ``latest`` reads a whole
 store and keeps, per device model, the latest passing measurement of each implementation on each case,
@@ -55,7 +55,7 @@ class Answer:
     fastest: Measured
     within_noise: list[Measured] = field(default_factory=list)  # others no slower beyond the resolution
     eager: Measured | None = None
-    library: Measured | None = None  # the fastest library implementation
+    library: Measured | None = None  # the fastest library implementation (a peer's too)
 
     @property
     def vs_eager(self) -> float | None:

@@ -380,7 +380,7 @@ def best_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op.")
             db: Path = DB_OPTION):
     """The best implementation Mage has measured, per op, case, precision and boundary: the latest passing
     measurement of each implementation in the store, with its run and date, its ratio to eager and to the fastest
-    library implementation."""
+    library implementation (torch.compile, cuSPARSE or a peer library, named)."""
     from mage import best
     from mage.report.answer import answer_table
 

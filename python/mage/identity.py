@@ -1,8 +1,8 @@
 """How an implementation is named: family, strategy, variant, precision.
 
-The family is the technology (eager, compile, triton, native, native-py, cubecl, cusparse, …), the
-strategy one kernel design within it (default, split, persistent, max-autotune, …), the variant the
-op's formulation (outgoing, sum, … or default) and the precision the arithmetic (ieee, tf32, …).
+The family is the technology (eager, compile, triton, native, native-py, cubecl, cusparse, …) or the peer
+library (liger, pyg, quack), the strategy one kernel design within it (default, split, persistent, max-autotune,
+…), the variant the op's formulation (outgoing, sum, … or default) and the precision the arithmetic (ieee, tf32, …).
 The full name is ``family/variant/precision`` for the default strategy and
 ``family.strategy/variant/precision`` otherwise (``triton.split/outgoing/tf32``).
 
@@ -12,9 +12,11 @@ Pure string functions: the registry, the experiments and the store's migration r
 from __future__ import annotations
 
 DEFAULT_STRATEGY = "default"
-# Families that are another library's implementation of an op (torch.compile, cuSPARSE, the peers a user would
-# pick instead), not Mage's own kernels: the fastest of them is what an answer sets Mage's kernels beside.
-LIBRARY_FAMILIES = ("compile", "cusparse")
+# The peers: libraries a user would pick instead of Mage's kernels, each a family named after it (mage.backends.peers).
+PEER_FAMILIES = ("liger", "pyg", "quack")
+# Families that are another library's implementation of an op (torch.compile, cuSPARSE through torch.sparse, the
+# peers), not Mage's own kernels: the fastest of them is what an answer sets Mage's kernels beside.
+LIBRARY_FAMILIES = ("compile", "cusparse", *PEER_FAMILIES)
 
 # Backend names before schema 9, as (family, strategy): the store's migration and mage import of an
 # older document map them so old and new runs of one implementation share its name.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from mage.backends.peers import PEERS
 from mage.errors import MageError, RunClaimedError
 from mage.measure.method import Method
 from mage.plan import Request
@@ -19,7 +20,8 @@ from mage.store import describe_claim
 REQUEST_KEY = "request"
 # What must match for the numbers of one run to stay comparable. Another machine of the same kind
 # is allowed (a lost machine is a reason to resume); where each part ran is recorded at the end.
-_MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit")
+_MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit",
+               *(peer.distribution for peer in PEERS))
 
 
 def request_record(request: Request) -> dict:

@@ -1,4 +1,4 @@
-"""The environment recorded with every run: device, clocks, versions, commit (GUIDE §1)."""
+"""The environment recorded with every run: device, clocks, versions (the peer libraries' too), commit (GUIDE §1)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Iterator
 import torch
 
 import mage
+from mage.backends import peers
 from mage.measure.clocks import nvml_handle, reason_names
 
 REPO = Path(__file__).resolve().parents[3]
@@ -170,6 +171,8 @@ def capture(device: str) -> dict:
         "hostname": platform.node(),
         "os": platform.platform(),
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        # Each peer library's version by its package name (None: not installed, its rows skipped).
+        **peers.versions(),
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(torch.cuda.current_device())

@@ -1,0 +1,14 @@
+"""Liger-Kernel's softmax (``LigerSoftmaxFunction``): a Triton kernel holding a row in one block of at most
+65,536 elements, read once."""
+
+from mage.backends.peers import LIGER, liger_takes
+from mage.backends.triton import triton_available
+from mage.ops.softmax.spec import SPEC
+from mage.registry import implementation
+
+
+@implementation("softmax", family=LIGER.family, variants=("rows",), available=LIGER.available(triton_available),
+                takes=liger_takes)
+def softmax(x):
+    SPEC.validate(x)
+    return LIGER.load("ops.softmax").LigerSoftmaxFunction.apply(x)
