@@ -3,7 +3,7 @@ seed cases and on the native kernels' edge shapes (tails in every dimension, bot
 and scalar paths, int32 and int64 graphs with empty rows and hubs), CUDA graph capture, the current
 stream, and neighbor_agg's bits the same from call to call. Skipped where no CUDA device is visible.
 
-Run on the GPU machine with ``pytest -m gpu tests/test_cubecl_gpu.py`` (scripts/gpu/cubecl.sh does).
+Run on the GPU machine with ``pytest -m gpu tests/test_cubecl_gpu.py``.
 The checks and the stream and graph tests are test_native_gpu's, run on these implementations.
 """
 

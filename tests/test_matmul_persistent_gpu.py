@@ -1,7 +1,7 @@
 """triton.persistent on a CUDA device (the matmul study's targets): the tf32 and tf32x3 products pass their
 contracts on the TMA path (aligned, ragged tiles) and on the tile-kernel fallback, tf32x3 takes two
 launches, and at K 8192 and 32768 (normal and heavy-tailed) its error is at most cuBLAS ieee's (the
-other IEEE-class implementations' errors are stored by scripts/gpu/gemm-fast.sh's sweep run: compiling
+other IEEE-class implementations' errors are stored by the matmul sweep runs: compiling
 their kernels here would take most of this file's time). The autotune configs chosen are printed last.
 Skipped where no CUDA device is visible.
 

@@ -16,9 +16,8 @@ from mage.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 
 # Not scanned: what results/ holds besides its README is data (the store, the device calls' logs and profiles,
-# the generated site), quoted as it was recorded; scripts/gpu/ holds one-off device-call fragments that are being
-# replaced by study definitions Mage runs, and goes with them; and this file, whose examples are the references.
-NOT_TEXT = re.compile(r"^results/(?!README\.md$)|^scripts/gpu/|^tests/test_product_text\.py$")
+# the generated site), quoted as it was recorded; and this file, whose examples are the references.
+NOT_TEXT = re.compile(r"^results/(?!README\.md$)|^tests/test_product_text\.py$")
 
 REFERENCES = {
     "issue number": re.compile(

@@ -32,7 +32,7 @@ the loop waits with ``wait_group 3``, so up to three are still reading it while 
 loaded and rounded, and a register they read may be rewritten first (triton-lang/triton#9433; the ptxas register
 reuse fixed after CUDA 12.9, triton-lang/triton#11781: Triton 3.6 assembles sm_90 with its ptxas 12.8). A wgmma
 twice as long (N 256) leaves that window open twice as long. N 128 is the size every measurement got right;
-scripts/gpu/gemm3.sh checks each config's error on the GPU, the dropped ones too, to confirm or refute this.
+a GPU check of each config's error, the dropped ones too, would confirm or refute this.
 """
 
 import triton
@@ -51,7 +51,7 @@ from mage.registry import implementation
 # TMA waits).
 SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (128, 128, 32, 8, 5, 2), (128, 128, 32, 8, 4, 2),
                (128, 128, 64, 8, 3, 2)]
-# The BLOCK_M 256 configs the H200 refused, kept for scripts/gpu/gemm3.sh to check that they are what fails.
+# The BLOCK_M 256 configs the H200 refused, kept so that a GPU check can show that they are what fails.
 REFUSED_SHAPES = [(256, 128, 32, 8, 4, 4), (256, 128, 32, 8, 3, 2)]
 
 

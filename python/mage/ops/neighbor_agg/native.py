@@ -39,8 +39,7 @@ One kernel template, scheduled eleven ways (the strategies, each registered for 
   choice is stored with each result as its tuning.
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
-  the timed call: its kernels are in the call's kernel time and launch count, and
-  scripts/gpu/nbr.sh times it alone.
+  the timed call: its kernels are in the call's kernel time and launch count.
 
 int32 and int64 indices each have their kernels, so indices are never converted.
 

@@ -1,6 +1,6 @@
 """Warmed calls of chosen implementations inside one cudaProfilerStart/Stop range, for ncu.
 
-    ncu --profile-from-start off ... python3 scripts/gpu/ncu_calls.py OP,IMPL,CASE [OP,IMPL,CASE ...]
+    ncu --profile-from-start off ... python3 scripts/ncu_calls.py OP,IMPL,CASE [OP,IMPL,CASE ...]
 
 Each implementation is called twice on its case's own inputs before the range opens (compilation,
 autotuning and loading happen there), then once inside it: ncu sees one timed kind of call each. Every call runs
