@@ -17,8 +17,8 @@ import torch
 
 from mage import registry
 from mage.backends.rows import row_cases
-from mage.spec import (NONFINITE, Case, OpSpec, draw, drawn_index, generator, require_dtype, require_ndim,
-                        require_tensor)
+from mage.spec import (NONFINITE, Case, OpSpec, draw, drawn_index, generator, plant_nonfinite, require_dtype,
+                        require_ndim, require_tensor)
 
 
 class SoftmaxSpec(OpSpec):
@@ -33,17 +33,19 @@ class SoftmaxSpec(OpSpec):
 
     def make_inputs(self, case, seed, device, distribution="normal"):
         g = generator(seed, device)
-        x = draw((case.params["rows"], case.params["cols"]), g, distribution)
-        if distribution == NONFINITE:
-            # A masked row (all −inf: NaN in float64, as 0/0) and a row masked but for one element (a 1 there).
-            masked = drawn_index(x.shape[0], g)
-            x[masked] = -torch.inf
-            if x.shape[0] > 1:
-                one_left = (masked + 1) % x.shape[0]
-                kept = x[one_left, drawn_index(x.shape[1], g)].item()
-                x[one_left] = -torch.inf
-                x[one_left, drawn_index(x.shape[1], g)] = kept
-        return (x,)
+        if distribution != NONFINITE:
+            return (draw((case.params["rows"], case.params["cols"]), g, distribution),)
+        x = draw((case.params["rows"], case.params["cols"]), g, "normal")
+        # A masked row (all −inf: NaN in float64, as 0 / 0) and a row masked but for one element (a 1 there),
+        # then the NaN and infinities every input gets, so that the masked rows overwrite none of them.
+        masked = drawn_index(x.shape[0], g)
+        x[masked] = -torch.inf
+        if x.shape[0] > 1:
+            one_left = (masked + 1) % x.shape[0]
+            kept = x[one_left, drawn_index(x.shape[1], g)].item()
+            x[one_left] = -torch.inf
+            x[one_left, drawn_index(x.shape[1], g)] = kept
+        return (plant_nonfinite(x, g),)
 
     def validate(self, x) -> None:
         require_tensor("x", x)

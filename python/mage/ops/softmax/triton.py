@@ -125,8 +125,10 @@ def _tile_stats(x_ptr, part_ptr, tile, total, cols, whole, CHUNK: tl.constexpr):
     x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
     local = tl.arange(0, CHUNK)
     ok, later = local < n, local >= split
-    m0 = tl.max(tl.where(ok & ~later, x, NO_VALUE), axis=0)
-    m1 = tl.max(tl.where(ok & later, x, NO_VALUE), axis=0)
+    # At least NO_VALUE: a part that is all −inf (a masked stretch of a row) then sums exp(−inf − NO_VALUE) = 0,
+    # not exp(−inf + inf), NaN. A NaN reaches the sum through exp(x − m) whatever the maxima do with it.
+    m0 = tl.maximum(tl.max(tl.where(ok & ~later, x, NO_VALUE), axis=0), NO_VALUE)
+    m1 = tl.maximum(tl.max(tl.where(ok & later, x, NO_VALUE), axis=0), NO_VALUE)
     e = tl.exp(tl.where(ok, x - tl.where(later, m1, m0), -float("inf")))  # past the end: 0, not an overflow
     slot = part_ptr + tile.to(tl.int64) * 4
     tl.store(slot, m0)
