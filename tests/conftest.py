@@ -9,6 +9,10 @@ import torch  # noqa: E402
 from mage import registry  # noqa: E402
 from mage.spec import Case  # noqa: E402
 
+from interpreted_nan import drop_nan_as_compiled  # noqa: E402
+
+drop_nan_as_compiled()
+
 
 @pytest.fixture
 def layernorm():

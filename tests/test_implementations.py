@@ -8,6 +8,7 @@ test_params and bad_inputs.
 import pytest
 import torch
 
+from mage import check as check_module
 from mage import registry
 from mage.backends import compiled
 from mage.check import check
@@ -75,8 +76,10 @@ def _passes_as_registered(impl, spec, case):
     result = check(impl, registry.baseline_of(impl), spec, case, "cpu", seed=2024)
     if impl.fails:  # registered to be seen failing (an unstable formula): it fails, and only as registered
         assert not result.passed and impl.failed_as_registered(result.reason), f"{case.params}: {result.reason}"
-    else:
+    elif check_module.mage_s_own(impl):
         assert result.passed, f"{case.params}: {result.reason}"
+    else:  # eager or a library: it may get a NaN or an infinity wrong (torch's float32 GELU of +inf on the CPU)
+        assert result.passed or check_module.timed_despite(result, impl), f"{case.params}: {result.reason}"
 
 
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=_name)

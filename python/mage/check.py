@@ -4,7 +4,8 @@ An implementation passes on a case when, for fresh inputs from each distribution
 - it returns one plain ``torch.Tensor`` (not a subclass, which could defer work past the timed window),
   strided, of its precision's dtype (float32; bf16 and fp16 for those), of the reference's shape on the
   inputs' device;
-- every element is finite (outputs are poisoned with NaN, so unwritten elements fail);
+- every element is finite where the float64 reference is (outputs are poisoned with NaN, so unwritten
+  elements fail), and NaN where it is NaN, the same infinity where it is infinite;
 - its inputs are unchanged after the call;
 - its output shares memory with no input and not with its output of the previous call (an
   implementation that returns an input or a cached tensor would otherwise look instant);
@@ -16,6 +17,14 @@ An implementation passes on a case when, for fresh inputs from each distribution
   held to FP32's error because the library chose not to use TF32 there. A
   bf16 or fp16 implementation and its eager baseline are given inputs rounded to that dtype, and the
   float64 reference is computed on those rounded values: the error is the kernel's, not the inputs'.
+  The error is taken over the positions where the reference is finite.
+
+The non-finite contract (spec.NONFINITE: NaN and infinities in every input tensor, and each op's edge
+values) is one more distribution, checked like the others: its verdict is the position-by-position
+comparison above. Where the reference is NaN an unwritten (poisoned) element goes unseen, but the finite
+distributions see it. The eager baseline or a library's implementation (identity.LIBRARY_FAMILIES: what users
+run anyway) that fails only the non-finite contract is still timed, on finite inputs, with that failure stored
+beside its numbers (timed_despite); one of Mage's own is failed and never timed.
 
 While it is timed, its inputs get new values between samples (InputRefresh) and a sample of its timed
 outputs is held to its precision's ceiling against the float64 reference of the values it was given:
@@ -30,14 +39,19 @@ from dataclasses import dataclass
 import torch
 
 from mage.backends.precision import TOLERANCE, precision_mode
+from mage import identity
 from mage.outputs import poisoned_outputs
 from mage.registry import Implementation
-from mage.spec import Case, OpSpec, input_dtype
+from mage.spec import NONFINITE, Case, OpSpec, input_dtype
 
 # The 10×-eager rule compares against eager's error; when eager is exact or nearly so, the
 # rule must still allow ordinary float32 rounding (a few units of float32's epsilon).
 EAGER_RATIO = 10.0
 ROUNDING_FLOOR = 10 * torch.finfo(torch.float32).eps
+# How a library's row timed despite its failure on non-finite inputs begins its stored reason.
+TIMED_DESPITE = "timed on finite inputs all the same"
+# How many wrong positions a failure's message names.
+NAMED_POSITIONS = 5
 
 
 @dataclass
@@ -46,9 +60,25 @@ class ContractResult:
     rel_error: float | None
     eager_error: float | None
     reason: str = ""
+    failed_on: str = ""  # the distribution it failed on, where it failed on inputs of one
+
+
+def timed_despite(result: ContractResult, impl: Implementation) -> bool:
+    """Whether ``impl`` is timed although it failed ``result``: the eager baseline or a library's implementation
+    that fails the non-finite contract alone (users run it anyway; its failure is stored beside its numbers)."""
+    return not result.passed and result.failed_on == NONFINITE and not mage_s_own(impl)
+
+
+def mage_s_own(impl: Implementation) -> bool:
+    """Whether ``impl`` is one of Mage's kernels: not the eager baseline, nor a library's implementation."""
+    return not impl.baseline and impl.family not in identity.LIBRARY_FAMILIES
 
 
 def rel_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """‖out − ref‖ / ‖ref‖ over the positions where ``ref`` is finite (the others are compared exactly)."""
+    finite = torch.isfinite(ref)
+    if not finite.all():
+        out, ref = out[finite], ref[finite]
     diff = torch.linalg.vector_norm((out.to(torch.float64) - ref).flatten())
     norm = torch.linalg.vector_norm(ref.flatten())
     return float(diff / norm) if norm > 0 else float(diff)
@@ -113,7 +143,7 @@ def _within_range(spec: OpSpec, inputs: tuple, variant: str) -> tuple[tuple, tor
         return inputs, ref
     limit = min(torch.finfo(dtype).max for dtype in dtypes) / 2
     for _ in range(HALVINGS):
-        if not ref.abs().max() > limit:
+        if not ref.abs().nan_to_num(0.0, posinf=0.0).max() > limit:
             break
         inputs = tuple(t * 0.5 if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs)
         ref = spec.reference(upcast(inputs), variant)
@@ -122,7 +152,9 @@ def _within_range(spec: OpSpec, inputs: tuple, variant: str) -> tuple[tuple, tor
 
 def _call_checked(impl: Implementation, inputs: tuple, ref: torch.Tensor,
                   previous: torch.Tensor | None = None) -> tuple[float | None, str, object]:
-    """Run ``impl`` once on ``inputs``: (error, reason it fails or '', its output).
+    """Run ``impl`` once on ``inputs``: (error, reason it fails or '', its output). The error is None
+    when the output is not one to compare; an output whose NaN and infinities are not the reference's has
+    its error all the same (on the positions where both are finite, the eager baseline's is still used).
 
     ``previous`` is the output of the implementation's previous call, still held so that its memory
     cannot be handed out again: an honest new output never overlaps it.
@@ -133,7 +165,9 @@ def _call_checked(impl: Implementation, inputs: tuple, ref: torch.Tensor,
     reason = _unfinished_on_return(out)
     if not reason:
         reason = _output_problem(out, inputs, originals, ref, previous, input_dtype(impl.precision))
-    return (None, reason, out) if reason else (rel_error(out, ref), "", out)
+    if reason:
+        return None, reason, out
+    return rel_error(out, ref), _nonfinite_mismatch(out, ref), out
 
 
 def _unfinished_on_return(out) -> str:
@@ -180,27 +214,57 @@ def _output_problem(out, inputs: tuple, originals: tuple, ref: torch.Tensor, pre
         return f"output dtype {out.dtype} != {dtype}"
     if out.device != ref.device:
         return f"output on {out.device}, inputs on {ref.device}"
-    bad = (~torch.isfinite(out)).sum().item()
-    if bad:
-        return f"{bad} of {out.numel()} output elements are NaN or Inf (unwritten or overflowed)"
     return ""
 
 
+def _nonfinite_mismatch(out: torch.Tensor, ref: torch.Tensor) -> str:
+    """Where ``out`` is NaN or infinite but ``ref`` finite, or ``ref`` NaN or infinite and ``out`` not the same:
+    how many, and the first few positions, or ''."""
+    finite = torch.isfinite(ref)
+    out_finite = torch.isfinite(out)
+    unwritten = finite & ~out_finite
+    lost = ~finite & ~((out.to(ref.dtype) == ref) | (out.isnan() & ref.isnan()))
+    problems = []
+    if count := int(unwritten.sum()):
+        problems.append(f"{count} of {out.numel()} output elements are NaN or Inf (unwritten or overflowed)"
+                        f"{_positions(unwritten, out, ref)}")
+    if count := int(lost.sum()):
+        problems.append(f"{count} of the reference's {int((~finite).sum())} NaN or infinite elements are not "
+                        f"the same in the output (a NaN or an infinity turned into another value)"
+                        f"{_positions(lost, out, ref)}")
+    return "; ".join(problems)
+
+
+def _positions(wrong: torch.Tensor, out: torch.Tensor, ref: torch.Tensor) -> str:
+    """The first NAMED_POSITIONS positions of ``wrong``, each with the output's and the reference's value."""
+    named = [tuple(int(i) for i in index) for index in torch.nonzero(wrong)[:NAMED_POSITIONS].tolist()]
+    listed = ", ".join(f"{list(at)} {float(out[at]):g} (reference {float(ref[at]):g})" for at in named)
+    more = " …" if int(wrong.sum()) > len(named) else ""
+    return f": {listed}{more}"
+
+
 def check(impl: Implementation, eager: Implementation, spec: OpSpec, case: Case, device: str, seed: int) -> ContractResult:
-    """Check ``impl`` on fresh inputs from every distribution; the worst error is reported."""
+    """Check ``impl`` on fresh inputs from every distribution; the worst error is reported. A failure on
+    non-finite inputs is reported once every other distribution has passed (failed_on says which)."""
     worst, worst_eager = 0.0, 0.0
     tolerance = TOLERANCE[impl.precision]
     previous = eager_previous = None
+    nonfinite_failure = None
     for offset, distribution in enumerate(spec.distributions):
         inputs, ref = _within_range(spec, spec.make_inputs_at(case, seed + offset, device, distribution,
                                                               impl.precision), impl.variant)
         spec.check_inputs(*inputs)
         eager_error, eager_reason, eager_previous = _call_checked(eager, inputs, ref, eager_previous)
-        if eager_reason:
+        # On non-finite inputs the baseline may get a NaN or an infinity wrong (it is then failed by its own
+        # check, as any implementation): its error where it is finite still sets the 10×-eager rule.
+        if eager_reason and not (distribution == NONFINITE and eager_error is not None and math.isfinite(eager_error)):
             return ContractResult(False, None, None, f"the eager baseline itself fails: {eager_reason}")
         error, reason, previous = _call_checked(impl, inputs, ref, previous)
+        if reason and distribution == NONFINITE:
+            nonfinite_failure = f"{distribution} inputs: {reason}"
+            continue
         if reason:
-            return ContractResult(False, None, eager_error, f"{distribution} inputs: {reason}")
+            return ContractResult(False, None, eager_error, f"{distribution} inputs: {reason}", distribution)
         compared = eager_error
         if impl.precision == "tf32":
             compared = max(eager_error, _tf32_rounding_error(spec, inputs, ref, impl.variant))
@@ -215,8 +279,11 @@ def check(impl: Implementation, eager: Implementation, spec: OpSpec, case: Case,
                 eager_error,
                 f"{distribution} inputs: error {error:.3g} > allowed {allowed:.3g} "
                 f"({ceiling}, eager error {eager_error:.3g})",
+                distribution,
             )
         worst, worst_eager = max(worst, error), max(worst_eager, eager_error)
+    if nonfinite_failure:
+        return ContractResult(False, worst, worst_eager, nonfinite_failure, NONFINITE)
     return ContractResult(True, worst, worst_eager)
 
 

@@ -520,7 +520,8 @@ def _check_one(table, skipped: list, planned, implementation, where: str, seed: 
                     Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
                     "" if result.rel_error is None else f"{result.rel_error:.2e}",
                     "" if result.eager_error is None else f"{result.eager_error:.2e}", result.reason)
-    if result.passed or implementation.failed_as_registered(result.reason):
+    if result.passed or implementation.failed_as_registered(result.reason) or check.timed_despite(result,
+                                                                                                   implementation):
         return []
     return [(planned.spec.name, implementation.name, f"contract on {planned.case.name}")]
 

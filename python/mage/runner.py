@@ -1,4 +1,5 @@
-"""A run: for each case, check every implementation, then measure those that passed.
+"""A run: for each case, check every implementation, then measure those that passed (and a library's
+that failed on non-finite inputs alone: check.timed_despite).
 
 The recipe per case: fresh inputs → contract of each implementation (fresh seeds) → warm-up →
 kernel capture and host time per implementation → call spans of all passing implementations
@@ -219,7 +220,7 @@ class Runner:
             self.on_progress(Step(case.key, "contract", impl.name))
             seed = _seed(self.method.check_seed, case.key, impl.name)
             contract = check.check(impl, registry.baseline_of(impl), spec, case, device, seed)
-            if not contract.passed:
+            if not contract.passed and not check.timed_despite(contract, impl):
                 return Outcome("fail", contract.reason, "fail", contract.rel_error, contract.eager_error)
             call = _bound(impl, inputs)
             self.on_progress(Step(case.key, "profile", impl.name))
@@ -316,7 +317,10 @@ class Runner:
         contract = measured.contract
         flops, bytes_moved = spec.flops(case, impl.variant), spec.bytes_at(case, impl.variant, impl.precision)
         memory_floor, compute_floor = ceilings.hardware_floors_us(self.ceilings, flops, bytes_moved, impl.precision)
-        result = Result(path, cache, "pass", contract="pass", rel_error=contract.rel_error,
+        # A library timed despite its non-finite failure: its rows pass, its contract and reason say it failed.
+        result = Result(path, cache, "pass", contract="pass" if contract.passed else "fail",
+                        reason=None if contract.passed else f"{check.TIMED_DESPITE}: {contract.reason}",
+                        rel_error=contract.rel_error,
                         eager_error=contract.eager_error, flops=flops, bytes=bytes_moved,
                         floor_us=ceilings.floor_of(memory_floor, compute_floor), memory_floor_us=memory_floor,
                         compute_floor_us=compute_floor, tuning=measured.tuning, gpu_index=self.gpu[0],

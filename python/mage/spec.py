@@ -5,6 +5,7 @@ Implementations never compute throughput themselves: the core derives it from th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -16,7 +17,13 @@ from mage.identity import DEFAULT_STRATEGY
 SUITES = ("seed", "large", "sweep", "reduction", "schedule")
 # The suites of a study: their cases run every strategy of each family, not only its champion.
 STUDY_SUITES = ("reduction", "schedule")
-DISTRIBUTIONS = ("normal", "heavy", "large-mean")
+# "nonfinite": normal values with NaN, +inf and −inf planted at drawn positions (spec.draw), plus each op's
+# own edge values; its verdict compares NaN and infinities position by position (mage.check).
+NONFINITE = "nonfinite"
+DISTRIBUTIONS = ("normal", "heavy", "large-mean", NONFINITE)
+# One NaN, one +inf and one −inf per this many elements of a tensor (and at least one of each), so most of
+# an output stays finite and is still held to the precision's tolerance.
+NONFINITE_SPACING = 1 << 16
 # The dtype of an implementation's floating-point inputs and output, per precision it declares (float32
 # for every other): a bf16 kernel takes bf16 inputs, returns bf16, and is checked on those same values.
 PRECISION_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -53,9 +60,10 @@ class OpSpec:
     # For the tests: small parameter sets of cases() (the generic tests run every implementation on
     # them, so a new op or kernel is tested without editing a list), and bad_inputs() below.
     test_params: Sequence[dict] = ()
-    # The input distributions its contract checks on (of DISTRIBUTIONS), and those of them on which
-    # float32 itself cannot reach the precision ceiling, so that there the contract is 10× eager's error alone.
-    distributions: Sequence[str] = ("normal", "heavy")
+    # The input distributions its contract checks on (of DISTRIBUTIONS; every op's include NONFINITE), and
+    # those of them on which float32 itself cannot reach the precision ceiling, so that there the contract
+    # is 10× eager's error alone.
+    distributions: Sequence[str] = ("normal", "heavy", NONFINITE)
     ill_conditioned: Sequence[str] = ()
     # Each family's champion: the strategy that runs by default (the others are studies, run when named, by
     # --all-strategies or by their study's suite). The default strategy unless named here, by family,
@@ -155,8 +163,9 @@ def _check_declared(op: str, kind: str, value: str, declared: Sequence[str]) -> 
 
 
 def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) -> torch.Tensor:
-    """float32 values on the generator's device: standard normal, heavy-tailed (Student t, 3 dof), or
-    large-mean (1e4 + standard normal: a row's statistics cancel, which shows unstable formulas).
+    """float32 values on the generator's device: standard normal, heavy-tailed (Student t, 3 dof),
+    large-mean (1e4 + standard normal: a row's statistics cancel, which shows unstable formulas), or
+    nonfinite (standard normal with NaN, +inf and −inf each at drawn positions, plant_nonfinite).
 
     Drawn where they are used, so the large cases' 10⁸ values cost milliseconds on a GPU.
     """
@@ -171,7 +180,31 @@ def draw(shape: Sequence[int], generator: torch.Generator, distribution: str) ->
         return normal.div_(chi2.div_(3).sqrt_())
     if distribution == "large-mean":
         return torch.randn(*shape, generator=generator, dtype=torch.float32, device=device).add_(1e4)
+    if distribution == NONFINITE:
+        return plant_nonfinite(torch.randn(*shape, generator=generator, dtype=torch.float32, device=device),
+                               generator)
     raise UnknownNameError(f"unknown distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
+
+
+def plant_nonfinite(values: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """``values`` with NaN, +inf and −inf written in place, each at drawn positions (NONFINITE_SPACING)."""
+    flat = values.view(-1)
+    if flat.numel():
+        count = 1 + flat.numel() // NONFINITE_SPACING
+        for special in (math.nan, math.inf, -math.inf):
+            flat[torch.randint(flat.numel(), (count,), generator=generator, device=values.device)] = special
+    return values
+
+
+def side_distribution(distribution: str) -> str:
+    """The distribution of an op's side inputs (a weight, a bias): normal, but non-finite in the
+    non-finite contract, so that every input tensor holds NaN and infinities there."""
+    return NONFINITE if distribution == NONFINITE else "normal"
+
+
+def drawn_index(size: int, generator: torch.Generator) -> int:
+    """One index in [0, size), drawn: where an op puts its edge values in the non-finite contract."""
+    return int(torch.randint(size, (1,), generator=generator, device=generator.device).item())
 
 
 def generator(seed: int, device: str | torch.device = "cpu") -> torch.Generator:

@@ -130,6 +130,12 @@ inline void __threadfence() {}
 
 inline float __ldcg(const float* p) { return *p; }
 
+inline float __int_as_float(int bits) {
+    float value;
+    __builtin_memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
 inline int atomicAdd(int* address, int value) {
     return __atomic_fetch_add(address, value, __ATOMIC_SEQ_CST);
 }

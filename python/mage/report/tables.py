@@ -196,8 +196,11 @@ def _clock_cell(row: dict) -> Text:
 
 
 def failures_table(rows: list[StoredRow]) -> Table | None:
-    """Failed and skipped rows with their reasons, and passing rows whose time is suspect (mage.suspect)."""
+    """Failed and skipped rows with their reasons, timed rows whose contract failed (a library's, on non-finite
+    inputs: check.timed_despite), and passing rows whose time is suspect (mage.suspect)."""
     listed = [(r, r["status"], r["reason"]) for r in rows if r["status"] in ("fail", "skip")]
+    listed += [(r, "fail", r["reason"]) for r in rows
+               if r["status"] == "pass" and r["contract"] == "fail"]
     listed += [(r, "suspect", f"{r['path']}/{r['cache']}: {r['suspect']}") for r in rows
                if r["status"] == "pass" and r.get("suspect")]
     if not listed:

@@ -20,7 +20,7 @@ import torch
 
 from mage import registry
 from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
-                        require_same_device)
+                        require_same_device, side_distribution)
 
 FLOPS_PER_ELEMENT = 10
 
@@ -43,7 +43,7 @@ class BiasGeluSpec(OpSpec):
         rows, cols = case.params["rows"], case.params["cols"]
         g = generator(seed, device)
         x = draw((rows, cols), g, distribution)
-        bias = 0.5 * draw((cols,), g, "normal")
+        bias = 0.5 * draw((cols,), g, side_distribution(distribution))
         return x.to(device), bias.to(device)
 
     def validate(self, x, bias) -> None:

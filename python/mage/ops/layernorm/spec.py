@@ -19,8 +19,8 @@ import torch
 
 from mage import registry
 from mage.backends.rows import row_cases
-from mage.spec import (Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
-                        require_same_device)
+from mage.spec import (NONFINITE, Case, OpSpec, draw, generator, require_dim, require_ndim, require_one_float_dtype,
+                        require_same_device, side_distribution)
 
 EPS = 1e-5
 
@@ -29,7 +29,7 @@ class LayerNormSpec(OpSpec):
     name = "layernorm"
     variants = ("affine",)
     precisions = ("ieee", "bf16", "fp16")  # bf16/fp16: x, weight, bias and the output of that dtype
-    distributions = ("normal", "heavy", "large-mean")
+    distributions = ("normal", "heavy", "large-mean", NONFINITE)
     ill_conditioned = ("large-mean",)
     # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
     test_params = ({"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 2, "cols": 16411})
@@ -41,8 +41,8 @@ class LayerNormSpec(OpSpec):
         rows, cols = case.params["rows"], case.params["cols"]
         g = generator(seed, device)
         x = draw((rows, cols), g, distribution)
-        weight = 1.0 + 0.1 * draw((cols,), g, "normal")
-        bias = 0.1 * draw((cols,), g, "normal")
+        weight = 1.0 + 0.1 * draw((cols,), g, side_distribution(distribution))
+        bias = 0.1 * draw((cols,), g, side_distribution(distribution))
         return tuple(t.to(device) for t in (x, weight, bias))
 
     def validate(self, x, weight, bias) -> None:

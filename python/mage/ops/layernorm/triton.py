@@ -120,7 +120,8 @@ def _naive_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.conste
         total += x
         squares += x * x
     mean = tl.sum(total, axis=1) / cols
-    return mean, tl.maximum(tl.sum(squares, axis=1) - cols * mean * mean, 0.0)
+    # Cancellation can leave M2 below 0: clamped, a NaN kept (a row with NaN or an infinity is NaN, as in float64).
+    return mean, tl.maximum(tl.sum(squares, axis=1) - cols * mean * mean, 0.0, propagate_nan=tl.PropagateNan.ALL)
 
 
 @triton.jit

@@ -131,7 +131,10 @@ def round_tf32(x):
 def split_tf32_parts(x):
     """(big, small): x's tf32 rounding and the tf32 rounding of what it left, big + small = x to ~2⁻²²."""
     big = round_tf32(x)
-    return big, round_tf32(x - big)  # x - big is exact; rounded here, the wgmma's truncation loses nothing
+    # x − big is exact; rounded here, the wgmma's truncation loses nothing. Where x is infinite, x − big would
+    # be inf − inf, NaN: small is 0 there, so big carries the infinity alone (a NaN stays NaN in both). A
+    # compare and a select an element, beside the three dots.
+    return big, round_tf32(tl.where(x == big, 0.0, x - big))
 
 
 @triton.jit

@@ -29,7 +29,8 @@ import torch
 from mage import registry
 from mage.errors import InputError
 from mage.ops.neighbor_agg import graphs
-from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_same_device, require_tensor
+from mage.spec import (NONFINITE, Case, OpSpec, draw, drawn_index, generator, require_dtype, require_ndim, require_same_device,
+                        require_tensor)
 
 INDEX_DTYPES = {"int32": torch.int32, "int64": torch.int64}
 # The float64 reference gathers edges in chunks so its temporary stays near 256 MiB.
@@ -138,7 +139,10 @@ class NeighborAggSpec(OpSpec):
     def make_inputs(self, case, seed, device, distribution="normal"):
         rowptr, col = self.graph(case)
         index = INDEX_DTYPES[case.params["index"]]
-        x = draw((case.params["nodes"], case.params["features"]), generator(seed, device), distribution)
+        g = generator(seed, device)
+        x = draw((case.params["nodes"], case.params["features"]), g, distribution)
+        if distribution == NONFINITE:  # a neighbor whose features are all infinite
+            x[drawn_index(x.shape[0], g)] = torch.inf
         # copy=True: the cached graph must never be handed out, since an implementation could write it.
         return rowptr.to(device, index, copy=True), col.to(device, index, copy=True), x.to(device)
 

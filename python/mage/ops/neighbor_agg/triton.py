@@ -22,6 +22,14 @@ names, adds the partials in piece order. Integer atomics order nothing in the ar
 is last adds the same partials in the same order. Pieces without a hub return after two binary
 searches over rowptr.
 
+NaN and infinities: sums carry them as float64 does (a row that gathers a NaN, or +inf and −inf, is NaN; one
+that gathers an infinity is that infinity); masked lanes load 0.0, which adds nothing. The mean's only
+guard divides by max(degree, 1), an integer: a row without edges is 0, as in eager.
+
+A graph of one row: Triton specializes an integer argument equal to 1 into a constant, and Triton 3.6's
+coalesce pass fails an assertion compiling this kernel with n_rows so specialized (PassManager::run failed).
+n_rows is never specialized (do_not_specialize): it bounds masks and loops only, so nothing is lost.
+
 Determinism: every row is summed in an order fixed by the graph and the config alone (slot by
 slot over the steps, then a fixed tree over the slots), so results are bitwise reproducible
 run to run. That order differs from eager's index_add; both are float32 sums.
@@ -140,7 +148,7 @@ def _hub_piece(rowptr_ptr, col_ptr, x_ptr, out_ptr, partials_ptr, arrivals_ptr, 
 
 
 @triton.autotune(configs=_neighbor_agg_configs(), key=["n_rows", "n_edges", "F"], prune_configs_by=_PRUNE_FEATURE_TILES)
-@triton.jit
+@triton.jit(do_not_specialize=["n_rows"])  # a graph of one row: see the module's docstring
 def _neighbor_agg_rows_kernel(
     rowptr_ptr,  # n_rows + 1, int32 or int64
     col_ptr,  # n_edges, same dtype as rowptr

@@ -12,6 +12,12 @@
 // in the same order.
 
 #define NO_VALUE (-3.402823466e38f)  // −FLT_MAX: the max of no value; exp(NO_VALUE − m) is 0, never NaN
+#define PAST_THE_END __int_as_float(0xff800000)  // −inf: exp(PAST_THE_END − m) is 0 even where m is NO_VALUE
+//
+// NaN and infinities: a NaN, or a +inf (exp(inf − inf)), makes its row's sum NaN whatever fmaxf does with it
+// (fmaxf drops NaN), so the whole row is NaN, as in float64. A row that is all −inf has the max NO_VALUE and
+// the sum 0: 1 / 0 · exp(−inf) = inf · 0 is NaN, float64's 0 / 0. Elements past a row's end are −inf, never
+// NO_VALUE, so that they add 0 to that sum, not exp(0).
 
 struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
@@ -54,7 +60,7 @@ __device__ __forceinline__ void softmax_registers(const float* __restrict__ x, f
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int c = t + i * THREADS;
-        v[i] = c < cols ? x[c] : NO_VALUE;
+        v[i] = c < cols ? x[c] : PAST_THE_END;
         m = fmaxf(m, v[i]);
     }
     m = row_reduce<THREADS>(m, scratch, MaxOp());

@@ -17,13 +17,14 @@ import torch
 
 from mage import registry
 from mage.backends.rows import row_cases
-from mage.spec import Case, OpSpec, draw, generator, require_dtype, require_ndim, require_tensor
+from mage.spec import (NONFINITE, Case, OpSpec, draw, drawn_index, generator, plant_nonfinite, require_dtype,
+                        require_ndim, require_tensor)
 
 
 class SoftmaxSpec(OpSpec):
     name = "softmax"
     variants = ("rows",)
-    distributions = ("normal", "heavy", "large-mean")
+    distributions = ("normal", "heavy", "large-mean", NONFINITE)
     # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
     test_params = ({"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 2, "cols": 16411})
 
@@ -31,7 +32,20 @@ class SoftmaxSpec(OpSpec):
         return row_cases(self.name)
 
     def make_inputs(self, case, seed, device, distribution="normal"):
-        return (draw((case.params["rows"], case.params["cols"]), generator(seed, device), distribution),)
+        g = generator(seed, device)
+        if distribution != NONFINITE:
+            return (draw((case.params["rows"], case.params["cols"]), g, distribution),)
+        x = draw((case.params["rows"], case.params["cols"]), g, "normal")
+        # A masked row (all −inf: NaN in float64, as 0 / 0) and a row masked but for one element (a 1 there),
+        # then the NaN and infinities every input gets, so that the masked rows overwrite none of them.
+        masked = drawn_index(x.shape[0], g)
+        x[masked] = -torch.inf
+        if x.shape[0] > 1:
+            one_left = (masked + 1) % x.shape[0]
+            kept = x[one_left, drawn_index(x.shape[1], g)].item()
+            x[one_left] = -torch.inf
+            x[one_left, drawn_index(x.shape[1], g)] = kept
+        return (plant_nonfinite(x, g),)
 
     def validate(self, x) -> None:
         require_tensor("x", x)

@@ -11,6 +11,14 @@
 - ``online``: a program streams its row(s), keeps a running max and a sum rescaled whenever the max grows
   (Milakov and Gimelshein's online softmax): the statistics in one read, the output in a second.
 - ``twopass``: a program streams the max, then the sum, then writes: three reads.
+
+NaN and infinities, as in float64: a NaN or a +inf in a row makes the row's Σ exp(x − max) NaN (exp(NaN − m)
+or exp(inf − inf)), whatever ``tl.maximum`` and ``tl.max`` do with a NaN (compiled, they drop it), so the
+whole row is NaN; a row that is all −inf has the sum 0 and writes exp(−inf) / 0, NaN, float64's 0 / 0.
+No guard stands between the sum and its inverse: a real row's sum is at least 1 (its max's own term)
+unless it is NaN or that 0, and the NaN or infinity that rows past the end compute is never stored.
+Running maxima start at NO_VALUE (−FLT_MAX), not −inf, so that a lane that has seen only −inf rescales
+its sum by exp(0), not by exp(−inf + inf).
 """
 
 import triton
@@ -26,6 +34,7 @@ MAX_FUSED_COLS = shared.REGISTERS_MAX_COLS
 # Under the interpreter a split tile is small, so that the seed cases' rows are split and combined.
 SPLIT_COLS = 256 if INTERPRETED else shared.SPLIT_COLS
 PARTIAL_STATS = 2  # max, Σ exp(x − max) of a chunk
+NO_VALUE = tl.constexpr(-3.4028234663852886e38)  # −FLT_MAX: the max of no value; exp(−inf − NO_VALUE) is 0
 ONLINE, TWOPASS = 0, 1  # the streaming kernel's STATISTICS
 
 
@@ -42,9 +51,8 @@ def _softmax_rows_kernel(
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     r64 = r.to(tl.int64)
     x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=-float("inf"))
-    e = tl.exp(x - tl.maximum(tl.max(x, axis=1), -3.0e38)[:, None])  # rows past the end: 0, not NaN
-    total = tl.maximum(tl.sum(e, axis=1), 1e-38)  # and no division by their zero sum
-    tl.store(out_ptr + r64[:, None] * cols + c[None, :], e * (1.0 / total)[:, None], mask=mask)
+    e = tl.exp(x - tl.max(x, axis=1)[:, None])  # NaN in a row that is all −inf (rows past the end too)
+    tl.store(out_ptr + r64[:, None] * cols + c[None, :], e * (1.0 / tl.sum(e, axis=1))[:, None], mask=mask)
 
 
 _softmax_registers_kernel = launch.registers_autotune(_softmax_rows_kernel)
@@ -54,9 +62,9 @@ _softmax_registers_kernel = launch.registers_autotune(_softmax_rows_kernel)
 def _online_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     """(max, Σ exp(x − max)) of each row in one read: lane-wise running maxima and sums, each sum
     rescaled by exp(old − new) when its max grows (Milakov and Gimelshein), lanes combined at the end.
-    Maxima start finite, so that a lane that never sees a value rescales by 0, not NaN."""
+    Maxima start at NO_VALUE, so that a lane that sees no value, or only −inf, rescales by 1, not NaN."""
     c = tl.arange(0, BLOCK_C)
-    m = tl.full([BLOCK_R, BLOCK_C], -3.0e38, tl.float32)
+    m = tl.full([BLOCK_R, BLOCK_C], NO_VALUE, tl.float32)
     s = tl.zeros([BLOCK_R, BLOCK_C], tl.float32)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
@@ -73,7 +81,7 @@ def _twopass_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.cons
     """(max, Σ exp(x − max)) of each row in two reads, the textbook order: fewer exps than online,
     one more read."""
     c = tl.arange(0, BLOCK_C)
-    m = tl.full([BLOCK_R, BLOCK_C], -3.0e38, tl.float32)
+    m = tl.full([BLOCK_R, BLOCK_C], NO_VALUE, tl.float32)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
         m = tl.maximum(m, tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf")))
@@ -99,7 +107,7 @@ def _softmax_streaming_kernel(
         row_max, total = _online_stats(x_rows, row_ok, cols, BLOCK_R, BLOCK_C)
     else:
         row_max, total = _twopass_stats(x_rows, row_ok, cols, BLOCK_R, BLOCK_C)
-    inverse = 1.0 / tl.maximum(total, 1e-38)  # rows past the end sum to 0: no division by it
+    inverse = 1.0 / total  # inf for a row that is all −inf (rows past the end too): NaN is written there
     out_rows = out_ptr + r.to(tl.int64)[:, None] * cols
     c = tl.arange(0, BLOCK_C)
     for start in range(0, cols, BLOCK_C):
@@ -111,14 +119,16 @@ def _softmax_streaming_kernel(
 @triton.jit
 def _tile_stats(x_ptr, part_ptr, tile, total, cols, whole, CHUNK: tl.constexpr):
     """Store a flat tile's (max, Σ exp(x − max)) of the row it starts in (slot 0) and of the next (slot 1:
-    max −3e38 and sum 0 when the tile lies in one row); return the tile's first row and whether it
+    max NO_VALUE and sum 0 when the tile lies in one row); return the tile's first row and whether it
     reaches the next."""
     start, first_row, split, n = launch.tile_span(tile, total, cols, CHUNK)
     x = launch.load_tile(x_ptr + start, n, whole, 0.0, CHUNK)
     local = tl.arange(0, CHUNK)
     ok, later = local < n, local >= split
-    m0 = tl.max(tl.where(ok & ~later, x, -3.0e38), axis=0)
-    m1 = tl.max(tl.where(ok & later, x, -3.0e38), axis=0)
+    # At least NO_VALUE: a part that is all −inf (a masked stretch of a row) then sums exp(−inf − NO_VALUE) = 0,
+    # not exp(−inf + inf), NaN. A NaN reaches the sum through exp(x − m) whatever the maxima do with it.
+    m0 = tl.maximum(tl.max(tl.where(ok & ~later, x, NO_VALUE), axis=0), NO_VALUE)
+    m1 = tl.maximum(tl.max(tl.where(ok & later, x, NO_VALUE), axis=0), NO_VALUE)
     e = tl.exp(tl.where(ok, x - tl.where(later, m1, m0), -float("inf")))  # past the end: 0, not an overflow
     slot = part_ptr + tile.to(tl.int64) * 4
     tl.store(slot, m0)
@@ -134,10 +144,10 @@ def _row_stats(part_ptr, r, row_ok, cols, CHUNK: tl.constexpr, TILES: tl.constex
     order. Read past L1 (.cg): in the lagged kernel other programs wrote them during this launch."""
     slots, ok = launch.row_slots(r, cols, CHUNK, TILES)
     ok = ok & row_ok[:, None]
-    maxima = tl.load(part_ptr + slots * 2, mask=ok, other=-3.0e38, cache_modifier=".cg")
+    maxima = tl.load(part_ptr + slots * 2, mask=ok, other=NO_VALUE, cache_modifier=".cg")
     row_max = tl.max(maxima, axis=1)
     sums = tl.load(part_ptr + slots * 2 + 1, mask=ok, other=0.0, cache_modifier=".cg")
-    return row_max, 1.0 / tl.maximum(tl.sum(sums * tl.exp(maxima - row_max[:, None]), axis=1), 1e-38)
+    return row_max, 1.0 / tl.sum(sums * tl.exp(maxima - row_max[:, None]), axis=1)
 
 
 @triton.jit
