@@ -57,6 +57,7 @@ h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid #ccc; margin-top: 36px;
 .banner.skip { background: #fff6d6; border-color: #c90; color: #750; }
 .findings li { margin: 3px 0; } ul.summary { font-size: 16px; } ul.summary li { margin: 4px 0; } .findings summary { margin-top: 12px; cursor: pointer; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+@media (max-width: 700px) { body { padding: 0 8px 32px; } table { display: block; overflow-x: auto; } }
 td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 tr.fail td { background: #fde2e2; color: #900; font-weight: 600; }
 tr.skip td { background: #fff6d6; color: #750; }
@@ -485,8 +486,9 @@ def _results_table(rows: list[dict]) -> str:
     return _table(fields + ["suspect"], body, classes)
 
 
-def experiment_html(store, run: dict) -> str:
-    """The run's hypothesis and its predictions beside their outcomes; empty when it states neither."""
+def experiment_html(store, run: dict, note: bool = True) -> str:
+    """The run's hypothesis and its predictions beside their outcomes; empty when it states neither. ``note``:
+    how predictions are judged (a page that lists many runs' experiments says it once)."""
     try:
         hypothesis, evaluations = evaluate_run(store, run["id"])
     except MageError as error:  # a stored prediction this version cannot read: say so, do not fail the report
@@ -504,13 +506,20 @@ def experiment_html(store, run: dict) -> str:
     table = ("<table><thead><tr><th>prediction</th><th>observed (implementation @case: value → outcome)</th>"
              f"<th>outcome</th></tr></thead><tbody>{''.join(lines)}</tbody></table>" if lines
              else "<p>No predictions were stated.</p>")
-    return (f"<p><b>Hypothesis:</b> {_esc(hypothesis) if hypothesis else 'none stated'}</p>"
-            + (f"<p>{len(evaluations)} prediction{'s' * (len(evaluations) != 1)}: {summary}.</p>" if evaluations
+    held, failed = counts["held"], counts["failed"]
+    verdict = (" The hypothesis did not hold." if failed > held else " The hypothesis held." if held and not failed
                else "")
+    return (f"<p><b>Hypothesis, stated before the run:</b> {_esc(hypothesis) if hypothesis else 'none stated'}</p>"
+            + (f"<p><b>{len(evaluations)} prediction{'s' * (len(evaluations) != 1)}: {summary}.</b>{verdict}</p>"
+               if evaluations else "")
             + table
-            + '<p class="note">Judged against this run\'s own results (mage.experiments): a span holds only when '
-              "its whole range of round means lies on the predicted side; kernel and host time within their "
-              "resolution (3 %, 10 %) of the bound are unclear; a failed or skipped result is no data.</p>")
+            + (JUDGED_NOTE if note else ""))
+
+
+JUDGED_NOTE = ('<p class="note">Predictions are judged against their run\'s own results (mage.experiments): a span '
+               "holds only when its whole range of round means lies on the predicted side; kernel and host time "
+               "within their resolution (3 %, 10 %) of the bound are unclear; a failed or skipped result is no "
+               "data.</p>")
 
 
 class _SameClock:
@@ -617,7 +626,8 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
     blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
     answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, fraction)}\n' if rows else "")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_esc(title)}</title>
 <style>{STYLE}</style>
 {_plotly_script(plotly_src)}</head>
 <body>

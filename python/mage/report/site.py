@@ -1,7 +1,10 @@
 """The lab notebook: a static, offline site over every run of a store (``mage site --out DIR``).
 
-    DIR/index.html               the runs (hypothesis, predictions and their verdicts), the machines and
-                                 methods they ran with, the ops with their steps
+    DIR/index.html               the best measured (mage best), the studies, the runs newest first (empty
+                                 ones folded), their experiments, the ops with their steps, the machines and
+                                 methods they ran with
+    DIR/studies/NAME.html        a study (mage.studies): its question, its runs with the hypotheses stated
+                                 before each and their verdicts, the latest kernel times of its cases
     DIR/plotly.min.js            the one copy of plotly.js every page loads, by a relative path
     DIR/runs/run-N/index.html    run N's report (mage.report.html), model blocks included; its plots are
                                  interactive and each saves itself as an image, so the site keeps no static
@@ -21,10 +24,10 @@ import html as html_text
 import re
 from pathlib import Path
 
-from mage import atomic, best, history
+from mage import atomic, best, history, studies
 from mage.errors import MageError
 from mage.experiments import evaluate_run
-from mage.report import answer, figures, html, markdown
+from mage.report import answer, figures, html, markdown, study_pages
 from mage.report.format import commit_label
 from mage.report.history_html import history_section
 
@@ -44,7 +47,8 @@ def _page(title: str, body: str, depth: int, plots: bool) -> str:
     root = "../" * depth
     script = f'<script src="{root}{PLOTLY}"></script>' if plots else ""
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_esc(title)}</title>
 <style>{html.STYLE}</style>
 {script}</head>
 <body>
@@ -91,10 +95,19 @@ def _runs_table(store, runs: list[dict]) -> str:
 
 
 def _experiments(store, runs: list[dict]) -> str:
-    """Every run that states a hypothesis or predictions: them, beside the verdicts its own results give."""
+    """Every run that states a hypothesis or predictions, newest first: them, beside the verdicts its own
+    results give."""
     parts = [f'<h3><a href="{run_folder(run["id"])}/index.html#experiment">run {run["id"]}</a></h3>{stated}'
-             for run in runs if (stated := html.experiment_html(store, run))]
-    return "".join(parts) or "<p>No run of this store states a hypothesis or a prediction.</p>"
+             for run in reversed(runs) if (stated := html.experiment_html(store, run, note=False))]
+    return html.JUDGED_NOTE + "".join(parts) if parts else "<p>No run of this store states a hypothesis or a prediction.</p>"
+
+
+def _studies_table(known: list[studies.Study], runs_of: dict[str, list[dict]]) -> str:
+    body = "".join(
+        f'<tr><td><a href="studies/{study_pages.study_file(s.name)}">{_esc(s.name)}</a></td><td>{_esc(s.headline)}</td>'
+        f'<td class="num">{len(runs_of[s.name])}</td></tr>' for s in known)
+    return ("<table><thead><tr><th>study</th><th>question</th><th>runs</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>" if body else "<p>No study is defined.</p>")
 
 
 def _grouped(runs: list[dict], keys: tuple[str, ...], part: str) -> str:
@@ -159,7 +172,17 @@ def _best_table(store) -> str:
             "within the noise of it (≈), and the run it comes from.</p>")
 
 
-def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]]) -> str:
+def _runs_newest_first(store, runs: list[dict]) -> str:
+    """The runs newest first; those that stored no result (stopped before their first) folded away below."""
+    shown = [run for run in reversed(runs) if run["result_count"] or run.get("block_count")]
+    empty = [run for run in reversed(runs) if not (run["result_count"] or run.get("block_count"))]
+    folded = (f"<details><summary>{len(empty)} run{'s' * (len(empty) != 1)} that stored no result</summary>"
+              f"{_runs_table(store, empty)}</details>" if empty else "")
+    return _runs_table(store, shown) + folded
+
+
+def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]],
+               known: list[studies.Study] = (), runs_of: dict[str, list[dict]] | None = None) -> str:
     op_lines = "".join(
         f'<tr><td><a href="ops/{op_file(op)}">{_esc(op)}</a></td><td class="num">{len(series)}</td>'
         f'<td class="num">{len(faster)}</td><td class="num">{len(slower)}</td></tr>'
@@ -167,12 +190,14 @@ def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]]) ->
     body = (f'<p class="meta">{len(runs)} runs. Each run\'s page is its report: the answer first, then findings, '
             "experiment, model blocks, boundaries, launch paths, floors, history, contracts, environment and "
             "method. Numbers always name their boundary; boundaries are never subtracted.</p>"
-            '<nav><a href="#best">the best measured</a> <a href="#runs">runs</a> '
+            '<nav><a href="#best">the best measured</a> <a href="#studies">studies</a> <a href="#runs">runs</a> '
             '<a href="#experiments">experiments</a> <a href="#ops">ops</a> '
             '<a href="#environments">environments and methods</a></nav>'
             f'<h2 id="best">The best measured</h2>{_best_table(store)}'
-            f'<h2 id="runs">Runs</h2>{_runs_table(store, runs)}'
-            f'<h2 id="experiments">Experiments: hypotheses, predictions, verdicts</h2>{_experiments(store, runs)}'
+            f'<h2 id="studies">Studies</h2>{_studies_table(list(known), runs_of or {})}'
+            f'<h2 id="runs">Runs, newest first</h2>{_runs_newest_first(store, runs)}'
+            f'<h2 id="experiments">Experiments: hypotheses stated before their runs, and the verdicts</h2>'
+            f'{_experiments(store, runs)}'
             '<h2 id="ops">Ops: history with steps found</h2>'
             "<table><thead><tr><th>op or model block</th><th>series</th><th>improvements</th><th>regressions</th>"
             f"</tr></thead><tbody>{op_lines}</tbody></table>"
@@ -191,10 +216,11 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
     runs = sorted(store.runs(), key=lambda run: run["id"])
     written = [out / PLOTLY]
     atomic.write_text(written[0], get_plotlyjs())
-    linked = set()
+    linked, rows_of = set(), {}
     for run in runs:
         folder = atomic.output_folder(out / run_folder(run["id"]))
         stored, rows = store.run(run["id"]), store.rows(run["id"])
+        rows_of[run["id"]] = rows
         linked |= {r["op"] for r in rows}
         blocks, shares = store.context_results(run["id"]), store.context_shares(run["id"])
         trade = figures.draw_accuracy(stored, rows, folder, formats=("svg",)) if rows else []
@@ -212,5 +238,15 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
     for op, series in ops.items():
         atomic.write_text(out / "ops" / op_file(op), op_page(op, series))
         written.append(out / "ops" / op_file(op))
-    atomic.write_text(out / "index.html", index_page(store, runs, ops))
+    known = studies.every()
+    newest = best.newest_rows(store)
+    runs_of = {study.name: study_pages.study_runs(study, runs, rows_of.__getitem__) for study in known}
+    atomic.output_folder(out / "studies")
+    for study in known:
+        body = study_pages.study_body(store, study, runs_of[study.name], newest,
+                                      run_href=lambda run_id: f"../{run_folder(run_id)}/index.html")
+        atomic.write_text(out / "studies" / study_pages.study_file(study.name),
+                          _page(f"Mage study: {study.name}", body, depth=1, plots=True))
+        written.append(out / "studies" / study_pages.study_file(study.name))
+    atomic.write_text(out / "index.html", index_page(store, runs, ops, known, runs_of))
     return [*written, out / "index.html"]
