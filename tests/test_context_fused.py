@@ -6,6 +6,8 @@ The interpreter's dot is float32 whatever its input_precision, so tf32 and tf32x
 LayerNorms, gates and layouts, not rounding; their rounding on an H200: tests/test_context_fused_gpu.py."""
 
 import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported, by mage or by this file
@@ -21,10 +23,12 @@ from mage.context.fused import trimul_cuequivariance, trimul_triton  # noqa: E40
 from mage.measure.device import Timer  # noqa: E402
 from mage.measure.method import Method  # noqa: E402
 from mage.ops.triangle import triton_relayout  # noqa: E402
+from test_triton import needs_ptxas  # noqa: E402
 
 QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
 MAGE_FUSED = "fused(triton.pairformer)"
 PEER = "fused(cuequivariance)"
+SM90_SHARED_BYTES = 227 * 1024  # what one program may hold on an H100 or H200
 
 
 def _request(**changes) -> measure.Request:
@@ -180,3 +184,39 @@ def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(size
     zn = torch.nn.functional.layer_norm(z, (16,), block.in_weight, block.in_bias, 1e-5)
     a = torch.sigmoid(block.gate_a(zn)) * block.proj_a(zn)  # a[b, k, i, c]
     assert torch.allclose(seen["a"], a[0].permute(2, 1, 0), atol=1e-5)  # a′[c, i, k]
+
+
+SM90_COMPILE = r'''
+from sm90_compile import compile_signature, products
+from mage.context.fused import trimul_triton as fused
+
+f32, i32 = "*fp32", "i32"
+project = {"z_ptr": f32, "norm_w": f32, "norm_b": f32, **{n: f32 for n in (
+    "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b", "pb_w", "pb_b")}, "a_ptr": f32, "b_ptr": f32,
+    "N": i32, "C": i32, "s_c": i32, "s_p": i32, "s_q": i32, "EPS": "fp32"}
+output = {"t_ptr": f32, "z_ptr": f32, **{n: f32 for n in ("in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w",
+    "po_b")}, "out_ptr": f32, "N": i32, "C": i32, "t_sc": i32, "t_si": i32, "EPS": "fp32"}
+for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimul_output_kernel, output)):
+    for precision in ("tf32", "tf32x3"):
+        constexprs = {"PRECISION": precision, "BLOCK_CH": 128}
+        kept = kernel.early_config_prune(kernel.configs, {}, **constexprs)
+        for config in kept[:2]:
+            compiled = compile_signature(kernel, signature, constexprs, config)
+            print(compiled.name, precision, products(compiled), compiled.metadata.shared, flush=True)
+'''
+
+
+@needs_ptxas
+def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
+    """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision, its
+    first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    tests = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(tests), "python"), tests])
+    done = subprocess.run([sys.executable, "-c", SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert {(name, precision) for name, precision, _, _ in lines} == {
+        (kernel, precision) for kernel in ("_trimul_project_kernel", "_trimul_output_kernel")
+        for precision in ("tf32", "tf32x3")}
+    assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES for _, _, product, shared in lines), lines

@@ -35,6 +35,10 @@ from mage.ops.triangle import triton_relayout
 EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
 DOT = {"tf32": "tf32", "ieee": "tf32x3"}  # the block's precision -> the dots' input_precision
 MIN_DOT = 16  # tl.dot's least extent in every dimension
+# Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32) is staged there
+# for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take this plus the
+# weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit (tests/test_context_fused.py).
+STAGED_BYTES = 160 * 1024
 
 
 def _tile_configs():
@@ -47,6 +51,19 @@ def _tile_configs():
             config(8, 8, 64, 4), config(16, 16, 32, 8), config(16, 16, 64, 8), config(4, 16, 64, 4)]
     # The interpreter's cost is per program: few, large tiles.
     return pick_configs(full, [config(16, 16, 32, 4)])
+
+
+def _fits(operands: int):
+    """An ``early_config_prune`` keeping the configs whose ``operands`` normalized tiles fit STAGED_BYTES."""
+
+    def prune(configs, named_args, **kwargs):
+        args = {**named_args, **kwargs}
+        split = 2 if args["PRECISION"] == "tf32x3" else 1
+        kept = [c for c in configs if c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"] * args["BLOCK_CH"] * 4 * operands
+                * split <= STAGED_BYTES]
+        return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"])]
+
+    return prune
 
 
 @triton.jit
@@ -81,7 +98,8 @@ def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
     return tl.dot(x, w, input_precision=PRECISION) + bias[None, :]
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "s_p", "PRECISION"])
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "s_p", "PRECISION"],
+                 prune_configs_by={"early_config_prune": _fits(1)})
 @triton.jit
 def _trimul_project_kernel(
     z_ptr,  # N × N × C, contiguous
@@ -114,7 +132,7 @@ def _trimul_project_kernel(
         tl.store(b_ptr + where, b, mask=mask)
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"])
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(2)})
 @triton.jit
 def _trimul_output_kernel(
     t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j (channel-first, rows padded)
