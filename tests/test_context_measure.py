@@ -22,7 +22,7 @@ QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_ca
 
 def _request(**changes) -> measure.Request:
     fields = dict(blocks=["trimul/outgoing-tiny"], precisions=["ieee"], device="cpu", method=QUICK, size="tiny",
-                  compile_modes=())
+                  compile_modes=(), fused=False)  # the fused implementations: tests/test_context_fused.py
     return measure.Request(**(fields | changes))
 
 

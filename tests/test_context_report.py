@@ -123,9 +123,10 @@ def test_kernel_time_by_call_site_keeps_the_rest_as_other_kernels():
     assert sites == ["layernorm#0", "bias_gelu#0"]
     assert bars[0] == ("eager", [48.0, 182.0], 920.0)
     assert bars[3] == (BEST, [8.0, 70.0], 920.0)
-    # Called without torch.library, or compiled whole: no call sites to attribute.
+    # Called without torch.library, fused, or compiled whole: no call sites to attribute.
     assert bars[4] == (f"direct({BEST})", [None, None], 998.0)
-    assert bars[5] == ("compile.default(torch)", [None, None], 850.0)
+    assert bars[5] == ("fused(triton)", [None, None], 930.0)
+    assert bars[6] == ("compile.default(torch)", [None, None], 850.0)
 
 
 # Through the store, a document and the commands
@@ -281,3 +282,23 @@ def test_the_custom_ops_cost_is_judged_against_the_aa_control_where_it_differs_b
     assert context.assigned(f"control({BEST})") == context.assigned(BEST) == {"layernorm": "native", "bias_gelu": "triton"}
     assert line_of(results, shares, f"control({BEST})", "single").startswith(
         "single path: swapping layernorm to native and bias_gelu to triton, called directly once more (the A/A control),")
+
+
+def test_a_fused_implementation_is_set_beside_the_best_per_op_assignment_and_its_prediction():
+    results, shares = context_records()
+    [section] = [s for s in context.findings(results, shares) if s.title.startswith("What fusion bought")]
+    assert section.sentences == [
+        f"{MLP} (ieee), single path: fused(triton) 940 µs against the best per-op assignment ({BEST}) 1,057 µs, which "
+        "Amdahl predicted at 1.15× over eager and measured 1.14×: fusion is 1.12× faster, beyond the noise (±0.6 %).",
+        f"{MLP} (ieee), graph path: fused(triton) 880 µs against the best per-op assignment ({BEST}) 962 µs, which "
+        "Amdahl predicted at 1.15× over eager and measured 1.21×: fusion is 1.09× faster, beyond the noise (±0.6 %)."]
+    assert line_of(results, shares, "fused(triton)", "single") == (
+        "single path: running fused(triton) saves 270 µs of 1,210 µs (22.3 %); a fused implementation has no per-op "
+        "prediction (see what fusion bought).")
+    rows = {(r[0], r[2], r[3]): r for r in context.prediction_rows(results)}
+    assert rows[MLP, "single", "fused(triton)"][4] == "fused" and rows[MLP, "single", "fused(triton)"][9] == "—"
+    # Without a per-op assignment faster than eager, the fused one is read against eager alone.
+    alone = [r for r in results if r.kind != "best"]
+    [section] = [s for s in context.findings(alone, shares) if s.title.startswith("What fusion bought")]
+    assert section.sentences[0] == (f"{MLP} (ieee), single path: fused(triton) 940 µs, with no per-op assignment "
+                                    "faster than eager to set it beside (1.29× over eager).")

@@ -141,7 +141,7 @@ def test_a_document_without_context_lists_imports_as_before(tmp_path):
 
 
 BAD_CONTEXT = [
-    (("context_results", 0, "kind"), "fused", 'runs[0].context_results[0].kind is "fused", not one of eager, swap'),
+    (("context_results", 0, "kind"), "merged", 'runs[0].context_results[0].kind is "merged", not one of eager, swap'),
     (("context_results", 1, "path"), "batch", 'runs[0].context_results[1].path is "batch", not one of single, graph'),
     (("context_results", 0, "span_median_us"), float("nan"), "context_results[0].span_median_us is nan, not a finite"),
     (("context_results", 0, "block"), None, "runs[0].context_results[0].block is null, not a string"),

@@ -15,6 +15,7 @@ from mage import best, identity, registry
 from mage.backends.peers import LIGER, LIGER_MAX_COLS, PEERS, PYG, QUACK, Peer, PeerMissing
 from mage.backends.triton import INTERPRETED
 from mage.check import check
+from mage.context import blocks, fusion
 from mage.measure import env
 from mage.measure.method import Method
 from mage.plan import Planned, Request, skip_reason
@@ -37,12 +38,17 @@ def _test_cases(spec) -> list[Case]:
     return [Case(spec.name, f"test{n}", "seed", params, seed=11 + n) for n, params in enumerate(spec.test_params)]
 
 
+def _fused_impls(peer: Peer) -> list:
+    """A peer's fused implementations of Mage's blocks (mage.context.fusion)."""
+    return [impl for family in blocks.FAMILIES for impl in fusion.implementations(family) if impl.family == peer.family]
+
+
 def test_each_peer_family_is_a_library_family_with_implementations():
     assert {peer.family for peer in PEERS} == set(identity.PEER_FAMILIES)
     assert set(identity.PEER_FAMILIES) <= set(identity.LIBRARY_FAMILIES)
     for peer in PEERS:
+        assert _peer_impls(peer) or _fused_impls(peer), peer.family
         impls = _peer_impls(peer)
-        assert impls, peer.family
         assert all(impl.champion and not impl.baseline for impl in impls)  # run by default, never the reference
         assert all(impl in registry.select(impl.op, None) for impl in impls)
 
@@ -54,7 +60,12 @@ def test_what_each_peer_implements():
                   "softmax:liger/rows/ieee"],
         "pyg": ["neighbor_agg:pyg/mean/ieee", "neighbor_agg:pyg/sum/ieee"],
         "quack": ["layernorm:quack/affine/ieee", "softmax:quack/rows/ieee"],
+        "cuequivariance": [],
     }
+    fused = {peer.family: sorted(f"{i.block_family}:{i.label}@{i.precision}" for i in _fused_impls(peer))
+             for peer in PEERS}
+    assert fused == {"liger": [], "pyg": [], "quack": [],
+                     "cuequivariance": ["trimul:fused(cuequivariance)@ieee", "trimul:fused(cuequivariance)@tf32"]}
     cusparse = {i.name for i in registry.implementations("neighbor_agg") if i.family == "cusparse"}
     assert cusparse == {"cusparse/sum/ieee", "cusparse/mean/ieee"}
 
@@ -177,12 +188,13 @@ def test_a_missing_library_costs_only_its_own_rows(tmp_path, absent_peer):
 
 def test_each_run_records_every_peer_s_version():
     captured = env.capture("cpu")
-    for peer in PEERS:
+    for distribution in [distribution for peer in PEERS for distribution in peer.distributions()]:
         try:
-            installed = importlib.metadata.version(peer.distribution)
+            installed = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
             installed = None
-        assert captured[peer.distribution] == installed
+        assert captured[distribution] == installed
+    assert "cuequivariance-ops-torch-cu13" in captured  # the kernels of a peer whose front end comes apart
 
 
 def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():

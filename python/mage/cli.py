@@ -802,6 +802,8 @@ def context(
     compile_mode: List[str] = typer.Option(["default", "max-autotune"], "--compile", help="torch.compile modes of "
                                            "the whole block (repeatable)."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Leave out the whole-block compiles."),
+    no_fused: bool = typer.Option(False, "--no-fused", help="Leave out the blocks' fused implementations (a peer "
+                                  "library's, Mage's own), measured by default beside the best per-op assignment."),
     all_strategies: bool = ALL_STRATEGIES_OPTION,
     budget: float = typer.Option(Method.budget_s, callback=_positive, help="Seconds of timed spans one assignment "
                                  "may spend per path: the cap on noise-driven sampling."),
@@ -817,7 +819,7 @@ def context(
     request = measure.Request(blocks=block or [], precisions=precision, device=where, size=size,
                               method=fresh_method(Method(budget_s=budget)), assign=measure.parse_assign(assign),
                               compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)),
-                              all_strategies=all_strategies)
+                              all_strategies=all_strategies, fused=not no_fused)
     measure.check_request(request)
     if where == "cpu":
         console.print("[bold yellow]No CUDA device: contracts and CPU wall-clock timings only; kernel times and "

@@ -1,7 +1,7 @@
 """How an implementation is named: family, strategy, variant, precision.
 
 The family is the technology (eager, compile, triton, native, native-py, cubecl, cusparse, …) or the peer
-library (liger, pyg, quack), the strategy one kernel design within it (default, split, persistent, max-autotune,
+library (liger, pyg, quack, cuequivariance), the strategy one kernel design within it (default, split, persistent, max-autotune,
 …), the variant the op's formulation (outgoing, sum, … or default) and the precision the arithmetic (ieee, tf32, …).
 The full name is ``family/variant/precision`` for the default strategy and
 ``family.strategy/variant/precision`` otherwise (``triton.split/outgoing/tf32``).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 DEFAULT_STRATEGY = "default"
 # The peers: libraries a user would pick instead of Mage's kernels, each a family named after it (mage.backends.peers).
-PEER_FAMILIES = ("liger", "pyg", "quack")
+PEER_FAMILIES = ("liger", "pyg", "quack", "cuequivariance")
 # Families that are another library's implementation of an op (torch.compile, cuSPARSE through torch.sparse, the
 # peers), not Mage's own kernels: the fastest of them is what an answer sets Mage's kernels beside.
 LIBRARY_FAMILIES = ("compile", "cusparse", *PEER_FAMILIES)

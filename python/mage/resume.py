@@ -21,7 +21,7 @@ REQUEST_KEY = "request"
 # What must match for the numbers of one run to stay comparable. Another machine of the same kind
 # is allowed (a lost machine is a reason to resume); where each part ran is recorded at the end.
 _MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit",
-               *(peer.distribution for peer in PEERS))
+               *(distribution for peer in PEERS for distribution in peer.distributions()))
 
 
 def request_record(request: Request) -> dict:

@@ -146,7 +146,7 @@ CREATE TABLE IF NOT EXISTS block_results (     -- one BlockResult: a model block
     block TEXT NOT NULL,
     precision TEXT NOT NULL,
     assignment TEXT NOT NULL,
-    kind TEXT NOT NULL,                   -- eager | swap | best | direct | control | compile
+    kind TEXT NOT NULL,                   -- eager | swap | best | direct | control | fused | compile
     path TEXT NOT NULL,                   -- single | graph
     status TEXT NOT NULL,                 -- pass | fail | skip
     reason TEXT,
@@ -254,8 +254,9 @@ class Result:
 
 
 # Why a block result is measured: the eager reference, one op swapped, the best per op together, the best
-# called without torch.library, a whole-block torch.compile.
-BLOCK_KINDS = ("eager", "swap", "best", "direct", "control", "compile")
+# called without torch.library (and again, as an A/A control), a fused implementation of the block
+# (mage.context.fusion), a whole-block torch.compile.
+BLOCK_KINDS = ("eager", "swap", "best", "direct", "control", "fused", "compile")
 
 
 @dataclass
@@ -266,7 +267,8 @@ class BlockResult:
     precision: str              # ieee | tf32: the mode torch's Linear and every Mage op of the block run in
     assignment: str             # canonical: "eager", "layernorm=native,bias_gelu=triton" (ops in block order),
                                 # the best called directly: "direct(layernorm=native)", or a whole-block compile:
-                                # "compile.default(torch)", "compile.max-autotune(mage)"
+                                # "compile.default(torch)", "compile.max-autotune(mage)", or a fused implementation
+                                # of the block: "fused(cuequivariance)"
     kind: str                   # why it is measured: one of BLOCK_KINDS
     path: str                   # single | graph
     status: str                 # pass | fail | skip

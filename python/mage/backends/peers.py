@@ -34,10 +34,17 @@ class Peer:
     distribution: str  # what pip installs: its version is recorded with each run
     module: str  # the package imported
     requirement: str = ""  # what to pip install, where it is not the bare distribution (an extra of it)
+    # (module, distribution) of a package holding its compiled kernels, where the library's own package imports
+    # without it and fails only when called (cuEquivariance's torch front end and its ops wheel).
+    kernels: tuple[str, str] | None = None
 
     def missing(self) -> str | None:
         """Why the library cannot be used here (not installed, or failing on import), or None."""
-        return _import_problem(self.module, self.distribution, self.requirement or self.distribution)
+        problem = _import_problem(self.module, self.distribution, self.requirement or self.distribution)
+        if problem is None and self.kernels is not None:
+            module, distribution = self.kernels
+            problem = _import_problem(module, distribution, distribution)
+        return problem
 
     def cuda_only(self, device: str) -> str | None:
         """Device rule of a library whose kernels exist for CUDA alone."""
@@ -49,12 +56,13 @@ class Peer:
             raise PeerMissing(problem)
         return importlib.import_module(f"{self.module}.{submodule}" if submodule else self.module)
 
+    def distributions(self) -> tuple[str, ...]:
+        """What pip installs of it: its own package, and its kernels' where they come apart."""
+        return (self.distribution, *((self.kernels[1],) if self.kernels else ()))
+
     def version(self) -> str | None:
         """The installed version, read from the package's metadata without importing it; None if not installed."""
-        try:
-            return importlib.metadata.version(self.distribution)
-        except importlib.metadata.PackageNotFoundError:
-            return None
+        return _version(self.distribution)
 
     def available(self, *device_rules: Availability) -> Availability:
         """The availability rule of one of its implementations: each device rule first (cheap: nothing is
@@ -86,12 +94,22 @@ LIGER = Peer("Liger-Kernel", "liger", "liger-kernel", "liger_kernel")
 PYG = Peer("PyTorch Geometric", "pyg", "torch_geometric", "torch_geometric")
 # Its CuTe-DSL runtime comes in one build per CUDA major: the extra picks torch's CUDA 13.
 QUACK = Peer("QuACK", "quack", "quack-kernels", "quack", requirement="quack-kernels[cu13]")
-PEERS = (LIGER, PYG, QUACK)
+# A fused implementation of a block (mage.context.fused), not of an op; its kernels in the build for torch's CUDA 13.
+CUEQUIVARIANCE = Peer("cuEquivariance", "cuequivariance", "cuequivariance-torch", "cuequivariance_torch",
+                      kernels=("cuequivariance_ops_torch", "cuequivariance-ops-torch-cu13"))
+PEERS = (LIGER, PYG, QUACK, CUEQUIVARIANCE)
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def versions() -> dict[str, str | None]:
     """Each peer's installed version by its package name (None where it is not installed): stored with a run."""
-    return {peer.distribution: peer.version() for peer in PEERS}
+    return {distribution: _version(distribution) for peer in PEERS for distribution in peer.distributions()}
 
 
 # Liger-Kernel holds a row in one Triton block of at most this many elements (liger_kernel.ops.utils.calculate_settings).

@@ -8,13 +8,17 @@ For each block and precision:
    not through torch.library (direct: what the custom ops cost); torch.compile of the whole block per
    mode, once with torch's own ops (the implementations' functions inlined: the all-torch twin) and
    once with the Mage custom ops under the best assignment. With ``assign`` given, those
-   implementations are the candidates, swapped alone and together, whatever their speed.
+   implementations are the candidates, swapped alone and together, whatever their speed. Each fused
+   implementation of the block (mage.context.fusion) that runs at the block's precision, the call sites it
+   leaves running the best assignment: what fusion buys beyond the best per-op assignment.
 3. Each assignment's contract (mage.check, against the block's float64 reference), then one profiler
    capture (kernel time and launches per block call, and each call site's share of it from the
    ``mage::<op>`` ranges), then the call spans of all passing assignments together on the single and
    graph paths (mage.measure.span, rotated rounds, refreshed inputs, verified outputs).
 4. Amdahl: 1 / (1 − Σf + Σf/s), f each swapped site's share of the eager capture and s its isolated
-   speedup, beside the measured speedup (eager's span over the assignment's, same path).
+   speedup, beside the measured speedup (eager's span over the assignment's, same path). A fused
+   implementation or a whole-block compile has no per-op prediction: the report sets it beside the best
+   assignment and that assignment's prediction.
 
 Candidates leave out the compile family (torch.compile is measured on the whole block instead) and
 implementations registered to be seen failing; of a family's strategies faster than the baseline, the
@@ -24,6 +28,7 @@ fastest alone is swapped in (the op's own study compares strategies).
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import random
 import zlib
@@ -35,7 +40,7 @@ import torch
 from mage import amdahl, check, registry
 from mage.backends.compiled import FAMILY as COMPILE_FAMILY, MODES
 from mage.backends.precision import cuda_only, precision_mode
-from mage.context import blocks, library
+from mage.context import blocks, fusion, library
 from mage.context.block import Block, BlockSpec, Site, block_implementation
 from mage.errors import InputError, UnknownNameError
 from mage.measure import kernel, span
@@ -66,18 +71,20 @@ class Request:
     assign: dict[str, str] = field(default_factory=dict)  # op -> selector; empty: every faster candidate
     compile_modes: tuple[str, ...] = tuple(MODES)
     all_strategies: bool = False  # candidates from every strategy of a family, not only its champion
+    fused: bool = True  # the block's fused implementations (mage.context.fusion) beside its assignments
 
 
 @dataclass
 class Way:
     """One way of running the block: an assignment of implementations, or a whole-block compile."""
 
-    label: str  # the stored assignment: "eager", "layernorm=native", "compile.default(torch)"
-    kind: str  # eager | swap | best | direct | compile
+    label: str  # the stored assignment: "eager", "layernorm=native", "compile.default(torch)", "fused(triton)"
+    kind: str  # one of mage.store.BLOCK_KINDS
     selectors: dict[str, str]
     route: str = "library"
     compile_mode: str | None = None
     skip: str | None = None
+    fused: fusion.FusedImplementation | None = None
 
 
 def parse_assign(texts: list[str] | None) -> dict[str, str]:
@@ -228,11 +235,24 @@ class BlockMeasurement:
             # The same kernels called without torch.library: what the custom ops themselves cost.
             ways.append(Way(f"{DIRECT}({best_label})", DIRECT, best, "direct"))
             ways.append(Way(f"{CONTROL}({best_label})", CONTROL, best, "direct"))
+        ways += self.fused_ways(best)
         for mode in self.request.compile_modes:
             skip = None if mode == "default" or self.timer.is_cuda else (
                 "max-autotune tunes GPU kernels; it has nothing to tune on the CPU")
             ways.append(Way(f"{COMPILE_FAMILY}.{mode}(torch)", "compile", {}, "direct", mode, skip))
             ways.append(Way(f"{COMPILE_FAMILY}.{mode}(mage)", "compile", best, "library", mode, skip))
+        return ways
+
+    def fused_ways(self, best: dict[str, str]) -> list[Way]:
+        """One way per fused implementation of the block at its precision; the call sites it leaves run the
+        best per-op assignment."""
+        ways = []
+        for impl in fusion.implementations(self.block.family, self.precision) if self.request.fused else []:
+            left = {site.op for site in self.block.sites if not impl.covers(site.name)}
+            selectors = {op: selector for op, selector in best.items() if op in left}
+            rest = label(selectors, self.block)
+            ways.append(Way(impl.label + ("" if rest == EAGER else f",{rest}"), fusion.KIND, selectors,
+                            skip=impl.skip_reason(self.block, self.request.device), fused=impl))
         return ways
 
     def mode(self, way: Way) -> Callable[[], contextlib.AbstractContextManager]:
@@ -246,6 +266,8 @@ class BlockMeasurement:
         return entered
 
     def function(self, way: Way) -> Callable:
+        if way.fused is not None:
+            return functools.partial(way.fused.fn, self.block)
         if way.compile_mode is None:
             return self.block
         return torch.compile(self.block, mode=MODES[way.compile_mode], fullgraph=True, dynamic=False)
@@ -358,7 +380,7 @@ class BlockMeasurement:
                 if row.span_median_us and base is not None and base.span_median_us and base.status == "pass":
                     row.measured_speedup = base.span_median_us / row.span_median_us
             way = passing.get(name, (None,))[0]
-            if way is None or way.kind == "compile" or eager_capture is None:
+            if way is None or way.kind in ("compile", fusion.KIND) or eager_capture is None:
                 continue
             predicted = self.predicted(way, eager_capture)
             for row in rows.values():
@@ -380,8 +402,8 @@ class BlockMeasurement:
         return amdahl.combined_speedup(parts)
 
     def _shares(self, way: Way, capture: kernel.RangeCapture) -> list[BlockOpShare]:
-        if way.route != "library":
-            return []  # the all-torch twin calls no Mage op: it has no sites to attribute
+        if way.route != "library" or way.fused is not None:
+            return []  # the all-torch twin calls no Mage op, a fused one not each site: no sites to attribute
         chosen = library.Assignment.resolve(self.precision, way.selectors)
         shares = []
         for site, timed in zip(self.block.sites, capture.ranges):
@@ -426,6 +448,7 @@ def record(store, request: Request, command: str, on_progress: Callable[[Step], 
         method=request.method.as_dict() | {"blocks": blocks.select(request.blocks, request.size),
                                            "precisions": request.precisions, "assign": request.assign,
                                            "size": request.size, "compile_modes": list(request.compile_modes),
+                                           "fused": request.fused,
                                            "paths": list(PATHS)},
         ceilings=ceilings.measure(request.device))
     status, results = "incomplete", []

@@ -10,6 +10,9 @@ of the same run and path:
   nothing inferred: the launches per block call, the kernel time outside the swapped call sites (same
   capture, its sites' kernel times taken off), a swapped site's kernel time inside the block against the
   same implementation alone at the site's shapes, and the block's kernel-time ratio against its span ratio.
+A fused implementation of the block (mage.context.fusion) has no per-op prediction: it is read against the best
+per-op assignment of the same run and path, that assignment's Amdahl prediction beside, which says what fusion
+bought beyond what swapping one op at a time reaches.
 Kernel times differing by less than KERNEL_NOISE are not named (the convention of mage.report.findings).
 """
 
@@ -25,6 +28,7 @@ from mage.store import BlockOpShare, BlockResult
 NOISE_SIGMAS = 2.0  # two standard errors of the ratio of two span means
 DIRECT = "direct"  # the kind of the best assignment called without torch.library (mage.context.measure)
 CONTROL = "control"  # the direct assignment measured again as its own contender: an A/A difference
+FUSED = "fused"  # a fused implementation of the block (mage.context.fusion)
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,9 @@ def site_times(results: list[BlockResult], shares: list[BlockOpShare], block: st
 def _action(result: BlockResult) -> str:
     if result.kind == "compile":
         return f"compiling the whole block ({result.assignment})"
+    if result.kind == FUSED:
+        rest = " and ".join(f"{op} to {impl}" for op, impl in assigned(result.assignment).items())
+        return f"running {result.assignment.split(',')[0]}" + (f" (its other call sites swapping {rest})" if rest else "")
     swaps = " and ".join(f"{op} to {impl}" for op, impl in assigned(result.assignment).items())
     if result.kind == DIRECT:
         return f"swapping {swaps}, each called directly rather than through torch.library,"
@@ -213,7 +220,8 @@ def sentence(reading: Reading, shares: list[BlockOpShare]) -> str:
     verb = f"saves {_us_in_words(saved)} of" if saved >= 0 else f"adds {_us_in_words(-saved)} to"
     text = f"{_action(r)} {verb} {_us_in_words(eager)} ({percent(reading.saved_share)})"
     if reading.predicted_share is None:
-        text += "; no Amdahl prediction is stored for a whole-block compile" if r.kind == "compile" else ""
+        text += {"compile": "; no Amdahl prediction is stored for a whole-block compile",
+                 FUSED: "; a fused implementation has no per-op prediction (see what fusion bought)"}.get(r.kind, "")
         return where + text + "."
     text += f"; Amdahl predicted {percent(reading.predicted_share)}"
     if reading.noise is None:
@@ -259,6 +267,33 @@ def why(reading: Reading, shares: list[BlockOpShare]) -> list[str]:
     return out
 
 
+def fusion_gain(results: list[BlockResult]) -> list[str]:
+    """Per fused implementation, block, precision and path: its span against the best per-op assignment's (with
+    that assignment's Amdahl prediction over eager), the difference judged against the two spans' noise."""
+    best = {(r.block, r.precision, r.path): r for r in results if r.kind == "best" and r.status == "pass"}
+    out = []
+    for r in results:
+        if r.kind != FUSED or r.status != "pass" or not r.span_median_us:
+            continue
+        where = f"{r.block} ({r.precision}), {r.path} path: {r.assignment} {_us_in_words(r.span_median_us)}"
+        per_op = best.get((r.block, r.precision, r.path))
+        if per_op is None or not per_op.span_median_us:
+            out.append(where + ", with no per-op assignment faster than eager to set it beside"
+                       + (f" ({ratio(r.measured_speedup)} over eager)." if r.measured_speedup else "."))
+            continue
+        gain = per_op.span_median_us / r.span_median_us
+        text = (f"{where} against the best per-op assignment ({per_op.assignment}) "
+                f"{_us_in_words(per_op.span_median_us)}, which Amdahl predicted at {ratio(per_op.predicted_speedup)} "
+                f"over eager and measured {ratio(per_op.measured_speedup)}: fusion is {ratio(gain)} "
+                f"{'faster' if gain >= 1 else 'slower'}")
+        noise = Reading(r, per_op).noise
+        if noise is None:
+            out.append(text + " (no span noise stored to judge it).")
+            continue
+        out.append(text + f", {'within' if abs(gain - 1) <= noise else 'beyond'} the noise ({percent(noise, '±')}).")
+    return out
+
+
 def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Section]:
     """One section per block and precision: a sentence per assignment and path other than eager."""
     out = []
@@ -273,6 +308,8 @@ def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Sec
     if cost := custom_op_cost(results):
         out.append(Section("What the custom ops cost (the best assignment through torch.library against the "
                            "same implementations called directly)", cost))
+    if gain := fusion_gain(results):
+        out.append(Section("What fusion bought (each fused implementation against the best per-op assignment)", gain))
     return out
 
 

@@ -232,7 +232,7 @@ def gemm_kind(precision: str) -> str:
     return "16-bit" if input_dtype(precision).itemsize == 2 else precision
 
 
-def _hopper(rule):
+def hopper(rule):
     """``rule``, and on CUDA a device with TMA (sm_90 or newer): the GEMM's descriptors need it."""
 
     def available(device: str) -> str | None:
@@ -244,7 +244,7 @@ def _hopper(rule):
     return available
 
 
-def _aligned(n: int) -> int:
+def aligned(n: int) -> int:
     """A row of n elements padded to ROW_ALIGN."""
     return triton.cdiv(n, ROW_ALIGN) * ROW_ALIGN
 
@@ -260,7 +260,7 @@ def _k_major(operands, dims):
         if view.permute(0, 3, 1, 2).is_contiguous() and tma_ready(view.permute(0, 3, 1, 2).reshape(B * C * N, N)):
             ready.append((t, N))
             continue
-        copy = torch.empty((B * C, N, _aligned(N)), dtype=t.dtype, device=t.device)
+        copy = torch.empty((B * C, N, aligned(N)), dtype=t.dtype, device=t.device)
         pairs.append((view, copy.view(B, C, N, -1)[..., :N].permute(0, 2, 3, 1)))
         ready.append((copy, copy.stride(1)))
     if pairs:
@@ -283,6 +283,20 @@ def relayout(pairs):
     _triangle_relayout_kernel[grid](src, dst, src1, dst1, R, K, C, *src.stride(), *dst.stride())
 
 
+def k_major_product(a_k, a_rows, b_k, b_rows, product, o_strides, B, N, C, precision, channel_first):
+    """The GEMM launch: out_g = a′_g · b′_gᵀ for the B·C channels of K-major a′, b′ (rows of a_rows, b_rows
+    elements), into ``product`` at (batch, channel, i, j) strides ``o_strides``: channel-first through TMA
+    (rows padded as a′'s) or straight into a channel-last tensor."""
+    kernel = GEMM_KERNELS[gemm_kind(precision)]
+    G = B * C
+    sms = num_sms(a_k.device)
+    grid = lambda meta: (min(sms, triton.cdiv(G, meta["CHANNEL_GROUP"]) * meta["CHANNEL_GROUP"]
+                             * triton.cdiv(N, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
+    use_descriptor_workspace(a_k.device)
+    kernel[grid](a_k, b_k, product, N, C, G, a_rows, b_rows, *o_strides, NUM_SMS=sms,
+                 PRECISION=DOT_PRECISION.get(precision, precision), TMA_EPILOGUE=channel_first)
+
+
 def _triangle(a, b, variant, precision, out_channel_first):
     SPEC.validate(a, b)
     B, N, _, C = a.shape
@@ -294,35 +308,28 @@ def _triangle(a, b, variant, precision, out_channel_first):
     (a_k, a_rows), (b_k, b_rows) = _k_major((a, b), dims)
     # The epilogue's (batch, channel, i, j) strides: straight into channel-last out, or a channel-first
     # B × C × N × N product (rows padded as a′'s, for its TMA stores) that one more relayout launch copies back.
-    product = (torch.empty((B, C, N, _aligned(N)), dtype=a.dtype, device=a.device)[..., :N] if out_channel_first
+    product = (torch.empty((B, C, N, aligned(N)), dtype=a.dtype, device=a.device)[..., :N] if out_channel_first
                else out)
     o_strides = product.stride() if out_channel_first else (out.stride(0), out.stride(3), out.stride(1), out.stride(2))
-    kernel = GEMM_KERNELS[gemm_kind(precision)]
-    G = B * C
-    sms = num_sms(a.device)
-    grid = lambda meta: (min(sms, triton.cdiv(G, meta["CHANNEL_GROUP"]) * meta["CHANNEL_GROUP"]
-                             * triton.cdiv(N, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-    use_descriptor_workspace(a.device)
-    kernel[grid](a_k, b_k, product, N, C, G, a_rows, b_rows, *o_strides, NUM_SMS=sms,
-                 PRECISION=DOT_PRECISION.get(precision, precision), TMA_EPILOGUE=out_channel_first)
+    k_major_product(a_k, a_rows, b_k, b_rows, product, o_strides, B, N, C, precision, out_channel_first)
     if out_channel_first:
         relayout([(product.permute(0, 2, 3, 1), out)])
     return out
 
 
 @implementation("triangle", family="triton", strategy="relayout", variants=("outgoing", "incoming"),
-                precisions=("tf32",), available=_hopper(triton_tf32_available))
+                precisions=("tf32",), available=hopper(triton_tf32_available))
 @implementation("triangle", family="triton", strategy="relayout", variants=("outgoing", "incoming"),
-                precisions=("ieee", "tf32x3", "bf16", "fp16"), available=_hopper(triton_available))
+                precisions=("ieee", "tf32x3", "bf16", "fp16"), available=hopper(triton_available))
 def triangle(a, b, variant, precision):
     """Relayout and the GEMM, its epilogue writing channel-last: 2 launches (1 on K-major inputs)."""
     return _triangle(a, b, variant, precision, out_channel_first=False)
 
 
 @implementation("triangle", family="triton", strategy="relayout3", variants=("outgoing", "incoming"),
-                precisions=("tf32",), available=_hopper(triton_tf32_available))
+                precisions=("tf32",), available=hopper(triton_tf32_available))
 @implementation("triangle", family="triton", strategy="relayout3", variants=("outgoing", "incoming"),
-                precisions=("ieee", "tf32x3", "bf16", "fp16"), available=_hopper(triton_available))
+                precisions=("ieee", "tf32x3", "bf16", "fp16"), available=hopper(triton_available))
 def triangle_relayout3(a, b, variant, precision):
     """Relayout, the GEMM writing channel-first, and a relayout back to channel-last: 3 launches (2 on K-major
     inputs)."""

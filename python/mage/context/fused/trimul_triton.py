@@ -1,0 +1,207 @@
+"""Mage's fused triangle multiplicative update (``triton.pairformer``): the trimul block in three launches, none
+of them a relayout.
+
+The block (mage.context.trimul) per op takes 20-odd launches: a LayerNorm, six Linears and their gates, the
+triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm. Here:
+
+1. ``_trimul_project_kernel``: a tile of pairs (p, q) of z, all C channels in registers; the input LayerNorm
+   in the prologue, the four C × C projections (gate and value of a and of b) as dots on the normalized tile,
+   and σ(gate) ⊙ value in the epilogue, stored straight into the K-major copies a′[c, i, k], b′[c, j, k] the
+   triangle GEMM reads by TMA: for outgoing the pair (p, q) is (i, k), for incoming (k, i), so the store's
+   strides absorb the variant and no copy of a or b is made.
+2. The triangle op's own batched TMA GEMM (mage.ops.triangle.triton_relayout, as ``triton.relayout3`` runs
+   it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first.
+3. ``_trimul_output_kernel``: a tile of pairs (i, j) of t′ (channel-first: each channel's run of j is
+   contiguous) and of z; both LayerNorms over the channels in registers (the input's again, rather than a
+   stored copy of its gate: reading z costs what reading the gate would, and nothing is written for it), the
+   output projection and gate as dots, σ(zₙ·G_oᵀ) ⊙ (tₙ·P_oᵀ) stored channel-last: the relayout back to
+   channel-last happens in registers.
+
+DRAM traffic per call: z read twice, a′ and b′ written and read, t′ written and read, out written: 8 · N²C · 4
+bytes against the per-op block's 20-odd passes. Precision: the dots run at the block's tf32, or tf32x3 for IEEE
+accuracy (three TF32 products, as the triangle op's tf32x3); LayerNorm statistics and gates in float32.
+"""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from mage.backends.triton import pick_configs, triton_available, triton_tf32_available
+from mage.context.fusion import fused
+from mage.ops.triangle import triton_relayout
+
+EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
+DOT = {"tf32": "tf32", "ieee": "tf32x3"}  # the block's precision -> the dots' input_precision
+MIN_DOT = 16  # tl.dot's least extent in every dimension
+# Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32) is staged there
+# for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take this plus the
+# weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit (tests/test_context_fused.py).
+STAGED_BYTES = 160 * 1024
+
+
+def _tile_configs():
+    def config(p, q, out, warps, stages=1):
+        return triton.Config({"BLOCK_P": p, "BLOCK_Q": q, "BLOCK_OUT": out}, num_warps=warps, num_stages=stages)
+
+    # 64–128 pairs a program (64–128 rows of the dots, C 128 deep), 32–64 output channels a step; square-ish
+    # tiles so that both store orientations (outgoing's runs of q, incoming's runs of p) get runs of 8–16.
+    full = [config(8, 16, 32, 4), config(8, 16, 64, 8), config(16, 8, 32, 4), config(16, 8, 64, 8),
+            config(8, 8, 64, 4), config(16, 16, 32, 8), config(16, 16, 64, 8), config(4, 16, 64, 4)]
+    # The interpreter's cost is per program: few, large tiles.
+    return pick_configs(full, [config(16, 16, 32, 4)])
+
+
+def _fits(operands: int):
+    """An ``early_config_prune`` keeping the configs whose ``operands`` normalized tiles fit STAGED_BYTES."""
+
+    def prune(configs, named_args, **kwargs):
+        args = {**named_args, **kwargs}
+        split = 2 if args["PRECISION"] == "tf32x3" else 1
+        kept = [c for c in configs if c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"] * args["BLOCK_CH"] * 4 * operands
+                * split <= STAGED_BYTES]
+        return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"])]
+
+    return prune
+
+
+@triton.jit
+def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr):
+    """This program's BLOCK_P × BLOCK_Q pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range)."""
+    tiles_q = tl.cdiv(N, BLOCK_Q)
+    pid = tl.program_id(0)
+    rows = tl.arange(0, BLOCK_P * BLOCK_Q)
+    p = (pid // tiles_q) * BLOCK_P + rows // BLOCK_Q
+    q = (pid % tiles_q) * BLOCK_Q + rows % BLOCK_Q
+    return p, q, (p < N) & (q < N)
+
+
+@triton.jit
+def _layernorm_rows(x, w_ptr, b_ptr, offs_c, C, EPS):
+    """Each row of x (ROWS × BLOCK_CH, zero past C) normalized over its C channels, then scaled and shifted."""
+    in_c = offs_c < C
+    mean = tl.sum(x, axis=1) / C
+    centred = tl.where(in_c[None, :], x - mean[:, None], 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=1) / C + EPS)
+    weight = tl.load(w_ptr + offs_c, mask=in_c, other=0.0)
+    bias = tl.load(b_ptr + offs_c, mask=in_c, other=0.0)
+    return centred * rstd[:, None] * weight[None, :] + bias[None, :]
+
+
+@triton.jit
+def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
+    """x · Wᵀ + bias for output channels offs_n; W is C × C row-major (out, in), as torch's Linear holds it."""
+    w = tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
+                other=0.0)  # BLOCK_CH (in) × BLOCK_OUT (out)
+    bias = tl.load(b_ptr + offs_n, mask=offs_n < C, other=0.0)
+    return tl.dot(x, w, input_precision=PRECISION) + bias[None, :]
+
+
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "s_p", "PRECISION"],
+                 prune_configs_by={"early_config_prune": _fits(1)})
+@triton.jit
+def _trimul_project_kernel(
+    z_ptr,  # N × N × C, contiguous
+    norm_w, norm_b,  # the input LayerNorm's, C each
+    ga_w, ga_b, pa_w, pa_b, gb_w, gb_b, pb_w, pb_b,  # gate and value of a and b: C × C (out, in) and C
+    a_ptr,  # a′: pair (p, q)'s channel c at c·s_c + p·s_p + q·s_q (K-major, rows padded)
+    b_ptr,  # b′, the same strides
+    N, C, s_c, s_p, s_q, EPS,
+    PRECISION: tl.constexpr,
+    BLOCK_CH: tl.constexpr,  # C rounded up to a power of two (≥ 16): the whole channel row in registers
+    BLOCK_P: tl.constexpr,
+    BLOCK_Q: tl.constexpr,
+    BLOCK_OUT: tl.constexpr,
+):
+    p, q, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q)
+    offs_c = tl.arange(0, BLOCK_CH)
+    pair = (p * N + q).to(tl.int64)
+    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C), other=0.0)
+    zn = _layernorm_rows(z, norm_w, norm_b, offs_c, C, EPS)
+    at = p.to(tl.int64) * s_p + q.to(tl.int64) * s_q
+    for start in range(0, C, BLOCK_OUT):
+        offs_n = start + tl.arange(0, BLOCK_OUT)
+        a = tl.sigmoid(_linear(zn, ga_w, ga_b, offs_c, offs_n, C, PRECISION)) * _linear(
+            zn, pa_w, pa_b, offs_c, offs_n, C, PRECISION)
+        b = tl.sigmoid(_linear(zn, gb_w, gb_b, offs_c, offs_n, C, PRECISION)) * _linear(
+            zn, pb_w, pb_b, offs_c, offs_n, C, PRECISION)
+        where = offs_n[None, :].to(tl.int64) * s_c + at[:, None]
+        mask = in_grid[:, None] & (offs_n[None, :] < C)
+        tl.store(a_ptr + where, a, mask=mask)
+        tl.store(b_ptr + where, b, mask=mask)
+
+
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(2)})
+@triton.jit
+def _trimul_output_kernel(
+    t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j (channel-first, rows padded)
+    z_ptr,  # N × N × C, contiguous
+    in_w, in_b, mid_w, mid_b,  # the LayerNorms of z and of t, C each
+    go_w, go_b, po_w, po_b,  # the output gate (on zₙ) and projection (on tₙ): C × C (out, in) and C
+    out_ptr,  # N × N × C, contiguous
+    N, C, t_sc, t_si, EPS,
+    PRECISION: tl.constexpr,
+    BLOCK_CH: tl.constexpr,
+    BLOCK_P: tl.constexpr,
+    BLOCK_Q: tl.constexpr,
+    BLOCK_OUT: tl.constexpr,
+):
+    i, j, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q)
+    offs_c = tl.arange(0, BLOCK_CH)
+    in_c = offs_c[None, :] < C
+    t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
+                mask=in_grid[:, None] & in_c, other=0.0)
+    tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS)
+    pair = (i * N + j).to(tl.int64)
+    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c, other=0.0)
+    zn = _layernorm_rows(z, in_w, in_b, offs_c, C, EPS)
+    for start in range(0, C, BLOCK_OUT):
+        offs_n = start + tl.arange(0, BLOCK_OUT)
+        out = tl.sigmoid(_linear(zn, go_w, go_b, offs_c, offs_n, C, PRECISION)) * _linear(
+            tn, po_w, po_b, offs_c, offs_n, C, PRECISION)
+        tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out,
+                 mask=in_grid[:, None] & (offs_n[None, :] < C))
+
+
+def _grid(N):
+    return lambda meta: (triton.cdiv(N, meta["BLOCK_P"]) * triton.cdiv(N, meta["BLOCK_Q"]),)
+
+
+def _takes(block) -> str | None:
+    return None if block.c <= 256 else f"a pair's {block.c} channels are held in registers: at most 256"
+
+
+@fused("trimul", family="triton", strategy="pairformer", precisions=("tf32",),
+       available=triton_relayout.hopper(triton_tf32_available), takes=_takes)
+@fused("trimul", family="triton", strategy="pairformer", precisions=("ieee",),
+       available=triton_relayout.hopper(triton_available), takes=_takes)
+def update(block, z, precision):
+    """The block on z (1 × N × N × C, float32) in three launches."""
+    return pairformer_update(block, z, block.variant, DOT[precision])
+
+
+def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.Tensor:
+    """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee)."""
+    batch, N, _, C = z.shape
+    if batch != 1 or z.dtype != torch.float32:
+        raise ValueError(f"the fused update takes one float32 pair representation, got {tuple(z.shape)} {z.dtype}")
+    z = z.contiguous()
+    rows = triton_relayout.aligned(N)  # K-major rows padded for TMA, as the triangle op pads them
+    a_k = torch.empty((C, N, rows), dtype=z.dtype, device=z.device)
+    b_k = torch.empty_like(a_k)
+    # (p, q) is (i, k) outgoing, (k, i) incoming: a′[c, i, k] at c·C_stride + i·rows + k either way.
+    s_p, s_q = (rows, 1) if variant == "outgoing" else (1, rows)
+    channels = max(MIN_DOT, triton.next_power_of_2(C))
+    _trimul_project_kernel[_grid(N)](
+        z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
+        block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
+        a_k, b_k, N, C, a_k.stride(0), s_p, s_q, EPS, PRECISION=dot, BLOCK_CH=channels)
+    product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
+    triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
+    out = torch.empty_like(z)
+    _trimul_output_kernel[_grid(N)](
+        product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
+        block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, C, product.stride(1),
+        product.stride(2), EPS, PRECISION=dot, BLOCK_CH=channels)
+    return out

@@ -1,0 +1,222 @@
+"""Fused implementations of a block (mage.context.fusion, mage/context/fused/) on the CPU: how they are registered
+and measured beside the per-op assignments, cuEquivariance's registration, skip and argument mapping, and Mage's
+own fused triangle update held to the block's contract under Triton's interpreter.
+
+The interpreter's dot is float32 whatever its input_precision, so tf32 and tf32x3 here check indexing, the
+LayerNorms, gates and layouts, not rounding; their rounding on an H200: tests/test_context_fused_gpu.py."""
+
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported, by mage or by this file
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from mage import check  # noqa: E402
+from mage.backends.peers import CUEQUIVARIANCE  # noqa: E402
+from mage.context import blocks, fusion, measure, trimul  # noqa: E402
+from mage.context.block import BlockSpec, block_implementation  # noqa: E402
+from mage.context.fused import trimul_cuequivariance, trimul_triton  # noqa: E402
+from mage.measure.device import Timer  # noqa: E402
+from mage.measure.method import Method  # noqa: E402
+from mage.ops.triangle import triton_relayout  # noqa: E402
+from test_triton import needs_ptxas  # noqa: E402
+
+QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
+MAGE_FUSED = "fused(triton.pairformer)"
+PEER = "fused(cuequivariance)"
+SM90_SHARED_BYTES = 227 * 1024  # what one program may hold on an H100 or H200
+
+
+def _request(**changes) -> measure.Request:
+    fields = dict(blocks=["trimul/outgoing-tiny"], precisions=["ieee"], device="cpu", method=QUICK, size="tiny",
+                  compile_modes=())
+    return measure.Request(**(fields | changes))
+
+
+@pytest.fixture
+def sized(monkeypatch):
+    """Build a trimul block of any (variant, N, C), registered for the test alone."""
+
+    def build(variant: str, n: int, c: int) -> trimul.TriangleUpdate:
+        monkeypatch.setitem(trimul.TINY, f"{variant}-{n}x{c}", (variant, n, c))
+        return trimul.TriangleUpdate(f"{variant}-{n}x{c}", "cpu")
+
+    return build
+
+
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """Tiles smaller than the shapes below, as the one config of each kernel (the interpreter's own are large):
+    several pair tiles with ragged edges, two steps of output channels, ragged GEMM tiles and channel groups."""
+    import triton
+
+    tile = triton.Config({"BLOCK_P": 8, "BLOCK_Q": 16, "BLOCK_OUT": 16}, num_warps=4)
+    for kernel in (trimul_triton._trimul_project_kernel, trimul_triton._trimul_output_kernel):
+        monkeypatch.setattr(kernel, "configs", [tile])
+        monkeypatch.setattr(kernel, "cache", {})
+    for kernel in triton_relayout.GEMM_KERNELS.values():
+        config = triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "CHANNEL_GROUP": 4, "GROUP_M": 4},
+                               num_warps=4, num_stages=1)
+        monkeypatch.setattr(kernel, "configs", [config])
+        monkeypatch.setattr(kernel, "cache", {})
+
+
+# Registration and the ways they are measured
+
+
+def test_the_trimul_block_has_mage_s_fused_update_and_cuequivariance_s_at_each_precision():
+    labels = {(impl.label, impl.precision) for impl in fusion.implementations("trimul")}
+    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (PEER, "tf32"), (PEER, "ieee")}
+    assert fusion.implementations("mlp") == []
+    assert all(not impl.sites for impl in fusion.implementations("trimul"))  # each replaces the whole block
+
+
+def test_cuequivariance_is_a_peer_skipped_with_its_reason_where_it_cannot_run():
+    block = blocks.build("trimul/outgoing-tiny", "cpu")
+    (peer,) = [impl for impl in fusion.implementations("trimul", "ieee") if impl.family == CUEQUIVARIANCE.family]
+    assert peer.skip_reason(block, "cpu") == "cuEquivariance's kernels run on CUDA devices only"
+    if CUEQUIVARIANCE.missing():  # a CUDA device without the library: the reason names what to install
+        assert peer.skip_reason(block, "cuda").startswith("cuequivariance-torch is not installed")
+    assert peer.takes(SimpleNamespace(c=trimul.CHANNELS)) is None
+    assert "multiples of 32, not 4" in peer.takes(block)
+
+
+def test_a_fused_way_runs_the_block_and_a_partial_one_leaves_its_other_sites_to_the_best_assignment(monkeypatch):
+    monkeypatch.setattr(fusion, "_FUSED", list(fusion._FUSED))
+    fusion.fused("trimul", family="test", strategy="output", sites=("layernorm#1",))(lambda block, z: block(z))
+    measured = measure.BlockMeasurement(blocks.build("trimul/outgoing-tiny", "cpu"), "ieee", _request(),
+                                        Timer("cpu"), lambda step: None)
+    ways = {way.label: way for way in measured.fused_ways({"layernorm": "triton", "triangle": "native"})}
+    assert set(ways) == {MAGE_FUSED, PEER, "fused(test.output),layernorm=triton,triangle=native"}
+    assert ways[MAGE_FUSED].selectors == {} and ways[MAGE_FUSED].kind == "fused" and ways[MAGE_FUSED].skip is None
+    assert ways[PEER].skip == "cuEquivariance's kernels run on CUDA devices only"
+    # layernorm#0 is still the block's own: the partial one keeps layernorm's best beside the triangle's.
+    assert ways["fused(test.output),layernorm=triton,triangle=native"].selectors == {"layernorm": "triton",
+                                                                                    "triangle": "native"}
+    assert measure.BlockMeasurement(blocks.build("trimul/outgoing-tiny", "cpu"), "ieee", _request(fused=False),
+                                    Timer("cpu"), lambda step: None).fused_ways({}) == []
+
+
+def test_a_run_measures_the_fused_update_beside_the_per_op_assignments_without_a_prediction():
+    results, shares = next(measure.run(_request(assign={"layernorm": "triton"})))
+    single = {r.assignment: r for r in results if r.path == "single"}
+    mine = single[MAGE_FUSED]
+    assert mine.kind == "fused" and mine.status == "pass", mine.reason
+    assert mine.rel_error < 1e-5 and mine.span_median_us > 0 and mine.predicted_speedup is None
+    assert mine.measured_speedup == pytest.approx(single["eager"].span_median_us / mine.span_median_us)
+    assert single[PEER].status == "skip" and "CUDA devices only" in single[PEER].reason
+    assert single["layernorm=triton"].predicted_speedup is not None  # the per-op prediction stays beside it
+    assert {s.assignment for s in shares} == {"eager", "layernorm=triton"}  # a fused call has no sites to attribute
+
+
+# cuEquivariance's arguments
+
+
+def _cuequivariance_forward(x, direction, mask, norm_in_weight, norm_in_bias, p_in_weight, p_in_bias, g_in_weight,
+                            g_in_bias, norm_out_weight, norm_out_bias, p_out_weight, p_out_bias, g_out_weight,
+                            g_out_bias, eps):
+    """cuEquivariance's triangle_multiplicative_update as its reference code states it (cuequivariance_jax's
+    triangle module: layer_norm_transpose, sigmoid_gated_dual_gemm, the split into a and b, the einsum, and
+    sigmoid_gated_dual_gemm_dual_x on the normalized input and the normalized product), in float64 torch."""
+    assert mask is None
+    D = x.shape[-1]
+    x_in = torch.nn.functional.layer_norm(x, (D,), norm_in_weight, norm_in_bias, eps)
+    ab = torch.sigmoid(x_in @ g_in_weight.T + g_in_bias) * (x_in @ p_in_weight.T + p_in_bias)
+    a, b = ab[..., :D], ab[..., D:]
+    equation = "bikd,bjkd->bijd" if direction == "outgoing" else "bkid,bkjd->bijd"
+    x_out = torch.nn.functional.layer_norm(torch.einsum(equation, a, b), (D,), norm_out_weight, norm_out_bias, eps)
+    return torch.sigmoid(x_in @ g_out_weight.T + g_out_bias) * (x_out @ p_out_weight.T + p_out_bias)
+
+
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+def test_the_block_s_weights_map_onto_cuequivariance_s_arguments_exactly(variant, sized):
+    block = sized(variant, 9, 32).to(torch.float64)
+    z = torch.randn(1, 9, 9, 32, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    arguments = trimul_cuequivariance.arguments(block, "tf32")
+    assert arguments["p_in_weight"].shape == arguments["g_in_weight"].shape == (64, 32)
+    assert arguments["eps"] == 1e-5 and arguments["direction"] == variant
+    ours = _cuequivariance_forward(z, **arguments)
+    assert torch.allclose(ours, block.reference(z), rtol=1e-12, atol=1e-12)
+    assert trimul_cuequivariance.arguments(block, "tf32")["p_in_weight"] is arguments["p_in_weight"]  # made once
+
+
+# Mage's fused update under the interpreter
+
+
+def _contract(block, precision: str, dot: str) -> check.ContractResult:
+    """The block's contract (mage.check against its float64 reference, every distribution) for the fused update
+    with its dots at ``dot``."""
+    spec = BlockSpec(block)
+    fused = block_implementation(block.name, MAGE_FUSED, precision,
+                                 lambda z: trimul_triton.pairformer_update(block, z, block.variant, dot))
+    eager = block_implementation(block.name, "eager", precision, block)
+    return check.check(fused, eager, spec, spec.case(), "cpu", seed=29)
+
+
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])  # the tiny block; ragged pair, GEMM and channel tiles
+@pytest.mark.parametrize("precision, dot", [("tf32", "tf32"), ("ieee", "tf32x3")])
+def test_the_fused_update_passes_the_block_s_contract(variant, n, c, precision, dot, sized, small_tiles):
+    result = _contract(sized(variant, n, c), precision, dot)
+    assert result.passed, result.reason
+    assert result.rel_error < 1e-5  # float32 dots: as exact as eager float32
+
+
+def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(sized, small_tiles, monkeypatch):
+    """The projection stores a′[c, i, k] for both variants (incoming's pair (k, i) transposed by its strides):
+    the GEMM's operands equal the block's a and b relaid by hand, and the fused call launches no relayout."""
+    block = sized("incoming", 19, 16)
+    z = torch.randn(1, 19, 19, 16, generator=torch.Generator().manual_seed(5))
+    seen = {}
+    product = triton_relayout.k_major_product
+
+    def spy(a_k, a_rows, b_k, b_rows, *rest):
+        seen["a"], seen["b"] = a_k[:, :, :19].clone(), b_k[:, :, :19].clone()
+        return product(a_k, a_rows, b_k, b_rows, *rest)
+
+    monkeypatch.setattr(triton_relayout, "k_major_product", spy)
+    monkeypatch.setattr(triton_relayout, "relayout", lambda pairs: pytest.fail("the fused update relaid a tensor"))
+    trimul_triton.pairformer_update(block, z, "incoming", "tf32")
+    zn = torch.nn.functional.layer_norm(z, (16,), block.in_weight, block.in_bias, 1e-5)
+    a = torch.sigmoid(block.gate_a(zn)) * block.proj_a(zn)  # a[b, k, i, c]
+    assert torch.allclose(seen["a"], a[0].permute(2, 1, 0), atol=1e-5)  # a′[c, i, k]
+
+
+SM90_COMPILE = r'''
+from sm90_compile import compile_signature, products
+from mage.context.fused import trimul_triton as fused
+
+f32, i32 = "*fp32", "i32"
+project = {"z_ptr": f32, "norm_w": f32, "norm_b": f32, **{n: f32 for n in (
+    "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b", "pb_w", "pb_b")}, "a_ptr": f32, "b_ptr": f32,
+    "N": i32, "C": i32, "s_c": i32, "s_p": i32, "s_q": i32, "EPS": "fp32"}
+output = {"t_ptr": f32, "z_ptr": f32, **{n: f32 for n in ("in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w",
+    "po_b")}, "out_ptr": f32, "N": i32, "C": i32, "t_sc": i32, "t_si": i32, "EPS": "fp32"}
+for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimul_output_kernel, output)):
+    for precision in ("tf32", "tf32x3"):
+        constexprs = {"PRECISION": precision, "BLOCK_CH": 128}
+        kept = kernel.early_config_prune(kernel.configs, {}, **constexprs)
+        for config in kept[:2]:
+            compiled = compile_signature(kernel, signature, constexprs, config)
+            print(compiled.name, precision, products(compiled), compiled.metadata.shared, flush=True)
+'''
+
+
+@needs_ptxas
+def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
+    """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision, its
+    first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    tests = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(tests), "python"), tests])
+    done = subprocess.run([sys.executable, "-c", SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert {(name, precision) for name, precision, _, _ in lines} == {
+        (kernel, precision) for kernel in ("_trimul_project_kernel", "_trimul_output_kernel")
+        for precision in ("tf32", "tf32x3")}
+    assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES for _, _, product, shared in lines), lines
