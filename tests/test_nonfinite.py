@@ -275,3 +275,18 @@ def test_neighbor_agg_triton_compiles_for_a_graph_of_one_row():
     assert done.returncode == 0, done.stderr[-3000:]
     assert sorted(done.stdout.split()) == sorted(
         [*(i.name for i in registry.implementations("neighbor_agg") if i.family == "triton"), "1", "1"])
+
+
+def test_a_split_precision_product_may_give_nan_for_an_infinity_and_nothing_else():
+    """tf32x3's three products cannot keep an infinity (an infinite part times an exact part's small part 0):
+    NaN stands where float64 is infinite at that precision only; a finite number there, or a NaN turned
+    into a number, fails at every precision."""
+    from mage.check import _nonfinite_mismatch
+
+    ref = torch.tensor([float("inf"), float("-inf"), float("nan"), 1.0], dtype=torch.float64)
+    nan_for_infinities = torch.tensor([float("nan"), float("nan"), float("nan"), 1.0])
+    assert _nonfinite_mismatch(nan_for_infinities, ref, "tf32x3") == ""
+    assert "2 of the reference's 3 NaN or infinite elements" in _nonfinite_mismatch(nan_for_infinities, ref, "ieee")
+    assert "2 of the reference's 3" in _nonfinite_mismatch(nan_for_infinities, ref, "tf32")
+    for wrong in ([3e38, float("nan"), float("nan"), 1.0], [float("inf"), float("-inf"), 0.0, 1.0]):
+        assert _nonfinite_mismatch(torch.tensor(wrong), ref, "tf32x3")

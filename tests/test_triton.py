@@ -130,12 +130,7 @@ MATMUL_SHAPES = {
 }
 
 
-# tf32x3 sums big·big + big·small + small·big: an infinity times the other operand's small part, 0 where that
-# value is exact in tf32, is NaN where float64 has the infinity (the non-finite contract, on some draws).
-TF32X3_INFINITY = pytest.mark.xfail(strict=False, reason="tf32x3 turns inf · (a small part of 0) into NaN")
-
-
-@pytest.mark.parametrize("precision", ["ieee", pytest.param("tf32x3", marks=TF32X3_INFINITY), "tf32"])
+@pytest.mark.parametrize("precision", ["ieee", "tf32x3", "tf32"])
 @pytest.mark.parametrize("shape", MATMUL_SHAPES, ids=str)
 def test_matmul_contract(shape, precision):
     _passes(_impl("matmul", "default", precision), MATMUL_SHAPES[shape])
