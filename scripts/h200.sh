@@ -2,10 +2,12 @@
 # Check and time on the GPU machine in one call. Run it there from the repo root, after `make wheel` here,
 # carrying dist/ (the abi3 native extension built on this machine) and .whl/ where it holds peers' wheels:
 #   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_STUDIES="schedule wide-rows"]
-#   [MAGE_RUN_TIMEOUT=seconds] bash scripts/h200.sh [mage run options…]
+#   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_RUN_TIMEOUT=seconds]
+#   bash scripts/h200.sh [mage run options…]
 # MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files). MAGE_STUDIES runs each
-# study (mage study NAME) in turn, each bounded by twice its stated time; with studies and no run options,
-# no run. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
+# study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
+# with those options (its model blocks, fused implementations and peers included); with studies or a context
+# and no run options, no run. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
 # Results land in $OUT (or results/h200): runs are appended to a copy of the committed results/h200/mage.db,
 # so every run stays beside the earlier ones. The working tree's Python runs as is; only the compiled
 # extension comes from the wheel.
@@ -15,9 +17,21 @@ mkdir -p "$out"
 python3 -m zipfile -e dist/*.whl /tmp/wheel >/dev/null
 cp /tmp/wheel/mage/_native*.so python/mage/
 # Peer libraries the image lacks (Liger-Kernel, say) travel as wheels in .whl/, carried: installed beside Mage.
+# A wheel too large for one call travels in parts over several calls to the same machine (`split -b 20M
+# NAME.whl .whl-1/NAME.whl.part-`, the parts in folders .whl-1, .whl-2, … each carried by one call; an ignored
+# folder stays on the machine between calls): the parts found are joined here, in the order of their names.
 peers=
-if compgen -G ".whl/*.whl" >/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/peers .whl/*.whl
+mkdir -p /tmp/joined
+for first in .whl*/*.whl.part-aa; do
+    [ -e "$first" ] || continue
+    name=$(basename "$first" .part-aa)
+    # shellcheck disable=SC2046
+    cat $(for part in .whl*/"$name".part-*; do echo "$(basename "$part") $part"; done | sort | cut -d' ' -f2) > "/tmp/joined/$name"
+done
+wheels=$(ls .whl/*.whl /tmp/joined/*.whl 2>/dev/null || true)
+if [ -n "$wheels" ]; then
+    # shellcheck disable=SC2086
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/peers $wheels
     peers=:/tmp/peers
 fi
 export PYTHONPATH=$PWD/python$peers PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
@@ -45,7 +59,15 @@ for study in ${MAGE_STUDIES:-}; do
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/study-$study.log" | tail -40
     checkpoint
 done
-if [ -n "${MAGE_STUDIES:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
+if [ -n "${MAGE_CONTEXT:-}" ]; then
+    started=$SECONDS
+    # shellcheck disable=SC2086
+    python3 -m mage context $MAGE_CONTEXT --db "$db" > "$out/context.log" 2>&1 || echo "mage context: exit $?" | tee -a "$out/context.log"
+    echo "mage context $MAGE_CONTEXT: $((SECONDS - started)) s wall" | tee -a "$out/context.log"
+    grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/context.log" | tail -40
+    checkpoint
+fi
+if [ -n "${MAGE_STUDIES:-}${MAGE_CONTEXT:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
 run_started=$SECONDS
 [ $skip_run = 1 ] || timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
 [ $skip_run = 1 ] || echo "mage run $*: $((SECONDS - run_started)) s wall, process start to exit" | tee -a "$out/run.log"
