@@ -7,6 +7,7 @@ link must resolve, and a view button must change the values plotted. The Chromiu
 only where Chromium is not installed (Debian: apt-get install -y chromium).
 """
 
+import html
 import os
 import re
 import shutil
@@ -106,6 +107,45 @@ def test_the_site_holds_every_run_op_and_experiment(built):
         assert f'href="ops/{op}.html"' in index and (root / f"ops/{op}.html").is_file()
     history = (root / "ops/layernorm.html").read_text(encoding="utf-8")
     assert "improvements (▼ faster)" in history and "regressions (▲ slower)" in history
+
+
+def test_every_study_has_a_page_the_index_links_and_it_states_its_question(built):
+    from mage import studies
+
+    _, root = built
+    index = (root / "index.html").read_text(encoding="utf-8")
+    assert index.index('id="best"') < index.index('id="studies"') < index.index('id="runs"')
+    for study in studies.every():
+        assert f'href="studies/{study.name}.html"' in index
+        page = (root / f"studies/{study.name}.html").read_text(encoding="utf-8")
+        assert html.escape(" ".join(study.question.split())) in page and f"mage study {study.name}" in page
+        if study.hypothesis:  # a hypothesis is shown as stated before its run, never as a finding
+            assert "Stated before the run that will test it: a claim, not a finding." in page
+
+
+def test_the_front_pages_answer_is_mage_bests_on_the_seed_and_large_cases(committed_site):
+    from mage import best
+    from mage.store import Store
+
+    index = (committed_site / "index.html").read_text(encoding="utf-8")
+    table = index[index.index('id="best"'):index.index('id="studies"')]
+    answer_cases = site._answer_cases()
+    store = Store(COMMITTED_STORE, read_only=True)
+    try:
+        expected = [a for a in best.latest(store) if a.boundary == "kernel" and (a.op, a.case) in answer_cases]
+    finally:
+        store.close()
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*?) · [a-z]+ L2</td><td>([^<]*)<br>", table)
+    assert len(rows) == len(expected) > 5
+    for answer in expected:
+        assert (f"{answer.op} {answer.variant} {answer.precision}", answer.case, answer.fastest.impl.split("/")[0]) in rows
+
+
+def test_no_page_speaks_of_work_items_or_sessions(committed_site):
+    words = re.compile(r"\bissue\s*#?\d+|#\d{2}\b|\bsessions?[- ]\d+", re.I)
+    for page in _pages(committed_site):
+        text = re.sub(r"<script>.*?</script>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        assert not words.search(text), f"{page.relative_to(committed_site)}: {words.search(text)[0]}"
 
 
 def test_one_copy_of_plotly_for_the_whole_site(built):

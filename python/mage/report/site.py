@@ -24,7 +24,7 @@ import html as html_text
 import re
 from pathlib import Path
 
-from mage import atomic, best, history, studies
+from mage import atomic, best, history, registry, studies
 from mage.errors import MageError
 from mage.experiments import evaluate_run
 from mage.report import answer, figures, html, markdown, study_pages
@@ -154,11 +154,21 @@ def op_page(op: str, series: list[history.Series]) -> str:
     return _page(f"Mage history: {op}", body, depth=1, plots=True)
 
 
+ANSWER_SUITES = ("seed", "large")  # the index answers on these; each study's cases are on its page
+
+
+def _answer_cases() -> set[tuple[str, str]]:
+    return {(op, case.name) for op, spec in registry.ops().items() for case in spec.cases()
+            if case.suite in ANSWER_SUITES}
+
+
 def _best_table(store) -> str:
-    """mage best's answer as a table: per op, case, variant and precision, the fastest at each boundary."""
-    lines = answer.lines(best.latest(store))
+    """mage best's answer as a table: per op, case (of the seed and large suites), variant and precision, the
+    fastest at each boundary."""
+    cases = _answer_cases()
+    lines = answer.lines([a for a in best.latest(store) if (a.op, a.case) in cases])
     if not lines:
-        return "<p>No passing measurement in this store.</p>"
+        return "<p>No passing measurement of the seed or large cases in this store.</p>"
     head = "".join(f"<th>fastest by {_esc(boundary)}</th>" for boundary in best.BOUNDARIES)
     body = "".join(
         f"<tr><td>{_esc(f'{op} {variant} {precision}')}</td><td>{_esc(f'{case} · {cache} L2')}"
@@ -167,9 +177,10 @@ def _best_table(store) -> str:
                   for b in best.BOUNDARIES) + "</tr>"
         for (device, op, case, variant, precision, cache), by_boundary in lines.items())
     return (f"<table><thead><tr><th>op</th><th>case</th>{head}</tr></thead><tbody>{body}</tbody></table>"
-            '<p class="note">The latest passing measurement of each implementation (mage best): each cell the '
-            "fastest at its boundary, with its ratios to eager and to the fastest library implementation, those "
-            "within the noise of it (≈), and the run it comes from.</p>")
+            '<p class="note">The latest passing measurement of each implementation (mage best) on the seed '
+            "(launch-bound) and large cases: each cell the fastest at its boundary, with its ratios to eager and to "
+            "the fastest library or peer implementation, those within the noise of it (≈), and the run it comes "
+            "from. The studies' cases are on their pages; <code>mage best</code> lists every case.</p>")
 
 
 def _runs_newest_first(store, runs: list[dict]) -> str:
