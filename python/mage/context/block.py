@@ -104,6 +104,9 @@ class BlockSpec(OpSpec):
     """A block seen by the op checker: its inputs, its float64 reference, its one case."""
 
     variants = ("default",)
+    # The finite distributions only: the non-finite contract is each op's, and a block's eager baseline fails it
+    # on the CPU, where torch's float32 GELU of +inf is NaN (inf in float64 and on CUDA).
+    distributions = ("normal", "heavy")
 
     def __init__(self, block: Block):
         self.block = block

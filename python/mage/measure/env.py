@@ -13,7 +13,6 @@ from typing import Iterator
 import torch
 
 import mage
-from mage.backends import peers
 from mage.measure.clocks import nvml_handle, reason_names
 
 REPO = Path(__file__).resolve().parents[3]
@@ -172,7 +171,7 @@ def capture(device: str) -> dict:
         "os": platform.platform(),
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         # Each peer library's version by its package name (None: not installed, its rows skipped).
-        **peers.versions(),
+        **_peer_versions(),
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
@@ -184,3 +183,10 @@ def capture(device: str) -> dict:
             **_gpu_identity(),
         }
     return env
+
+
+def _peer_versions() -> dict[str, str | None]:
+    # Imported here, where a run records its environment: the commands that only read a store import no backend.
+    from mage.backends import peers
+
+    return peers.versions()
