@@ -36,14 +36,23 @@ def test_the_results_table_fits_the_width_with_the_columns_that_matter_most(stor
     assert shown.returncode == 0, shown.stderr
     lines = _table_lines(shown.stdout)
     assert lines and max(map(len, lines)) <= width
-    header = lines[1]
+    header = " ".join(lines[1:3])  # a header folds at its spaces
     assert all(name in header for name in ("op", "case", "impl"))
     assert re.search(rf"\d+ columns left out to fit {width} \(--wide shows them\): ", shown.stdout)
     assert "│ layernorm │" in shown.stdout  # whole, never folded into fragments
-    if width >= 100:  # the numbers that matter stay; names fold rather than push them out
-        assert all(name in header for name in ("contract", "kernel", "span"))
-    if width >= 120:
-        assert "launches" in header
+    for name in ("contract", "rel err", "kernel", "launches", "span"):  # names narrow rather than push these out
+        assert name in header, (width, name)
+    wide_cells = set(re.findall(r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│", _mage(stored, "show", "1", "--wide", columns=columns).stdout))
+    narrow_cells = set(re.findall(r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│", shown.stdout))
+    assert narrow_cells and narrow_cells <= wide_cells  # no number folded across lines
+
+
+def test_a_name_breaks_after_its_separators():
+    from mage.report.tables import broken_name
+
+    assert broken_name("triton.split/affine/ieee", 8).splitlines() == ["triton.", "split/", "affine/", "ieee"]
+    assert broken_name("1024x1024", 6).splitlines() == ["1024x", "1024"]
+    assert broken_name("eager", 20) == "eager"
 
 
 def test_wide_shows_every_column(stored):

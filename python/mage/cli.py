@@ -569,13 +569,15 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
         console.print(ceilings_line(stored["ceilings"]), markup=False)
     console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
-    _print_results(stored, rows, wide)
-    if (trade := accuracy_table(rows)) is not None:
-        console.print(trade)
-        for plane in scatters(rows):
-            console.print(plane)
+    if rows:  # a context run has model blocks instead
+        _print_results(stored, rows, wide)
+        if (trade := accuracy_table(rows)) is not None:
+            console.print(trade)
+            for plane in scatters(rows):
+                console.print(plane)
     _print_experiment(store, run_id)
-    _print_findings(stored, rows)
+    if rows:
+        _print_findings(stored, rows)
     _print_context(store, run_id)
 
 
@@ -840,7 +842,7 @@ def context(
 def _context_table(results: list):
     from rich.table import Table
 
-    from mage.report.tables import add_literal_row
+    from mage.report.tables import add_literal_row, hold_numbers
 
     table = Table(title="blocks in context (µs per block call; speedups against eager, same path)")
     for column in ("block", "precision", "assignment", "kind", "path", "status", "span median", "kernel",
@@ -855,7 +857,7 @@ def _context_table(results: list):
                         row.status if row.status == "pass" else f"{row.status}: {row.reason}",
                         number(row.span_median_us, ",.1f"), number(row.kernel_us, ",.1f"), number(row.launches, ".1f"),
                         number(row.predicted_speedup, ".3f"), number(row.measured_speedup, ".3f"))
-    return table
+    return hold_numbers(table, "span median", "kernel", "launches", "predicted", "measured")
 
 
 def _error(message: str) -> None:
