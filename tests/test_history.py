@@ -192,3 +192,4 @@ def test_the_history_at_a_narrow_width_folds_no_number(tmp_path, columns):
                             capture_output=True, text=True, env=os.environ | {"COLUMNS": columns})
     assert result.returncode == 0, result.stderr
     assert re.search(r"│ \d,\d{3}\.\d +│", result.stdout)  # a time in thousands of µs, whole in its cell
+    assert not re.search(r"\d,\d{0,3} +│", result.stdout)  # never cut after its comma or before its decimal
