@@ -25,7 +25,9 @@ from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, Sto
 from mage.measure.method import SEED_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Plain help (rich_markup_mode=None): an example such as 'triton[graph]' is text, not markup, and a flag shows no
+# value placeholder.
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
 PIPED_WIDTH = 100  # the width of output that is not a terminal, unless COLUMNS says otherwise
 UNFOLDED = 10_000  # wider than any table: what --wide measures a table within
@@ -885,6 +887,18 @@ def _click_error(error: Exception) -> None:
         error.show()
     else:
         _error(error.format_message() + (f" (see {context.command_path} --help)" if context is not None else ""))
+
+
+def _whole_summaries() -> None:
+    """Each command's summary in `mage --help`: its docstring's first paragraph, whole (click would cut it at the
+    width with "...", mid-sentence)."""
+    import inspect
+
+    for command in app.registered_commands:
+        command.short_help = " ".join(inspect.getdoc(command.callback).split("\n\n")[0].split())
+
+
+_whole_summaries()
 
 
 def main() -> None:
