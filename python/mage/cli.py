@@ -122,8 +122,17 @@ def _read_store(db: Path):
     return Store(db, read_only=True)
 
 
-def _fraction(value: float) -> float:
-    if not 0 < value < 1:  # also refuses nan
+def _named_path(value: str | None) -> Path | None:
+    """A path option as given; an empty one is refused (it would mean the current folder, unasked)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise typer.BadParameter("is empty: give a path")
+    return Path(value)
+
+
+def _fraction(value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:  # also refuses nan
         raise typer.BadParameter(f"must be a fraction between 0 and 1, got {value}")
     return value
 
@@ -141,19 +150,22 @@ def run(
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
-    batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
+    batch: Optional[int] = typer.Option(None, min=1, help="Calls per span on the batch and graph paths. "
+                                        f"Default: {Method.batch}."),
     budget: Optional[float] = typer.Option(None, callback=_positive, help="Seconds of timed spans one "
                                            "implementation may spend per path and cache: the cap on noise-driven "
                                            "sampling (never below --min-samples); it also bounds the kernel and "
                                            f"host-time calls. Default: {SEED_BUDGET_S:g} for the seed suite alone, "
                                            f"else {Method.budget_s:g}."),
-    noise_target: float = typer.Option(Method.noise_target, "--noise-target", callback=_fraction,
-                                       help="Span sampling stops once the relative standard error of the mean is "
-                                       "below this (0.005 = 0.5 %); --min-samples is the floor, --budget the cap."),
-    min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
-                                    help="Floor on samples per measurement when the budget would allow fewer; at "
-                                    "least one a round. Lower it for long batches (a large case at --batch 100 "
-                                    "spends seconds a sample)."),
+    noise_target: Optional[float] = typer.Option(None, "--noise-target", callback=_fraction,
+                                                 help="Span sampling stops once the relative standard error of "
+                                                 "the mean is below this (0.005 = 0.5 %); --min-samples is the "
+                                                 f"floor, --budget the cap. Default: {Method.noise_target:g}."),
+    min_samples: Optional[int] = typer.Option(None, "--min-samples", min=Method.rounds,
+                                              help="Floor on samples per measurement when the budget would allow "
+                                              "fewer; at least one a round. Lower it for long batches (a large case "
+                                              "at --batch 100 spends seconds a sample). "
+                                              f"Default: {Method.min_samples}."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
     hypothesis: Optional[str] = typer.Option(None, "--hypothesis", help="What this run is made to test; stored "
                                              "with it."),
@@ -190,8 +202,8 @@ def run(
 
     if resume_run is not None:
         request = _resumed_request(resume_run, db, op=op, case=case, impl=impl, all_strategies=all_strategies,
-                                   suite=suite, budget=budget,
-                                   path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
+                                   suite=suite, budget=budget, batch=batch, noise_target=noise_target,
+                                   min_samples=min_samples, path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
                                    device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
@@ -200,9 +212,12 @@ def run(
         suite = _suite_choice(suite, case)
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths, cases=case,
                           caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
-                          method=fresh_method(Method(budget_s=_budget(budget, suite), batch=batch,
-                                                     min_samples=min_samples,
-                                                     noise_target=noise_target)))
+                          method=fresh_method(Method(budget_s=_budget(budget, suite),
+                                                     batch=Method.batch if batch is None else batch,
+                                                     min_samples=Method.min_samples if min_samples is None
+                                                     else min_samples,
+                                                     noise_target=Method.noise_target if noise_target is None
+                                                     else noise_target)))
     _execute(request, hypothesis=hypothesis, predict=predict, resume_run=resume_run, isolate=isolate,
              case_timeout=case_timeout, gpus=gpus, ray_address=ray_address, wide=wide, log_steps=log_steps, db=db)
 
@@ -223,25 +238,29 @@ def _execute(request, *, hypothesis: Optional[str], predict: Optional[List[str]]
     if not work:
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
-    store = _open_store(db)
+    if gpus is not None and ray_address is not None:
+        raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
+    slots = None if gpus is None else _gpu_slots(gpus, where)
     lines = StepLines(_log_line) if log_steps else CaseLines(_log_line, len(work))
-    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), lines) as on_progress:
-        command = shlex.join(["mage", *sys.argv[1:]])
-        if gpus is not None and ray_address is not None:
-            raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
-        if ray_address is not None:
-            from mage.isolation import IsolatedRunner
+    with contextlib.ExitStack() as stack:
+        cluster = None
+        if ray_address is not None:  # reached before the store is made: a usage error leaves no store behind
             from mage.ray_workers import RayCluster
 
             cluster = RayCluster(ray_address, where)
             stack.callback(cluster.close)
-            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
-                                    gpus=[None] * cluster.slots, launch=cluster.launch)
-        elif gpus is not None:
+        store = _open_store(db)
+        on_progress = stack.enter_context(_progress(sum(len(w.impls) for w in work), lines))
+        command = shlex.join(["mage", *sys.argv[1:]])
+        if cluster is not None:
             from mage.isolation import IsolatedRunner
 
             runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
-                                    gpus=_gpu_slots(gpus, where))
+                                    gpus=[None] * cluster.slots, launch=cluster.launch)
+        elif slots is not None:
+            from mage.isolation import IsolatedRunner
+
+            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout, gpus=slots)
         elif isolate is not False:
             from mage.isolation import DEFAULT_SUITES, IsolatedRunner
 
@@ -408,11 +427,11 @@ def _gpu_slots(gpus: str, where: str) -> list[str]:
 
     import torch
 
+    if gpus != "all" and not (gpus.isdigit() and int(gpus) > 0):
+        raise MageError(f"--gpus takes a positive number or 'all', not {gpus!r}")
     if where != "cuda":
         raise MageError("--gpus shares cases across CUDA devices; this run is on the CPU")
     count = torch.cuda.device_count()
-    if gpus != "all" and not (gpus.isdigit() and int(gpus) > 0):
-        raise MageError(f"--gpus takes a positive number or 'all', not {gpus!r}")
     wanted = count if gpus == "all" else int(gpus)
     if wanted > count:
         raise MageError(f"--gpus {wanted}: this machine shows {count} CUDA device{'s' * (count != 1)}")
@@ -602,21 +621,29 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
                                          "samples, predictions) as one JSON document, for mage import."),
            all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
-           output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --run-json: write to this "
-                                                 "file (gzip-compressed if it ends in .gz)."),
+           output: Optional[str] = typer.Option(None, "--output", "-o", callback=_named_path, help="Write to this file instead "
+                                                 "(with --run-json, gzip-compressed if it ends in .gz)."),
            db: Path = DB_OPTION):
     """Print a run's results as rows (JSON with --json; a context run's block results follow, each with its op
     shares), or whole runs for mage import (--run-json)."""
+    from mage import atomic
     from mage.report.tables import export_context, export_rows
 
+    if as_json == run_json:
+        raise MageError("choose one export format: --json (result rows) or --run-json (whole runs, for mage import)")
     if run_json:
         return _export_runs(run_id, all_runs, output, db)
-    if not as_json:
-        raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
+    if all_runs:
+        raise MageError("--all exports whole runs: give it with --run-json")
     store = _read_store(db)
     run_id = _run_id(store, run_id)
-    print(json.dumps(export_rows(store.rows(run_id))
-                     + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1))
+    text = json.dumps(export_rows(store.rows(run_id))
+                      + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1)
+    if output is None:
+        print(text)
+    else:
+        atomic.write_text(output, text + "\n")
+        errors.print(f"wrote the rows of run {run_id} to {output}", markup=False)
 
 
 @app.command()
@@ -709,7 +736,7 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
                                                   help="kernel, span, host, launches (repeatable)."),
                points: bool = typer.Option(False, "--points", help="Every point of every series, not only of "
                                            "those with a step."),
-               html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a history page: one "
+               html_file: Optional[str] = typer.Option(None, "--html", callback=_named_path, help="Also write a history page: one "
                                                         "chart per implementation, steps marked."),
                db: Path = DB_OPTION):
     """Every stored result over time and commits, with the steps where it got faster or slower."""
@@ -744,7 +771,8 @@ def _print_findings(stored: dict, rows: list) -> None:
 
 @app.command()
 def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
-           out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
+           out: Optional[str] = typer.Option(None, "--out", callback=_named_path,
+                                             help="Directory to write into (default: reports/run-N)."),
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
     """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a run measured at
@@ -774,7 +802,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
 
 
 @app.command()
-def site(out: Path = typer.Option(..., "--out", help="Directory to write the site into."),
+def site(out: str = typer.Option(..., "--out", callback=_named_path, help="Directory to write the site into."),
          fraction: float = typer.Option(0.2, help="Fraction of a request an op takes, for Amdahl's law (0–1)."),
          db: Path = DB_OPTION):
     """Write a static, offline site over every run of the store: an index of runs and experiments, a page per
