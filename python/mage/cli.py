@@ -108,10 +108,14 @@ def _device(choice: DeviceChoice) -> str:
     return choice.value
 
 
+OPENED_STORES: list[Path] = []  # named by an SQLite fault that reaches main (a page found damaged while read)
+
+
 def _open_store(db: Path):
     """The store to write (run, import): created if missing, migrated if older."""
     from mage.store import Store
 
+    OPENED_STORES.append(db)
     return Store(db)
 
 
@@ -119,6 +123,7 @@ def _read_store(db: Path):
     """The store to read (runs, show, export, report, compare, history): never created, migrated or written."""
     from mage.store import Store
 
+    OPENED_STORES.append(db)
     return Store(db, read_only=True)
 
 
@@ -700,6 +705,8 @@ def import_runs(files: List[Path] = typer.Argument(..., help="Documents written 
     documents = [(file, transfer.read(file)) for file in files]  # every file checked before anything is stored
     store = _open_store(db)
     for file, document in documents:
+        if not document["runs"]:
+            console.print(f"{file}: holds no run; nothing imported", markup=False)
         for source, local, new in transfer.import_runs(store, document):
             if new:
                 console.print(f"{file}: run {source} imported as run {local}", markup=False)
@@ -897,7 +904,10 @@ def _error(message: str) -> None:
 
 def _environment_fault(error: BaseException) -> str:
     if isinstance(error, sqlite3.Error):
-        return f"the SQLite store cannot be used: {error}"
+        from mage.store import explain_fault
+
+        where = " or ".join(dict.fromkeys(str(db) for db in OPENED_STORES)) or "the SQLite store"
+        return f"{where} cannot be used: {explain_fault(error)}"
     if error.filename is not None:
         return f"{error.filename}: {error.strerror or error}"
     return str(error)
@@ -934,6 +944,7 @@ def main() -> None:
     failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
     130 / 143 interrupted by SIGINT / SIGTERM."""
     signals.install()  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
+    OPENED_STORES.clear()
     try:
         code = app(standalone_mode=False)  # what a command's typer.Exit gave; None when it returned
     except MageError as error:
