@@ -83,6 +83,8 @@ def test_a_full_store_says_so_in_one_line(tmp_path):
                               "'tests.plugins.nowhere'"),
     ("tests.plugins.raises_on_import", "plugin 'tests.plugins.raises_on_import' in MAGE_PLUGINS failed on import: "
                                        "RuntimeError: this plugin is broken on purpose"),
+    ("tests.plugins.exits_on_import", "plugin 'tests.plugins.exits_on_import' in MAGE_PLUGINS failed on import: "
+                                      "SystemExit: 5"),
 ])
 def test_a_plugin_that_cannot_be_loaded_is_named_in_one_line(tmp_path, plugin, problem):
     result = mage("check", "--op", "layernorm", "--impl", "eager", cwd=tmp_path, plugins=plugin)
@@ -94,7 +96,7 @@ def test_a_plugin_that_cannot_be_loaded_is_named_in_one_line(tmp_path, plugin, p
     (OSError(errno.ENOSPC, "No space left on device", "out/report.html"), 2,
      "error: out/report.html: No space left on device"),
     (sqlite3.DatabaseError("file is not a database"), 2,
-     "error: the SQLite store cannot be used: file is not a database"),
+     "error: the SQLite store cannot be used: it is not an SQLite database"),
     (ZeroDivisionError("division by zero"), 3,
      "error: this is a bug in Mage (ZeroDivisionError: division by zero); the traceback above says where"),
 ])
@@ -121,3 +123,29 @@ def test_a_usage_error_is_one_line_naming_where_help_is(tmp_path, args, line):
     result = mage(*args, cwd=tmp_path)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
+
+
+def test_an_implementation_that_exits_interrupts_or_runs_out_of_memory_fails_alone(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", "--impl", "exits", "--impl",
+                  "interrupts", "--impl", "hostoom", cwd=tmp_path, plugins="tests.plugins.resource_faults")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _last_line(result.stdout) == ("3 implementations failed: layernorm exits/affine/ieee (contract), layernorm "
+                                         "hostoom/affine/ieee (single path), layernorm interrupts/affine/ieee "
+                                         "(contract)")
+    store = Store(tmp_path / "mage.db", read_only=True)
+    assert store.run(1)["status"] == "complete"
+    reasons = {row["impl"]: row["reason"] for row in store.rows(1)}
+    assert reasons["exits/affine/ieee"] == "SystemExit: 0" and reasons["interrupts/affine/ieee"] == "KeyboardInterrupt: "
+    assert reasons["hostoom/affine/ieee"].startswith("single path: ran out of host memory while timed (MemoryError")
+    assert reasons["eager/affine/ieee"] is None
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", cwd=tmp_path)
+    for command in (["show", "1"], ["export", "1", "--json"]):
+        shown = subprocess.Popen([*MAGE, *command], cwd=tmp_path, env=_environment(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        shown.stdout.readline()
+        shown.stdout.close()  # as head -1 does
+        assert shown.wait(timeout=120) in (0, cli.READER_GONE)  # 0 where all it wrote fitted in the pipe
+        assert shown.stderr.read() == b""

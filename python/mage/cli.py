@@ -21,7 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
-from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError, WorkersLost
+from mage.errors import (FOREIGN_FAULTS, DeviceLost, Interrupted, MageError, RunClaimedError, StoreError,
+                         WorkersLost)
 from mage.measure.method import SEED_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
 
@@ -41,7 +42,30 @@ def _output_width() -> int | None:
     return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
 
 
-console = Console(width=_output_width())
+READER_GONE = 141  # the shell's code for a process whose reader closed the pipe (SIGPIPE), as `head` does
+
+
+def _reader_gone() -> int:
+    """stdout's reader stopped early (mage show | head -1): stop quietly, pointing stdout at /dev/null so that
+    Python's final flush writes nowhere instead of failing again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return READER_GONE
+
+
+class _Output(Console):
+    def on_broken_pipe(self) -> None:  # rich's own exits 1, which the README keeps for failed implementations
+        raise SystemExit(_reader_gone())
+
+
+console = _Output(width=_output_width())
+
+
+def _write_out(text: str) -> None:
+    """``text`` on stdout as it is (JSON); a reader that stops early ends the command as rich's console would."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise SystemExit(_reader_gone()) from None
 errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
@@ -416,7 +440,7 @@ def best_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op.")
     finally:
         store.close()
     if as_json:
-        print(json.dumps([answer.as_dict() for answer in answers], indent=1))
+        _write_out(json.dumps([answer.as_dict() for answer in answers], indent=1))
         return
     if not answers:
         raise MageError(f"no passing measurement in {db} matches" + "".join(
@@ -540,7 +564,7 @@ def _check_one(table, skipped: list, planned, implementation, where: str, seed: 
     try:
         result = check.check(implementation, registry.baseline_of(implementation), planned.spec, planned.case, where,
                              seed)
-    except Exception as error:  # one implementation's crash is its own failure
+    except FOREIGN_FAULTS as error:  # one implementation's crash, or exit, is its own failure
         result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
     add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
                     Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
@@ -645,7 +669,7 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     text = json.dumps(export_rows(store.rows(run_id))
                       + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1)
     if output is None:
-        print(text)
+        _write_out(text)
     else:
         atomic.write_text(output, text + "\n")
         errors.print(f"wrote the rows of run {run_id} to {output}", markup=False)
@@ -689,7 +713,7 @@ def _export_runs(run_id: Optional[int], all_runs: bool, output: Optional[Path], 
     ids = [run["id"] for run in store.runs()] if all_runs else [_run_id(store, run_id)]
     document = transfer.export_runs(store, ids)
     if output is None:
-        print(json.dumps(document, separators=(",", ":")))
+        _write_out(json.dumps(document, separators=(",", ":")))
     else:
         transfer.write(document, output)
         errors.print(f"wrote {len(ids)} run{'s' * (len(ids) != 1)} to {output}", markup=False)
@@ -727,7 +751,7 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
 
     comparison = compare.compare(_read_store(db), run_a, run_b, op)
     if as_json:
-        print(json.dumps(compare.as_json(comparison), indent=1))
+        _write_out(json.dumps(compare.as_json(comparison), indent=1))
         return
     for part in compare.render(comparison, show_all):
         console.print(part)
@@ -953,6 +977,8 @@ def main() -> None:
     except Interrupted as interrupted:
         errors.print(f"interrupted by {interrupted.signal.name}")
         code = interrupted.exit_code
+    except BrokenPipeError:
+        code = _reader_gone()
     except (OSError, sqlite3.Error) as error:  # the environment's fault (a file, a disk), not Mage's
         _error(_environment_fault(error))
         code = 2

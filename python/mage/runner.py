@@ -22,7 +22,7 @@ from mage import check, registry, resume, suspect
 from mage.backends.precision import precision_mode
 from mage.backends.triton import INTERPRETED
 from mage.backends.tuning import recorded_tunings
-from mage.errors import DeviceLost
+from mage.errors import FOREIGN_FAULTS, DeviceLost
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
@@ -252,7 +252,7 @@ class Runner:
                         if stale := refresh.stale(remembered.last, impl.variant, impl.precision):
                             return Outcome("fail", f"{STALE} (kernel capture, {cache} L2): {stale}", "fail")
             return measured
-        except Exception as error:
+        except FOREIGN_FAULTS as error:
             if _is_oom(error):
                 return Outcome("skip", f"out of memory: {_error_text(error)}")
             self._raise_if_device_lost(impl, error)
@@ -284,6 +284,10 @@ class Runner:
                 flush = self.flush if cache == "cold" else None
                 stats, failures = span.measure(contenders, path, self.timer, self.method, flush, inputs.refresh_all,
                                                window=lambda name: self.watch.window((name, path, cache)), rng=rng)
+                if failures and not self.timer.usable():  # a failure that took the CUDA context with it
+                    self.device_lost = True
+                    culprit = next(iter(failures))
+                    raise DeviceLost(culprit, failures[culprit])
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
                     timed.append((name, result, stats[name].samples if name in stats else ()))
@@ -305,7 +309,7 @@ class Runner:
             try:
                 seed = _seed(self.method.check_seed, "recheck", case.key, name)
                 reason = check.recheck(impl, spec, case, self.request.device, seed)
-            except Exception as error:
+            except FOREIGN_FAULTS as error:
                 self._raise_if_device_lost(impl, error)
                 reason = _error_text(error)
             self._release()
