@@ -127,17 +127,20 @@ def test_a_usage_error_is_one_line_naming_where_help_is(tmp_path, args, line):
 
 def test_an_implementation_that_exits_interrupts_or_runs_out_of_memory_fails_alone(tmp_path):
     result = mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", "--impl", "exits", "--impl",
-                  "interrupts", "--impl", "hostoom", cwd=tmp_path, plugins="tests.plugins.resource_faults")
+                  "interrupts", "--impl", "hostoom", "--path", "single", "--path", "batch", cwd=tmp_path,
+                  plugins="tests.plugins.resource_faults")
     assert result.returncode == 1, result.stdout + result.stderr
     assert _last_line(result.stdout) == ("3 implementations failed: layernorm exits/affine/ieee (contract), layernorm "
-                                         "hostoom/affine/ieee (single path), layernorm interrupts/affine/ieee "
-                                         "(contract)")
+                                         "hostoom/affine/ieee (batch path, single path), layernorm "
+                                         "interrupts/affine/ieee (contract)")
     store = Store(tmp_path / "mage.db", read_only=True)
     assert store.run(1)["status"] == "complete"
-    reasons = {row["impl"]: row["reason"] for row in store.rows(1)}
-    assert reasons["exits/affine/ieee"] == "SystemExit: 0" and reasons["interrupts/affine/ieee"] == "KeyboardInterrupt: "
-    assert reasons["hostoom/affine/ieee"].startswith("single path: ran out of host memory while timed (MemoryError")
-    assert reasons["eager/affine/ieee"] is None
+    reasons = {(row["impl"], row["path"]): row["reason"] for row in store.rows(1)}
+    assert reasons["exits/affine/ieee", "single"] == "SystemExit: 0"
+    assert reasons["interrupts/affine/ieee", "single"] == "KeyboardInterrupt: "
+    assert reasons["hostoom/affine/ieee", "single"].startswith("single path: ran out of host memory while timed")
+    assert reasons["hostoom/affine/ieee", "batch"].startswith("batch path: not timed: ran out of host memory")
+    assert reasons["eager/affine/ieee", "single"] is None and reasons["eager/affine/ieee", "batch"] is None
 
 
 def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):

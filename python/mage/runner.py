@@ -270,6 +270,7 @@ class Runner:
         # Which timed sample of each block is verified: drawn from the run's own check seed.
         rng = random.Random(_seed(self.method.check_seed, "verified samples", case.key))
         timed, stale = [], {}  # (name, result, samples); the first stale answer of each implementation
+        exhausted = {}  # why an implementation exhausted memory while timed: it is not timed on later paths
         for path in self.request.paths:
             reason = path_skip_reason(path, self.request.device)
             if reason:
@@ -282,8 +283,12 @@ class Runner:
             for cache in self.request.caches:
                 self.on_progress(Step(case.key, "span", where=f"{path}/{cache}"))
                 flush = self.flush if cache == "cold" else None
-                stats, failures = span.measure(contenders, path, self.timer, self.method, flush, inputs.refresh_all,
+                stats, failures = span.measure([c for c in contenders if c.key not in exhausted], path, self.timer,
+                                               self.method, flush, inputs.refresh_all,
                                                window=lambda name: self.watch.window((name, path, cache)), rng=rng)
+                exhausted |= {name: why for name, why in failures.items() if span.exhausted_memory(why)}
+                failures |= {name: f"not timed: {why} on an earlier path" for name, why in exhausted.items()
+                             if name not in failures}
                 if failures and not self.timer.usable():  # a failure that took the CUDA context with it
                     self.device_lost = True
                     culprit = next(iter(failures))

@@ -97,11 +97,19 @@ class SpanStats:
 RETAINED_SHARE_LIMIT = 0.25
 
 
+OUT_OF_MEMORY, HOARDING = "ran out of", "kept"  # how a failure of memory while timed begins
+
+
+def exhausted_memory(reason: str) -> bool:
+    """Whether a contender's failure is one of memory: timing it again would only exhaust it again."""
+    return reason.startswith((OUT_OF_MEMORY, HOARDING))
+
+
 def _retention(retained: int, total: int) -> str:
     """Why a contender that keeps ``retained`` bytes across its samples is stopped, or '' while within the limit."""
     if not total or retained <= RETAINED_SHARE_LIMIT * total:
         return ""
-    return (f"kept {retained / 2**30:.1f} GiB of device memory across its timed calls (more than "
+    return (f"{HOARDING} {retained / 2**30:.1f} GiB of device memory across its timed calls (more than "
             f"{RETAINED_SHARE_LIMIT:.0%} of the device): it holds on to what it returns")
 
 
@@ -109,7 +117,8 @@ def _fault(error: BaseException) -> str:
     """A sampling failure in words: running out of memory said so, whoever's allocation tripped."""
     text = f"{type(error).__name__}: {error}".splitlines()[0][:500]
     if isinstance(error, (torch.OutOfMemoryError, MemoryError)):
-        return f"ran out of {'host' if isinstance(error, MemoryError) else 'device'} memory while timed ({text})"
+        where = "host" if isinstance(error, MemoryError) else "device"
+        return f"{OUT_OF_MEMORY} {where} memory while timed ({text})"
     return text
 
 
