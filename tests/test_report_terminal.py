@@ -102,3 +102,16 @@ def test_run_and_check_show_progress_when_not_on_a_terminal(tmp_path):
     checked = _mage(tmp_path, "check", "--op", "layernorm", "--impl", "eager", columns=None)
     assert checked.returncode == 0, checked.stderr
     assert re.search(r"^\[1/1\] layernorm:\S+: [\d.]+ s", checked.stdout, re.MULTILINE), checked.stdout
+
+
+def test_control_characters_of_stored_text_never_reach_the_terminal(tmp_path):
+    store, run_id = make_run(tmp_path / "mage.db")
+    store.set_experiment(run_id, "clears \x1b[2J the screen\x07", [])
+    store.db.execute("UPDATE implementations SET name = name || '\x1b[31m' WHERE name LIKE 'eager%'")
+    store.db.execute("UPDATE runs SET command = command || ' \x1b]0;title\x07'")
+    store.db.commit()
+    for command in (["show", "1"], ["runs"], ["best"]):
+        shown = _mage(tmp_path, *command, columns="200")
+        assert shown.returncode == 0, shown.stderr
+        assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout, command
+    assert "clears [2J the screen" in _mage(tmp_path, "show", "1", columns="200").stdout

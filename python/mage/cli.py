@@ -7,6 +7,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import shlex
 import sqlite3
 import sys
@@ -18,6 +19,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
@@ -52,7 +54,19 @@ def _reader_gone() -> int:
     return READER_GONE
 
 
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but newline and tab
+
+
 class _Output(Console):
+    """rich's console, for what Mage prints: text from a store, a document or a plugin is data, so a control
+    character in it (ESC[2J clears the screen) is dropped (rich measures it as no width: tables stay aligned);
+    rich's own sequences are styles and control segments, left as they are."""
+
+    def _render_buffer(self, buffer) -> str:
+        return super()._render_buffer(
+            Segment(CONTROL_CHARACTERS.sub("", text), style, control) if not control else Segment(text, style, control)
+            for text, style, control in buffer)
+
     def on_broken_pipe(self) -> None:  # rich's own exits 1, which the README keeps for failed implementations
         raise SystemExit(_reader_gone())
 
@@ -66,7 +80,7 @@ def _write_out(text: str) -> None:
         print(text, flush=True)
     except BrokenPipeError:
         raise SystemExit(_reader_gone()) from None
-errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
+errors = _Output(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
 IMPL_HELP = ("Only these implementations: a family (triton: its champion), every strategy of one (triton.*), "
