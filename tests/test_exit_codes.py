@@ -152,3 +152,22 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
         shown.stdout.close()  # as head -1 does
         assert shown.wait(timeout=120) in (0, cli.READER_GONE)  # 0 where all it wrote fitted in the pipe
         assert shown.stderr.read() == b""
+
+
+def test_an_interrupted_context_run_says_why_it_cannot_be_continued_and_how_to_measure_again(tmp_path):
+    started = tmp_path / "sleeping"
+    command = ["context", "--size", "tiny", "--block", "mlp", "--assign", "layernorm=sleeps", "--no-compile",
+               "--db", "store.db"]
+    process = subprocess.Popen([*MAGE, *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=_environment("tests.plugins.cli_faults",
+                                                           MAGE_TEST_SLEEP_STARTED=str(started)))
+    deadline = time.monotonic() + 300
+    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert started.exists(), process.communicate()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stdout + stderr
+    assert "a context run is not resumed" in stderr and f"measure it again with: mage {' '.join(command)}" in stderr
+    resumed = mage("run", "--resume", "1", "--db", "store.db", cwd=tmp_path)
+    assert resumed.returncode == 2 and "run 1 is a context run: a context run is not resumed" in resumed.stderr

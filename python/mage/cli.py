@@ -904,8 +904,11 @@ def context(
         try:
             run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
         except Interrupted as interrupted:
+            from mage.resume import CONTEXT_NOT_RESUMED
+
             errors.print(f"interrupted by {interrupted.signal.name}: the blocks measured so far are stored, the run "
-                         f"marked incomplete", markup=False)
+                         f"marked incomplete; {CONTEXT_NOT_RESUMED}: {shlex.join(['mage', *sys.argv[1:]])}",
+                         markup=False)
             raise typer.Exit(interrupted.exit_code) from interrupted
     console.print(_context_table(results))
     console.print(f"stored as run {run_id} in {db}", markup=False)

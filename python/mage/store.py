@@ -256,6 +256,7 @@ class Result:
 
 # Why a block result is measured: the eager reference, one op swapped, the best per op together, the best
 # called without torch.library, a whole-block torch.compile.
+CONTEXT_SUITE = "context"  # the suite of a run of mage context: model blocks, not op cases
 BLOCK_KINDS = ("eager", "swap", "best", "direct", "control", "compile")
 
 

@@ -44,7 +44,7 @@ from mage.measure.method import Method
 from mage.plan import path_skip_reason
 from mage.progress import Step
 from mage.runner import STALE
-from mage.store import BlockOpShare, BlockResult
+from mage.store import CONTEXT_SUITE, BlockOpShare, BlockResult
 
 PATHS = ("single", "graph")
 PRECISIONS = ("ieee", "tf32")  # of torch's Linear and of every op that declares it
@@ -421,7 +421,7 @@ def record(store, request: Request, command: str, on_progress: Callable[[Step], 
 
     check_request(request)
     run_id = store.begin_run(
-        clock=Timer(request.device).clock, suite="context", command=command,
+        clock=Timer(request.device).clock, suite=CONTEXT_SUITE, command=command,
         env=env.capture(request.device) | {"gpu_state_start": env.gpu_state()},
         method=request.method.as_dict() | {"blocks": blocks.select(request.blocks, request.size),
                                            "precisions": request.precisions, "assign": request.assign,
