@@ -226,7 +226,8 @@ def run(
                                            "results/README.md): small next to a large case, nearly doubling the "
                                            "seed suite."),
     case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds "
-                                       "one case may take; one implementation's check, profile or re-check may take "
+                                       "one case may take from its worker's first step (the worker's start-up has "
+                                       "as long again); one implementation's check, profile or re-check may take "
                                        "a quarter."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help="Share the cases across this many of the host's GPUs "
                                        "(a number, or all): every case in a worker pinned to one GPU, a case never "
