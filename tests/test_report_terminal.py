@@ -42,8 +42,9 @@ def test_the_results_table_fits_the_width_with_the_columns_that_matter_most(stor
     assert "│ layernorm │" in shown.stdout  # whole, never folded into fragments
     for name in ("contract", "rel err", "kernel", "launches", "span"):  # names narrow rather than push these out
         assert name in header, (width, name)
-    wide_cells = set(re.findall(r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│", _mage(stored, "show", "1", "--wide", columns=columns).stdout))
-    narrow_cells = set(re.findall(r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│", shown.stdout))
+    number = r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│"
+    wide_cells = set(re.findall(number, _mage(stored, "show", "1", "--wide", columns=columns).stdout))
+    narrow_cells = set(re.findall(number, shown.stdout))
     assert narrow_cells and narrow_cells <= wide_cells  # no number folded across lines
 
 

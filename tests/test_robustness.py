@@ -63,7 +63,8 @@ def test_a_usage_error_of_run_leaves_no_store_and_never_hangs(tmp_path, options,
 
 @pytest.mark.parametrize("options, message", [
     (["--resume", "1", "--noise-target", "0.9"], "drop --noise-target"),
-    (["--resume", "1", "--budget", "99", "--min-samples", "9", "--batch", "3"], "drop --budget, --batch, --min-samples"),
+    (["--resume", "1", "--budget", "99", "--min-samples", "9", "--batch", "3"],
+     "drop --budget, --batch, --min-samples"),
 ])
 def test_resume_refuses_a_method_of_its_own(tmp_path, options, message):
     refused = mage("run", *options, cwd=tmp_path)

@@ -247,7 +247,8 @@ def run(
     if resume_run is not None:
         request = _resumed_request(resume_run, db, op=op, case=case, impl=impl, all_strategies=all_strategies,
                                    suite=suite, budget=budget, batch=batch, noise_target=noise_target,
-                                   min_samples=min_samples, path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
+                                   min_samples=min_samples, path=path, hypothesis=hypothesis, predict=predict,
+                                   cold=cold or None,
                                    device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
@@ -665,8 +666,9 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
                                          "samples, predictions) as one JSON document, for mage import."),
            all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
-           output: Optional[str] = typer.Option(None, "--output", "-o", callback=_named_path, help="Write to this file instead "
-                                                 "(with --run-json, gzip-compressed if it ends in .gz)."),
+           output: Optional[str] = typer.Option(None, "--output", "-o", callback=_named_path,
+                                                help="Write to this file instead (with --run-json, gzip-compressed "
+                                                "if it ends in .gz)."),
            db: Path = DB_OPTION):
     """Print a run's results as rows (JSON with --json; a context run's block results follow, each with its op
     shares), or whole runs for mage import (--run-json)."""
@@ -782,8 +784,9 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
                                                   help="kernel, span, host, launches (repeatable)."),
                points: bool = typer.Option(False, "--points", help="Every point of every series, not only of "
                                            "those with a step."),
-               html_file: Optional[str] = typer.Option(None, "--html", callback=_named_path, help="Also write a history page: one "
-                                                        "chart per implementation, steps marked."),
+               html_file: Optional[str] = typer.Option(None, "--html", callback=_named_path,
+                                                       help="Also write a history page: one chart per "
+                                                       "implementation, steps marked."),
                db: Path = DB_OPTION):
     """Every stored result over time and commits, with the steps where it got faster or slower."""
     from mage import history
