@@ -170,6 +170,14 @@ def test_show_prints_the_table_and_the_sentences(imported):
     assert "model blocks: Amdahl predicted against measured speedup" in shown.stdout
     assert "+4.6 % (beyond noise)" in shown.stdout
     assert "swapping layernorm to native saves 41 µs of 1,210 µs (3.4 %); Amdahl predicted 3.5 %" in shown.stdout
+    assert "0 results" not in shown.stdout and "µs per call" not in shown.stdout  # no empty table of op results
+
+
+def test_show_at_a_narrow_width_folds_no_number_of_the_blocks(imported):
+    shown = subprocess.run([*MAGE, "show", "1", "--db", "mage.db"], cwd=imported, capture_output=True, text=True,
+                           env=os.environ | {"COLUMNS": "100"})
+    assert shown.returncode == 0, shown.stderr
+    assert "962.0" in shown.stdout and "1,210.0" in shown.stdout  # whole, on one line
 
 
 def test_a_run_without_context_results_shows_no_context_section(tmp_path):

@@ -83,6 +83,8 @@ def test_a_full_store_says_so_in_one_line(tmp_path):
                               "'tests.plugins.nowhere'"),
     ("tests.plugins.raises_on_import", "plugin 'tests.plugins.raises_on_import' in MAGE_PLUGINS failed on import: "
                                        "RuntimeError: this plugin is broken on purpose"),
+    ("tests.plugins.exits_on_import", "plugin 'tests.plugins.exits_on_import' in MAGE_PLUGINS failed on import: "
+                                      "SystemExit: 5"),
 ])
 def test_a_plugin_that_cannot_be_loaded_is_named_in_one_line(tmp_path, plugin, problem):
     result = mage("check", "--op", "layernorm", "--impl", "eager", cwd=tmp_path, plugins=plugin)
@@ -94,7 +96,7 @@ def test_a_plugin_that_cannot_be_loaded_is_named_in_one_line(tmp_path, plugin, p
     (OSError(errno.ENOSPC, "No space left on device", "out/report.html"), 2,
      "error: out/report.html: No space left on device"),
     (sqlite3.DatabaseError("file is not a database"), 2,
-     "error: the SQLite store cannot be used: file is not a database"),
+     "error: the SQLite store cannot be used: it is not an SQLite database"),
     (ZeroDivisionError("division by zero"), 3,
      "error: this is a bug in Mage (ZeroDivisionError: division by zero); the traceback above says where"),
 ])
@@ -121,3 +123,51 @@ def test_a_usage_error_is_one_line_naming_where_help_is(tmp_path, args, line):
     result = mage(*args, cwd=tmp_path)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
+
+
+def test_an_implementation_that_exits_interrupts_or_runs_out_of_memory_fails_alone(tmp_path):
+    result = mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", "--impl", "exits", "--impl",
+                  "interrupts", "--impl", "hostoom", "--path", "single", "--path", "batch", cwd=tmp_path,
+                  plugins="tests.plugins.resource_faults")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _last_line(result.stdout) == ("3 implementations failed: layernorm exits/affine/ieee (contract), layernorm "
+                                         "hostoom/affine/ieee (batch path, single path), layernorm "
+                                         "interrupts/affine/ieee (contract)")
+    store = Store(tmp_path / "mage.db", read_only=True)
+    assert store.run(1)["status"] == "complete"
+    reasons = {(row["impl"], row["path"]): row["reason"] for row in store.rows(1)}
+    assert reasons["exits/affine/ieee", "single"] == "SystemExit: 0"
+    assert reasons["interrupts/affine/ieee", "single"] == "KeyboardInterrupt: "
+    assert reasons["hostoom/affine/ieee", "single"].startswith("single path: ran out of host memory while timed")
+    assert reasons["hostoom/affine/ieee", "batch"].startswith("batch path: not timed: ran out of host memory")
+    assert reasons["eager/affine/ieee", "single"] is None and reasons["eager/affine/ieee", "batch"] is None
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    mage("run", "--op", "layernorm", "--impl", "eager/affine/ieee", cwd=tmp_path)
+    for command in (["show", "1"], ["export", "1", "--json"]):
+        shown = subprocess.Popen([*MAGE, *command], cwd=tmp_path, env=_environment(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        shown.stdout.readline()
+        shown.stdout.close()  # as head -1 does
+        assert shown.wait(timeout=120) in (0, cli.READER_GONE)  # 0 where all it wrote fitted in the pipe
+        assert shown.stderr.read() == b""
+
+
+def test_an_interrupted_context_run_says_why_it_cannot_be_continued_and_how_to_measure_again(tmp_path):
+    started = tmp_path / "sleeping"
+    command = ["context", "--size", "tiny", "--block", "mlp", "--assign", "layernorm=sleeps", "--no-compile",
+               "--db", "store.db"]
+    process = subprocess.Popen([*MAGE, *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=_environment("tests.plugins.cli_faults",
+                                                           MAGE_TEST_SLEEP_STARTED=str(started)))
+    deadline = time.monotonic() + 300
+    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert started.exists(), process.communicate()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stdout + stderr
+    assert "a context run is not resumed" in stderr and f"measure it again with: mage {' '.join(command)}" in stderr
+    resumed = mage("run", "--resume", "1", "--db", "store.db", cwd=tmp_path)
+    assert resumed.returncode == 2 and "run 1 is a context run: a context run is not resumed" in resumed.stderr

@@ -181,3 +181,15 @@ def test_a_family_selects_every_strategy_of_it_as_run_does(store):
     store.end_run(run, "complete")
     found = {s.impl for s in history.load(store, None, "triton", None, None, None, ["kernel"])}
     assert found == {"triton/affine/ieee", "triton.persistent/affine/ieee"}
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_the_history_at_a_narrow_width_folds_no_number(tmp_path, columns):
+    store = Store(tmp_path / "mage.db")
+    store_series(store, [4400.0] * 3 + [7000.0] * 3)
+    store.close()
+    result = subprocess.run([sys.executable, "-m", "mage", "history", "--op", "layernorm"], cwd=tmp_path,
+                            capture_output=True, text=True, env=os.environ | {"COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"│ \d,\d{3}\.\d +│", result.stdout)  # a time in thousands of µs, whole in its cell
+    assert not re.search(r"\d,\d{0,3} +│", result.stdout)  # never cut after its comma or before its decimal

@@ -1,5 +1,6 @@
 """mage run --isolate: a crash, a hang or an out-of-memory error costs its own rows, never the run."""
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -13,7 +14,7 @@ from mage import isolation, resume
 from mage.measure.method import Method
 from mage.plan import Planned, Request, plan
 from mage.store import Result, Store
-from mage.worker import ROW, read_row
+from mage.worker import PROGRESS, ROW, read_row
 
 from test_cli import MAGE
 
@@ -197,3 +198,48 @@ def test_cases_are_shared_across_gpu_slots_and_each_row_stored_once(tmp_path, mo
     assert sorted((r["op"], r["case"], r["impl"]) for r in rows) == expected  # each row once, none lost
     assert all(r["status"] == "pass" for r in rows), [r["reason"] for r in rows]
     assert {gpu for gpu, _ in started} == {"0", "1"} and len(started) == len(work)  # both slots, a worker a case
+
+
+class _SlowStart:
+    """A worker whose start-up takes most of the case's limit, then whose implementation's contract takes a little
+    more than what is left of it (but far less than a step's own limit), then sends its row."""
+
+    def __init__(self, job, gpu, case_key: str, impl: str):
+        import time
+
+        from mage.progress import Step
+
+        def lines():
+            time.sleep(3.4)  # the start-up: Python, torch, the registry
+            for step in ("check", "contract"):
+                yield PROGRESS + Step(case_key, step, impl).to_json() + "\n"
+            time.sleep(0.7)
+            yield ROW + json.dumps({"case": case_key, "impl": impl, "result": dataclasses.asdict(
+                Result("single", "warm", "pass")), "samples": [], "case_stats": None}) + "\n"
+            self.returncode = 0
+
+        self.lines, self.returncode, self.lost = lines(), None, ""
+
+    def poll(self):
+        return self.returncode
+
+    def kill(self):
+        self.returncode = -9
+
+    def last_error(self):
+        return ""
+
+    def close(self):
+        pass
+
+
+def test_a_slow_worker_start_is_charged_to_no_implementation(tmp_path, layernorm):
+    spec, eager, case = layernorm
+    store = Store(tmp_path / "mage.db")
+    runner = isolation.IsolatedRunner(store, _request(["layernorm"]), "pytest", case_timeout=4.0,
+                                      launch=lambda job, gpu: _SlowStart(job, gpu, case.key, eager.name))
+    runner.run_id = store.begin_run(clock="cpu", suite="seed", command="pytest", env={}, method={}, ceilings={})
+    # 4.1 s from launch to its row: past the case's limit from the launch, within it from the worker's first step;
+    # its contract, 0.7 s, within a step's own limit of 1 s.
+    assert runner._run_worker(Planned(spec, case, [eager]), [eager]) == (None, None)
+    assert [(r["impl"], r["status"]) for r in store.rows(runner.run_id)] == [(eager.name, "pass")]

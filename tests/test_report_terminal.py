@@ -36,14 +36,24 @@ def test_the_results_table_fits_the_width_with_the_columns_that_matter_most(stor
     assert shown.returncode == 0, shown.stderr
     lines = _table_lines(shown.stdout)
     assert lines and max(map(len, lines)) <= width
-    header = lines[1]
+    header = " ".join(lines[1:3])  # a header folds at its spaces
     assert all(name in header for name in ("op", "case", "impl"))
     assert re.search(rf"\d+ columns left out to fit {width} \(--wide shows them\): ", shown.stdout)
     assert "│ layernorm │" in shown.stdout  # whole, never folded into fragments
-    if width >= 100:  # the numbers that matter stay; names fold rather than push them out
-        assert all(name in header for name in ("contract", "kernel", "span"))
-    if width >= 120:
-        assert "launches" in header
+    for name in ("contract", "rel err", "kernel", "launches", "span"):  # names narrow rather than push these out
+        assert name in header, (width, name)
+    number = r"│ (\d[\d,]*\.\d+(?:e[+-]\d+)?) +│"
+    wide_cells = set(re.findall(number, _mage(stored, "show", "1", "--wide", columns=columns).stdout))
+    narrow_cells = set(re.findall(number, shown.stdout))
+    assert narrow_cells and narrow_cells <= wide_cells  # no number folded across lines
+
+
+def test_a_name_breaks_after_its_separators():
+    from mage.report.tables import broken_name
+
+    assert broken_name("triton.split/affine/ieee", 8).splitlines() == ["triton.", "split/", "affine/", "ieee"]
+    assert broken_name("1024x1024", 6).splitlines() == ["1024x", "1024"]
+    assert broken_name("eager", 20) == "eager"
 
 
 def test_wide_shows_every_column(stored):
@@ -93,3 +103,16 @@ def test_run_and_check_show_progress_when_not_on_a_terminal(tmp_path):
     checked = _mage(tmp_path, "check", "--op", "layernorm", "--impl", "eager", columns=None)
     assert checked.returncode == 0, checked.stderr
     assert re.search(r"^\[1/1\] layernorm:\S+: [\d.]+ s", checked.stdout, re.MULTILINE), checked.stdout
+
+
+def test_control_characters_of_stored_text_never_reach_the_terminal(tmp_path):
+    store, run_id = make_run(tmp_path / "mage.db")
+    store.set_experiment(run_id, "clears \x1b[2J the screen\x07", [])
+    store.db.execute("UPDATE implementations SET name = name || '\x1b[31m' WHERE name LIKE 'eager%'")
+    store.db.execute("UPDATE runs SET command = command || ' \x1b]0;title\x07'")
+    store.db.commit()
+    for command in (["show", "1"], ["runs"], ["best"]):
+        shown = _mage(tmp_path, *command, columns="200")
+        assert shown.returncode == 0, shown.stderr
+        assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout, command
+    assert "clears [2J the screen" in _mage(tmp_path, "show", "1", columns="200").stdout

@@ -1,10 +1,11 @@
 """An interrupted run is continued into the same run id, repeating only what is missing."""
 
+import signal
 import sqlite3
 
 import pytest
 
-from mage.errors import MageError
+from mage.errors import Interrupted, MageError
 from mage.measure.method import Method
 from mage.resume import stored_request
 from mage.plan import Planned, Request
@@ -23,7 +24,7 @@ def test_resume_runs_what_is_missing_and_completes_the_run(tmp_path, layernorm, 
 
     def interrupted_on_second_case(x, w, b):
         if interrupt["on"] and x.shape[0] == 17:
-            raise KeyboardInterrupt
+            raise Interrupted(signal.SIGINT)  # Ctrl-C, as the handler raises it
         return eager.fn(x, w, b)
 
     def crashes(x, w, b):
@@ -35,7 +36,7 @@ def test_resume_runs_what_is_missing_and_completes_the_run(tmp_path, layernorm, 
     work = [Planned(spec, c, impls) for c in (case, second)]
     request = Request(suites=["seed"], device="cpu", paths=["single", "batch"], method=QUICK)
     first = Runner(Store(tmp_path / "mage.db"), request, "pytest")
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted):
         first.run(work)
     store = Store(tmp_path / "mage.db")
     assert {r["case"] for r in store.rows(first.run_id)} == {"33x65", "17x9"}

@@ -262,3 +262,26 @@ def test_the_pages_of_the_committed_stores_site_load_without_error(committed_sit
     pages = _pages(committed_site) if every_run else _page_kinds(committed_site)
     problems = {str(page.relative_to(committed_site)): found for page in pages if (found := _load(browser, page))}
     assert problems == {}
+
+
+def test_names_that_would_share_a_page_get_one_each():
+    names = ["a/b", "a-b", "a b", "layernorm", "mlp/gpt2-small", "..", "."]
+    files = [site.op_file(name) for name in names]
+    assert len(set(files)) == len(names)
+    assert site.op_file("layernorm") == "layernorm.html"  # a safe name is its own page
+    assert all("/" not in name and not name.startswith(".") for name in files)
+
+
+@pytest.mark.parametrize("linked", ["runs", "ops"])
+def test_a_symlink_inside_the_folder_that_leads_outside_is_refused(tmp_path, linked):
+    from mage.errors import MageError
+    from mage.store import Store
+
+    _small_store(tmp_path / "mage.db")
+    out, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / linked).symlink_to(elsewhere)
+    with pytest.raises(MageError, match=f"{linked}.* leads outside .*site"):
+        site.build(Store(tmp_path / "mage.db", read_only=True), out)
+    assert list(elsewhere.iterdir()) == []

@@ -158,3 +158,36 @@ def test_the_batch_path_verifies_the_last_call_of_the_batch():
     span.measure([contender], "batch", Timer("cpu"), Method(min_samples=3, rounds=3, span_samples=3, batch=4),
                  refresh=lambda: None)
     assert len(seen) == 3 and all(out % 4 == 3 for out in seen)  # calls 4k..4k+3 make one sample (a trial first)
+
+
+class _CountingTimer(Timer):
+    """A CPU timer that reports the bytes the hoarder of a test keeps as allocated device memory."""
+
+    def __init__(self, hoard: list, total: int):
+        super().__init__("cpu")
+        self.hoard, self.total = hoard, total
+
+    def allocated_bytes(self) -> int:
+        return sum(self.hoard)
+
+    def total_bytes(self) -> int:
+        return self.total
+
+
+def test_a_contender_that_exhausts_memory_while_timed_fails_alone():
+    hoard, calls = [], {"honest": 0, "hoards": 0, "greedy": 0}
+
+    def call(name):
+        calls[name] += 1
+        if name == "hoards" and calls[name] > 1:  # after its trial call: every timed call keeps 10 bytes
+            hoard.append(10)
+        if name == "greedy" and calls[name] > 1:
+            raise MemoryError("no host memory left")
+
+    contenders = [span.Contender(name, lambda name=name: call(name)) for name in calls]
+    stats, failures = span.measure(contenders, "single", _CountingTimer(hoard, total=100),
+                                   Method(span_samples=90, rounds=3, min_samples=90, budget_s=60))
+    assert set(stats) == {"honest"} and len(stats["honest"].samples) == 90
+    assert failures["hoards"].startswith("kept 0.0 GiB of device memory across its timed calls (more than 25%")
+    assert span.exhausted_memory(failures["hoards"]) and sum(hoard) <= 2 * 30 * 10  # stopped after a block or two
+    assert failures["greedy"] == "ran out of host memory while timed (MemoryError: no host memory left)"

@@ -1,6 +1,7 @@
 """The store keeps every finished result, through Ctrl-C and through a killed process."""
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -8,6 +9,7 @@ import textwrap
 import pytest
 import torch
 
+from mage.errors import Interrupted
 from mage.measure.method import Method
 from mage.plan import Planned, Request
 from mage.runner import Runner
@@ -30,13 +32,13 @@ def test_ctrl_c_keeps_finished_results_and_marks_the_run_incomplete(tmp_path, la
 
     def interrupted_on_second_case(x, w, b):
         if x.shape[0] == 17:
-            raise KeyboardInterrupt
+            raise Interrupted(signal.SIGINT)  # Ctrl-C, as the handler raises it
         return eager.fn(x, w, b)
 
     request = Request(suites=["seed"], device="cpu", method=Method(span_samples=3, min_samples=1, kernel_calls=2,
                                                                      host_calls=4, host_chunk=2, warmup_calls=1))
     runner = _runner(tmp_path, request)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted):
         runner.run(_planned(spec, [impl_like(eager, interrupted_on_second_case)], case, second))
     store = Store(tmp_path / "mage.db")
     run = store.run(runner.run_id)

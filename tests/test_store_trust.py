@@ -238,3 +238,54 @@ def test_a_store_on_a_read_only_mount_is_read_and_refused_for_writing(tmp_path):
     assert "layernorm" in (tmp_path / "rows.json").read_text()
     assert "run=2" in done.stdout and "cannot be written (read-only)" in " ".join(done.stderr.split())
     assert "Traceback" not in done.stderr
+
+
+def test_a_damaged_page_is_named_when_read_and_refused_before_a_run_starts(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "mage.db"
+    store = Store(path)
+    for _ in range(30):
+        store_run(store)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = store.db.execute("PRAGMA page_size").fetchone()[0]
+    root = store.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'results'").fetchone()[0]
+    store.close()
+    data = bytearray(path.read_bytes())
+    data[(root - 1) * page_size] = 0xFF  # no b-tree page type: the results table is damaged, the rest is whole
+    path.write_bytes(bytes(data))
+    code, _, err = mage_here(monkeypatch, capsys, "show", "1", "--db", str(path))
+    assert code == 2 and str(path) in err and "damaged" in err and "Traceback" not in err
+    with pytest.raises(StoreError, match="damaged"):
+        Store(path)  # mage run and mage import: nothing is begun inside it
+    assert path.read_bytes() == bytes(data)
+
+
+def test_a_run_with_an_environment_that_is_not_json_is_one_line(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "mage.db"
+    store = Store(path)
+    store_run(store)
+    store.db.execute("UPDATE runs SET env_json = '{not json'")
+    store.db.commit()
+    store.close()
+    for command in (["runs"], ["show", "1"]):
+        code, _, err = mage_here(monkeypatch, capsys, *command, "--db", str(path))
+        assert code == 2 and f"{path}: run 1's env_json is not valid JSON" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("make, problem", [
+    (lambda path: os.mkfifo(path), "not a regular file"),
+    (lambda path: (path.with_name("b").symlink_to(path), path.symlink_to(path.with_name("b"))), "cannot open"),
+], ids=["fifo", "symlink-loop"])
+def test_a_store_path_that_is_no_file_is_refused_without_blocking(make, problem, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "mage.db"
+    make(path)
+    for command in (["runs"], ["run", "--op", "softmax", "--impl", "eager"]):
+        code, _, err = mage_here(monkeypatch, capsys, *command, "--db", str(path))
+        assert code == 2 and problem in err and "Traceback" not in err
+
+
+def test_a_device_is_refused_as_a_store(tmp_path, monkeypatch, capsys):
+    code, _, err = mage_here(monkeypatch, capsys, "runs", "--db", "/dev/null")
+    assert code == 2 and "/dev/null is not a regular file" in err
+    with pytest.raises(StoreError, match="not a regular file"):
+        Store("/dev/null")
+    assert not Path("/dev/null-journal").exists() and not Path("/dev/null-wal").exists()

@@ -258,3 +258,55 @@ def test_show_and_report_read_a_run_whose_environment_and_method_say_little(tmp_
     reported = mage("report", str(run), "--db", "mage.db", "--out", "report", cwd=tmp_path)
     assert reported.returncode == 0, reported.stdout + reported.stderr
     assert "1,980 MHz at the start" in (tmp_path / "report" / "report.html").read_text()
+
+
+def _document(tmp_path, change) -> dict:
+    """A document of one stored run, changed by ``change(entry)`` and given a fingerprint of its own."""
+    source = Store(tmp_path / "source.db")
+    document = transfer.export_runs(source, [store_run(source)])
+    source.close()
+    document["runs"][0]["run"]["fingerprint"] = "changed"
+    change(document["runs"][0])
+    return document
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda entry: entry["results"].append(dict(entry["results"][0])), r"results\[6\] repeats layernorm/1024x1024"),
+    (lambda entry: entry.__setitem__("predictions", ["nonsense"]), r"predictions\[0\]: prediction 'nonsense'"),
+])
+def test_a_document_that_would_garble_the_store_is_refused(tmp_path, change, message):
+    local = Store(tmp_path / "local.db")
+    with pytest.raises(MageError, match=message):
+        transfer.import_runs(local, _document(tmp_path, change))
+    assert local.runs() == []
+
+
+def test_a_prediction_the_run_can_judge_is_imported(tmp_path):
+    local = Store(tmp_path / "local.db")
+    change = lambda entry: entry.__setitem__("predictions", ["layernorm/triton:kernel<6"])  # noqa: E731
+    [(_, run, new)] = transfer.import_runs(local, _document(tmp_path, change))
+    assert new and local.predictions(run) == ["layernorm/triton:kernel<6"]
+
+
+def test_a_lone_surrogate_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(_document(tmp_path, lambda entry: entry["run"].__setitem__("hypothesis", "\ud800"))))
+    with pytest.raises(MageError, match=r"'\\ud800' is a lone surrogate"):
+        transfer.read(path)
+
+
+def test_a_gzip_that_expands_past_any_document_is_refused_before_it_fills_memory(tmp_path, monkeypatch):
+    import gzip
+
+    monkeypatch.setattr(transfer, "MAX_DOCUMENT_BYTES", 1 << 20)
+    path = tmp_path / "bomb.json.gz"
+    path.write_bytes(gzip.compress(b"{" + b" " * (2 << 20) + b"}"))
+    with pytest.raises(MageError, match="more than 1 MiB of JSON once decompressed"):
+        transfer.read(path)
+
+
+def test_a_document_of_no_runs_says_so(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"format": transfer.FORMAT, "version": transfer.VERSION, "runs": []}))
+    imported = subprocess.run([*MAGE, "import", "empty.json"], cwd=tmp_path, capture_output=True, text=True)
+    assert imported.returncode == 0 and "holds no run; nothing imported" in imported.stdout

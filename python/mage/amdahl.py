@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Iterable
 
 from mage.errors import InputError
@@ -31,7 +32,15 @@ def combined_speedup(parts: Iterable[tuple[float, float]]) -> float:
 
 
 def statement(fraction: float, speedup: float) -> str:
+    """Amdahl's law in words; a speedup below 1 is a slowdown, said as one."""
     overall = overall_speedup(fraction, speedup)
+    if speedup < 1:
+        slowdown = (1.0 - fraction) + fraction / speedup  # 1 / overall, without its underflow to 0
+        if not math.isfinite(1 / speedup) or not math.isfinite(slowdown):
+            raise InputError(f"speedup {speedup:g} is too small to say anything finite about")
+        return (f"A kernel that is {fraction:.0%} of a request and becomes {1 / speedup:.3g}× slower slows the "
+                f"request down {slowdown:.3g}×: it takes {slowdown:.3g} times as long, assuming everything else "
+                f"stays the same.")
     return (
         f"A kernel that is {fraction:.0%} of a request and becomes {speedup:g}× faster speeds the request up "
         f"{overall:.3g}×: latency falls by {1 - 1 / overall:.1%}, assuming everything else stays the same."

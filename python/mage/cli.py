@@ -7,6 +7,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import shlex
 import sqlite3
 import sys
@@ -18,14 +19,18 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.text import Text
 
 from mage import amdahl as amdahl_law, signals
-from mage.errors import DeviceLost, Interrupted, MageError, RunClaimedError, StoreError, WorkersLost
+from mage.errors import (FOREIGN_FAULTS, DeviceLost, Interrupted, MageError, RunClaimedError, StoreError,
+                         WorkersLost)
 from mage.measure.method import SEED_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Plain help (rich_markup_mode=None): an example such as 'triton[graph]' is text, not markup, and a flag shows no
+# value placeholder.
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Mage: one operation written several ways, checked against float64, measured honestly.")
 PIPED_WIDTH = 100  # the width of output that is not a terminal, unless COLUMNS says otherwise
 UNFOLDED = 10_000  # wider than any table: what --wide measures a table within
@@ -39,8 +44,43 @@ def _output_width() -> int | None:
     return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
 
 
-console = Console(width=_output_width())
-errors = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
+READER_GONE = 141  # the shell's code for a process whose reader closed the pipe (SIGPIPE), as `head` does
+
+
+def _reader_gone() -> int:
+    """stdout's reader stopped early (mage show | head -1): stop quietly, pointing stdout at /dev/null so that
+    Python's final flush writes nowhere instead of failing again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return READER_GONE
+
+
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but newline and tab
+
+
+class _Output(Console):
+    """rich's console, for what Mage prints: text from a store, a document or a plugin is data, so a control
+    character in it (ESC[2J clears the screen) is dropped (rich measures it as no width: tables stay aligned);
+    rich's own sequences are styles and control segments, left as they are."""
+
+    def _render_buffer(self, buffer) -> str:
+        return super()._render_buffer(
+            Segment(CONTROL_CHARACTERS.sub("", text), style, control) if not control else Segment(text, style, control)
+            for text, style, control in buffer)
+
+    def on_broken_pipe(self) -> None:  # rich's own exits 1, which the README keeps for failed implementations
+        raise SystemExit(_reader_gone())
+
+
+console = _Output(width=_output_width())
+
+
+def _write_out(text: str) -> None:
+    """``text`` on stdout as it is (JSON); a reader that stops early ends the command as rich's console would."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise SystemExit(_reader_gone()) from None
+errors = _Output(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
 IMPL_HELP = ("Only these implementations: a family (triton: its champion), every strategy of one (triton.*), "
@@ -106,10 +146,14 @@ def _device(choice: DeviceChoice) -> str:
     return choice.value
 
 
+OPENED_STORES: list[Path] = []  # named by an SQLite fault that reaches main (a page found damaged while read)
+
+
 def _open_store(db: Path):
     """The store to write (run, import): created if missing, migrated if older."""
     from mage.store import Store
 
+    OPENED_STORES.append(db)
     return Store(db)
 
 
@@ -117,11 +161,21 @@ def _read_store(db: Path):
     """The store to read (runs, show, export, report, compare, history): never created, migrated or written."""
     from mage.store import Store
 
+    OPENED_STORES.append(db)
     return Store(db, read_only=True)
 
 
-def _fraction(value: float) -> float:
-    if not 0 < value < 1:  # also refuses nan
+def _named_path(value: str | None) -> Path | None:
+    """A path option as given; an empty one is refused (it would mean the current folder, unasked)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise typer.BadParameter("is empty: give a path")
+    return Path(value)
+
+
+def _fraction(value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:  # also refuses nan
         raise typer.BadParameter(f"must be a fraction between 0 and 1, got {value}")
     return value
 
@@ -139,19 +193,22 @@ def run(
     path: Optional[List[str]] = typer.Option(None, "--path", help="Launch paths: single, batch, graph (repeatable). "
                                              "Default: single on the CPU, all three on a GPU."),
     cold: bool = typer.Option(False, "--cold", help="Also measure with a cold L2 (flushed before every sample)."),
-    batch: int = typer.Option(Method.batch, min=1, help="Calls per span on the batch and graph paths."),
+    batch: Optional[int] = typer.Option(None, min=1, help="Calls per span on the batch and graph paths. "
+                                        f"Default: {Method.batch}."),
     budget: Optional[float] = typer.Option(None, callback=_positive, help="Seconds of timed spans one "
                                            "implementation may spend per path and cache: the cap on noise-driven "
                                            "sampling (never below --min-samples); it also bounds the kernel and "
                                            f"host-time calls. Default: {SEED_BUDGET_S:g} for the seed suite alone, "
                                            f"else {Method.budget_s:g}."),
-    noise_target: float = typer.Option(Method.noise_target, "--noise-target", callback=_fraction,
-                                       help="Span sampling stops once the relative standard error of the mean is "
-                                       "below this (0.005 = 0.5 %); --min-samples is the floor, --budget the cap."),
-    min_samples: int = typer.Option(Method.min_samples, "--min-samples", min=Method.rounds,
-                                    help="Floor on samples per measurement when the budget would allow fewer; at "
-                                    "least one a round. Lower it for long batches (a large case at --batch 100 "
-                                    "spends seconds a sample)."),
+    noise_target: Optional[float] = typer.Option(None, "--noise-target", callback=_fraction,
+                                                 help="Span sampling stops once the relative standard error of "
+                                                 "the mean is below this (0.005 = 0.5 %); --min-samples is the "
+                                                 f"floor, --budget the cap. Default: {Method.noise_target:g}."),
+    min_samples: Optional[int] = typer.Option(None, "--min-samples", min=Method.rounds,
+                                              help="Floor on samples per measurement when the budget would allow "
+                                              "fewer; at least one a round. Lower it for long batches (a large case "
+                                              "at --batch 100 spends seconds a sample). "
+                                              f"Default: {Method.min_samples}."),
     device: DeviceChoice = typer.Option(DeviceChoice.auto, help="Where to run."),
     hypothesis: Optional[str] = typer.Option(None, "--hypothesis", help="What this run is made to test; stored "
                                              "with it."),
@@ -169,7 +226,8 @@ def run(
                                            "results/README.md): small next to a large case, nearly doubling the "
                                            "seed suite."),
     case_timeout: float = typer.Option(900.0, "--case-timeout", callback=_positive, help="With --isolate: seconds "
-                                       "one case may take; one implementation's check, profile or re-check may take "
+                                       "one case may take from its worker's first step (the worker's start-up has "
+                                       "as long again); one implementation's check, profile or re-check may take "
                                        "a quarter."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help="Share the cases across this many of the host's GPUs "
                                        "(a number, or all): every case in a worker pinned to one GPU, a case never "
@@ -188,8 +246,9 @@ def run(
 
     if resume_run is not None:
         request = _resumed_request(resume_run, db, op=op, case=case, impl=impl, all_strategies=all_strategies,
-                                   suite=suite, budget=budget,
-                                   path=path, hypothesis=hypothesis, predict=predict, cold=cold or None,
+                                   suite=suite, budget=budget, batch=batch, noise_target=noise_target,
+                                   min_samples=min_samples, path=path, hypothesis=hypothesis, predict=predict,
+                                   cold=cold or None,
                                    device=device is not DeviceChoice.auto or None)
         where = _device(DeviceChoice(request.device))
     else:
@@ -198,9 +257,12 @@ def run(
         suite = _suite_choice(suite, case)
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths, cases=case,
                           caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
-                          method=fresh_method(Method(budget_s=_budget(budget, suite), batch=batch,
-                                                     min_samples=min_samples,
-                                                     noise_target=noise_target)))
+                          method=fresh_method(Method(budget_s=_budget(budget, suite),
+                                                     batch=Method.batch if batch is None else batch,
+                                                     min_samples=Method.min_samples if min_samples is None
+                                                     else min_samples,
+                                                     noise_target=Method.noise_target if noise_target is None
+                                                     else noise_target)))
     _execute(request, hypothesis=hypothesis, predict=predict, resume_run=resume_run, isolate=isolate,
              case_timeout=case_timeout, gpus=gpus, ray_address=ray_address, wide=wide, log_steps=log_steps, db=db)
 
@@ -221,25 +283,29 @@ def _execute(request, *, hypothesis: Optional[str], predict: Optional[List[str]]
     if not work:
         raise MageError("nothing to run: no case of the selected suite has a selected implementation")
     predictions = _predictions(predict, request)
-    store = _open_store(db)
+    if gpus is not None and ray_address is not None:
+        raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
+    slots = None if gpus is None else _gpu_slots(gpus, where)
     lines = StepLines(_log_line) if log_steps else CaseLines(_log_line, len(work))
-    with contextlib.ExitStack() as stack, _progress(sum(len(w.impls) for w in work), lines) as on_progress:
-        command = shlex.join(["mage", *sys.argv[1:]])
-        if gpus is not None and ray_address is not None:
-            raise MageError("--gpus shares this host's GPUs, --ray a cluster's: give one of them")
-        if ray_address is not None:
-            from mage.isolation import IsolatedRunner
+    with contextlib.ExitStack() as stack:
+        cluster = None
+        if ray_address is not None:  # reached before the store is made: a usage error leaves no store behind
             from mage.ray_workers import RayCluster
 
             cluster = RayCluster(ray_address, where)
             stack.callback(cluster.close)
-            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
-                                    gpus=[None] * cluster.slots, launch=cluster.launch)
-        elif gpus is not None:
+        store = _open_store(db)
+        on_progress = stack.enter_context(_progress(sum(len(w.impls) for w in work), lines))
+        command = shlex.join(["mage", *sys.argv[1:]])
+        if cluster is not None:
             from mage.isolation import IsolatedRunner
 
             runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout,
-                                    gpus=_gpu_slots(gpus, where))
+                                    gpus=[None] * cluster.slots, launch=cluster.launch)
+        elif slots is not None:
+            from mage.isolation import IsolatedRunner
+
+            runner = IsolatedRunner(store, request, command, on_progress, case_timeout=case_timeout, gpus=slots)
         elif isolate is not False:
             from mage.isolation import DEFAULT_SUITES, IsolatedRunner
 
@@ -390,7 +456,7 @@ def best_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op.")
     finally:
         store.close()
     if as_json:
-        print(json.dumps([answer.as_dict() for answer in answers], indent=1))
+        _write_out(json.dumps([answer.as_dict() for answer in answers], indent=1))
         return
     if not answers:
         raise MageError(f"no passing measurement in {db} matches" + "".join(
@@ -406,11 +472,11 @@ def _gpu_slots(gpus: str, where: str) -> list[str]:
 
     import torch
 
+    if gpus != "all" and not (gpus.isdigit() and int(gpus) > 0):
+        raise MageError(f"--gpus takes a positive number or 'all', not {gpus!r}")
     if where != "cuda":
         raise MageError("--gpus shares cases across CUDA devices; this run is on the CPU")
     count = torch.cuda.device_count()
-    if gpus != "all" and not (gpus.isdigit() and int(gpus) > 0):
-        raise MageError(f"--gpus takes a positive number or 'all', not {gpus!r}")
     wanted = count if gpus == "all" else int(gpus)
     if wanted > count:
         raise MageError(f"--gpus {wanted}: this machine shows {count} CUDA device{'s' * (count != 1)}")
@@ -514,7 +580,7 @@ def _check_one(table, skipped: list, planned, implementation, where: str, seed: 
     try:
         result = check.check(implementation, registry.baseline_of(implementation), planned.spec, planned.case, where,
                              seed)
-    except Exception as error:  # one implementation's crash is its own failure
+    except FOREIGN_FAULTS as error:  # one implementation's crash, or exit, is its own failure
         result = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
     add_literal_row(table, planned.spec.name, planned.case.name, implementation.name,
                     Text("pass", style="green") if result.passed else Text("FAIL", style="bold red"),
@@ -570,13 +636,15 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
         console.print(ceilings_line(stored["ceilings"]), markup=False)
     console.print(f"command: {stored['command']}", markup=False)
     rows = store.rows(run_id)
-    _print_results(stored, rows, wide)
-    if (trade := accuracy_table(rows)) is not None:
-        console.print(trade)
-        for plane in scatters(rows):
-            console.print(plane)
+    if rows:  # a context run has model blocks instead
+        _print_results(stored, rows, wide)
+        if (trade := accuracy_table(rows)) is not None:
+            console.print(trade)
+            for plane in scatters(rows):
+                console.print(plane)
     _print_experiment(store, run_id)
-    _print_findings(stored, rows)
+    if rows:
+        _print_findings(stored, rows)
     _print_context(store, run_id)
 
 
@@ -599,21 +667,30 @@ def export(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
            run_json: bool = typer.Option(False, "--run-json", help="The whole run (environment, cases, results, "
                                          "samples, predictions) as one JSON document, for mage import."),
            all_runs: bool = typer.Option(False, "--all", help="With --run-json: every stored run."),
-           output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --run-json: write to this "
-                                                 "file (gzip-compressed if it ends in .gz)."),
+           output: Optional[str] = typer.Option(None, "--output", "-o", callback=_named_path,
+                                                help="Write to this file instead (with --run-json, gzip-compressed "
+                                                "if it ends in .gz)."),
            db: Path = DB_OPTION):
     """Print a run's results as rows (JSON with --json; a context run's block results follow, each with its op
     shares), or whole runs for mage import (--run-json)."""
+    from mage import atomic
     from mage.report.tables import export_context, export_rows
 
+    if as_json == run_json:
+        raise MageError("choose one export format: --json (result rows) or --run-json (whole runs, for mage import)")
     if run_json:
         return _export_runs(run_id, all_runs, output, db)
-    if not as_json:
-        raise MageError("choose an export format: --json (result rows) or --run-json (whole runs, for mage import)")
+    if all_runs:
+        raise MageError("--all exports whole runs: give it with --run-json")
     store = _read_store(db)
     run_id = _run_id(store, run_id)
-    print(json.dumps(export_rows(store.rows(run_id))
-                     + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1))
+    text = json.dumps(export_rows(store.rows(run_id))
+                      + export_context(store.context_results(run_id), store.context_shares(run_id)), indent=1)
+    if output is None:
+        _write_out(text)
+    else:
+        atomic.write_text(output, text + "\n")
+        errors.print(f"wrote the rows of run {run_id} to {output}", markup=False)
 
 
 @app.command()
@@ -654,7 +731,7 @@ def _export_runs(run_id: Optional[int], all_runs: bool, output: Optional[Path], 
     ids = [run["id"] for run in store.runs()] if all_runs else [_run_id(store, run_id)]
     document = transfer.export_runs(store, ids)
     if output is None:
-        print(json.dumps(document, separators=(",", ":")))
+        _write_out(json.dumps(document, separators=(",", ":")))
     else:
         transfer.write(document, output)
         errors.print(f"wrote {len(ids)} run{'s' * (len(ids) != 1)} to {output}", markup=False)
@@ -670,6 +747,8 @@ def import_runs(files: List[Path] = typer.Argument(..., help="Documents written 
     documents = [(file, transfer.read(file)) for file in files]  # every file checked before anything is stored
     store = _open_store(db)
     for file, document in documents:
+        if not document["runs"]:
+            console.print(f"{file}: holds no run; nothing imported", markup=False)
         for source, local, new in transfer.import_runs(store, document):
             if new:
                 console.print(f"{file}: run {source} imported as run {local}", markup=False)
@@ -690,7 +769,7 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
 
     comparison = compare.compare(_read_store(db), run_a, run_b, op)
     if as_json:
-        print(json.dumps(compare.as_json(comparison), indent=1))
+        _write_out(json.dumps(compare.as_json(comparison), indent=1))
         return
     for part in compare.render(comparison, show_all):
         console.print(part)
@@ -706,8 +785,9 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
                                                   help="kernel, span, host, launches (repeatable)."),
                points: bool = typer.Option(False, "--points", help="Every point of every series, not only of "
                                            "those with a step."),
-               html_file: Optional[Path] = typer.Option(None, "--html", help="Also write a history page: one "
-                                                        "chart per implementation, steps marked."),
+               html_file: Optional[str] = typer.Option(None, "--html", callback=_named_path,
+                                                       help="Also write a history page: one chart per "
+                                                       "implementation, steps marked."),
                db: Path = DB_OPTION):
     """Every stored result over time and commits, with the steps where it got faster or slower."""
     from mage import history
@@ -741,7 +821,8 @@ def _print_findings(stored: dict, rows: list) -> None:
 
 @app.command()
 def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
-           out: Optional[Path] = typer.Option(None, "--out", help="Directory to write into (default: reports/run-N)."),
+           out: Optional[str] = typer.Option(None, "--out", callback=_named_path,
+                                             help="Directory to write into (default: reports/run-N)."),
            fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
            db: Path = DB_OPTION):
     """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a run measured at
@@ -771,7 +852,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
 
 
 @app.command()
-def site(out: Path = typer.Option(..., "--out", help="Directory to write the site into."),
+def site(out: str = typer.Option(..., "--out", callback=_named_path, help="Directory to write the site into."),
          fraction: float = typer.Option(0.2, help="Fraction of a request an op takes, for Amdahl's law (0–1)."),
          db: Path = DB_OPTION):
     """Write a static, offline site over every run of the store: an index of runs and experiments, a page per
@@ -830,8 +911,11 @@ def context(
         try:
             run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
         except Interrupted as interrupted:
+            from mage.resume import CONTEXT_NOT_RESUMED
+
             errors.print(f"interrupted by {interrupted.signal.name}: the blocks measured so far are stored, the run "
-                         f"marked incomplete", markup=False)
+                         f"marked incomplete; {CONTEXT_NOT_RESUMED}: {shlex.join(['mage', *sys.argv[1:]])}",
+                         markup=False)
             raise typer.Exit(interrupted.exit_code) from interrupted
     console.print(_context_table(results))
     console.print(f"stored as run {run_id} in {db}", markup=False)
@@ -843,7 +927,7 @@ def context(
 def _context_table(results: list):
     from rich.table import Table
 
-    from mage.report.tables import add_literal_row
+    from mage.report.tables import add_literal_row, hold_numbers
 
     table = Table(title="blocks in context (µs per block call; speedups against eager, same path)")
     for column in ("block", "precision", "assignment", "kind", "path", "status", "span median", "kernel",
@@ -858,7 +942,7 @@ def _context_table(results: list):
                         row.status if row.status == "pass" else f"{row.status}: {row.reason}",
                         number(row.span_median_us, ",.1f"), number(row.kernel_us, ",.1f"), number(row.launches, ".1f"),
                         number(row.predicted_speedup, ".3f"), number(row.measured_speedup, ".3f"))
-    return table
+    return hold_numbers(table, "span median", "kernel", "launches", "predicted", "measured")
 
 
 def _error(message: str) -> None:
@@ -868,7 +952,10 @@ def _error(message: str) -> None:
 
 def _environment_fault(error: BaseException) -> str:
     if isinstance(error, sqlite3.Error):
-        return f"the SQLite store cannot be used: {error}"
+        from mage.store import explain_fault
+
+        where = " or ".join(dict.fromkeys(str(db) for db in OPENED_STORES)) or "the SQLite store"
+        return f"{where} cannot be used: {explain_fault(error)}"
     if error.filename is not None:
         return f"{error.filename}: {error.strerror or error}"
     return str(error)
@@ -888,11 +975,24 @@ def _click_error(error: Exception) -> None:
         _error(error.format_message() + (f" (see {context.command_path} --help)" if context is not None else ""))
 
 
+def _whole_summaries() -> None:
+    """Each command's summary in `mage --help`: its docstring's first paragraph, whole (click would cut it at the
+    width with "...", mid-sentence)."""
+    import inspect
+
+    for command in app.registered_commands:
+        command.short_help = " ".join(inspect.getdoc(command.callback).split("\n\n")[0].split())
+
+
+_whole_summaries()
+
+
 def main() -> None:
     """The `mage` command. Exit codes (README, "Exit codes"): 0 everything asked for passed; 1 an implementation
     failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
     130 / 143 interrupted by SIGINT / SIGTERM."""
     signals.install()  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
+    OPENED_STORES.clear()
     try:
         code = app(standalone_mode=False)  # what a command's typer.Exit gave; None when it returned
     except MageError as error:
@@ -901,6 +1001,8 @@ def main() -> None:
     except Interrupted as interrupted:
         errors.print(f"interrupted by {interrupted.signal.name}")
         code = interrupted.exit_code
+    except BrokenPipeError:
+        code = _reader_gone()
     except (OSError, sqlite3.Error) as error:  # the environment's fault (a file, a disk), not Mage's
         _error(_environment_fault(error))
         code = 2

@@ -400,7 +400,7 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
     from rich.table import Table
     from rich.text import Text
 
-    from mage.report.tables import add_literal_row
+    from mage.report.tables import add_literal_row, hold_numbers
 
     a, b = comparison.run_a, comparison.run_b
     out: list = [Text.assemble((f"{label} = run {run['id']}", "bold"), f" ({run['started_at']}, {run['command']})")
@@ -413,11 +413,11 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
         if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool) and va:
             change = f" ({(vb - va) / va:+.1%})"
         add_literal_row(env, key, _value(va), _value(vb) + change)
-    if not comparison.env_differences:
-        env.add_row("(none)", "", "")
     if comparison.machines:
         out.append(Text(comparison.machines_statement(), style="bold yellow"))
-    out += [env, Text(comparison.clocks.statement())]
+    # an empty table would fold its title into its narrow columns
+    out += [env if comparison.env_differences else Text("environment differences (A → B): none"),
+            Text(comparison.clocks.statement())]
     for title, key_columns, verdicts in (
             ("verdicts, B against A (µs per call)", ("op", "case", "impl", "path", "cache"), comparison.verdicts),
             ("model blocks, B against A (µs per block call; speedup over the eager assignment)",
@@ -432,7 +432,7 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
                             "—" if v.change is None else f"{v.change:+.1%}",
                             Text(v.verdict, style=STYLE.get(v.verdict, "")), v.note)
         if shown:
-            out.append(table)
+            out.append(hold_numbers(table, "A", "B", "change"))
     counts = comparison.counts()
     summary = " · ".join(f"{n} {word}" for word, n in sorted(counts.items(), key=lambda item: -item[1]))
     hidden = "" if show_all or not counts.get("same") else " (same rows hidden; --all shows them)"

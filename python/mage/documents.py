@@ -20,6 +20,7 @@ import json
 import math
 from datetime import datetime
 
+from mage import experiments
 from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
 from mage.store import BLOCK_KINDS, BlockOpShare, BlockResult, Result
@@ -83,9 +84,14 @@ def _run_entry(entry, where: str) -> None:
             _text(value, f"{at}.ceilings.{key}")
         else:
             _number(value, f"{at}.ceilings.{key}", optional=True)
-    for i, text in enumerate(_list(entry.get("predictions", []), f"{where}.predictions")):
-        _text(text, f"{where}.predictions[{i}]")
     cases = _named_entries(entry, where, "cases", {"op", "name", "suite", "params", "seed", "stats"})
+    request = (run.get("method") or {}).get("request") or {}
+    ops = {op for op, _ in cases} | set(request.get("ops") or ()) if isinstance(request, dict) else set()
+    for i, text in enumerate(_list(entry.get("predictions", []), f"{where}.predictions")):
+        try:  # mage show judges them: one it cannot read would stop it
+            experiments.parse(_text(text, f"{where}.predictions[{i}]"), ops)
+        except experiments.PredictionError as error:
+            raise DocumentError(f"{where}.predictions[{i}]: {error}") from None
     for i, case in enumerate(entry["cases"]):
         _text(case.get("suite"), f"{where}.cases[{i}].suite")
         _json_object(case.get("params"), f"{where}.cases[{i}].params")
@@ -103,8 +109,13 @@ def _run_entry(entry, where: str) -> None:
             _text(impl.get("strategy"), f"{at}.strategy")
             if not isinstance(impl.get("baseline"), bool):
                 raise DocumentError(f"{at}.baseline is {_describe(impl.get('baseline'))}, not true or false")
+    measured = set()
     for i, result in enumerate(_list(entry.get("results"), f"{where}.results")):
         _result(result, f"{where}.results[{i}]", cases, impls)
+        key = tuple(result.get(name) for name in ("op", "case", "impl", "path", "cache"))
+        if key in measured:  # one measurement of each, as a run stores them
+            raise DocumentError(f"{where}.results[{i}] repeats {'/'.join(map(str, key))}")
+        measured.add(key)
     _context(entry, where)
 
 

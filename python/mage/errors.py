@@ -59,6 +59,12 @@ class Interrupted(BaseException):
         return 128 + self.signal.value  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
 
 
+# What code that is not Mage's (an implementation's call, a plugin's import) may raise that is its own failure,
+# not the run's end: any error, out of device or host memory among them, and an exit or a KeyboardInterrupt it
+# raises itself (Ctrl-C and SIGTERM arrive as Interrupted, which this leaves out).
+FOREIGN_FAULTS = (Exception, SystemExit, KeyboardInterrupt)
+
+
 class StoreError(MageError):
     """The store's file cannot be used as asked: missing, not a store, damaged, read-only, full, too new."""
 

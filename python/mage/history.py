@@ -208,7 +208,7 @@ def summary_table(series: list[Series]):
     from rich.table import Table
     from rich.text import Text
 
-    from mage.report.tables import add_literal_row
+    from mage.report.tables import add_literal_row, hold_numbers
 
     table = Table(title="history: one row per series (µs per call)", title_justify="left")
     for column in ("op", "case", "impl", "path", "cache", "boundary", "device", "runs", "first", "best", "latest",
@@ -224,14 +224,14 @@ def summary_table(series: list[Series]):
         add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, f"{s.device} ({s.clock})",
                         str(len(s.points)), at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
                         at_boundary(values[-1], s.boundary), steps or "—")
-    return table
+    return hold_numbers(table, "runs", "first", "best", "latest")
 
 
 def points_table(s: Series):
     from rich.table import Table
     from rich.text import Text
 
-    from mage.report.tables import add_literal_row
+    from mage.report.tables import add_literal_row, hold_numbers
 
     table = Table(title=Text(f"{s.op} · {s.impl} · {s.label} · {s.device} ({s.clock})"), title_justify="left")
     for column in ("run", "started", "commit", "value", "round range", "step"):
@@ -246,4 +246,4 @@ def points_table(s: Series):
         value = at_boundary(p.value, s.boundary) if p.status == "pass" else Text(p.status, style="red")
         spread = "" if p.low is None else f"{at_boundary(p.low, s.boundary)}–{at_boundary(p.high, s.boundary)}"
         add_literal_row(table, str(p.run_id), p.started_at, p.commit, value, spread, marker)
-    return table
+    return hold_numbers(table, "run", "value", "round range")

@@ -12,8 +12,11 @@ parent is the store's one writer, storing each row as it arrives. It follows the
 - the worker dies or runs out of time in a step shared by all (start-up, inputs, spans): every row
   of the case still missing is stored as a failure with the reason.
 
-A worker may take the case's limit (--case-timeout), and a step of one implementation a quarter of
-it; each restart gets the whole limit again, so a crash does not eat into the time of the others.
+A worker may take the case's limit (--case-timeout), counted from its first step (its start-up has the
+same limit of its own and is charged to no implementation), and a step of one implementation a quarter
+of it; each restart gets the whole limit again, so a crash does not eat into the time of the others.
+Only a step that overran its own limit is charged to its implementation: a case that runs out of time
+as a whole fails every row still missing.
 The parent stores what the worker sent, then only the rows still missing, so every row is stored
 exactly once. An out-of-memory error is an exception, not a crash: the worker sends it as a skip,
 as a plain run stores it.
@@ -47,6 +50,7 @@ from mage.errors import WorkersLost
 from mage.measure import ceilings, env
 from mage.plan import Planned, skip_reason
 from mage.progress import Step
+from mage.registry import Implementation
 from mage.runner import Outcome, Runner
 from mage.worker import PROGRESS, ROW, read_row
 
@@ -203,7 +207,7 @@ class IsolatedRunner(Runner):
         try:
             steps = _Following(worker.lines, self.on_progress)
             try:
-                timeout = self._wait(worker, steps, planned, impls)
+                timeout, overran = self._wait(worker, steps, planned, impls)
             finally:
                 if worker.poll() is None:
                     worker.kill()
@@ -213,8 +217,8 @@ class IsolatedRunner(Runner):
             where = f" during '{steps.latest}'" if steps.latest else " while starting"
             if worker.lost and not self._stopping.is_set():
                 raise _Lost(worker.lost)
-            if timeout:
-                return culprit, f"timed out after {timeout:g} s{where}"
+            if timeout:  # only a step that overran its own limit is its implementation's fault
+                return overran, f"timed out after {timeout:g} s{where}"
             if worker.returncode < 0:
                 return culprit, f"worker killed by {signal.Signals(-worker.returncode).name}{where}"
             if worker.returncode > 0:
@@ -241,21 +245,24 @@ class IsolatedRunner(Runner):
                 self.store.add_result(self.run_id, self.store.case_id(self.run_id, planned.case, stats=case_stats),
                                       self.store.impl_id(self.run_id, by_name[name]), result, samples)
 
-    def _wait(self, worker: subprocess.Popen, steps: "_Following", planned: Planned, impls: list) -> float | None:
-        """Wait for the worker to end, storing its rows as they come; the limit it exceeded, in seconds, if
-        it had to be stopped (or 0 when the run is stopping)."""
-        deadline, step_limit = time.monotonic() + self.case_timeout, self.case_timeout / STEP_SHARE
+    def _wait(self, worker: subprocess.Popen, steps: "_Following", planned: Planned, impls: list
+              ) -> tuple[float | None, Implementation | None]:
+        """Wait for the worker to end, storing its rows as they come: the limit it exceeded, in seconds, if it
+        had to be stopped (or 0 when the run is stopping), and the implementation whose own step overran its
+        limit, if that is why. The worker's start-up (Python, torch, the registry) has a limit of its own:
+        the case's time starts with its first step, so a slow start is charged to no implementation."""
+        launched, step_limit = time.monotonic(), self.case_timeout / STEP_SHARE
         while worker.poll() is None:
             self._store_sent(planned, impls, steps)
             now = time.monotonic()
             if self._stopping.is_set():
-                return 0
-            if now > deadline:
-                return self.case_timeout
-            if _named(steps.latest, impls) and now - steps.started > step_limit:
-                return step_limit
+                return 0, None
+            if now > (steps.first_at or launched) + self.case_timeout:
+                return self.case_timeout, None
+            if (culprit := _named(steps.latest, impls)) and now - steps.started > step_limit:
+                return step_limit, culprit
             time.sleep(POLL_S)
-        return None
+        return None, None
 
     def _store_failures(self, planned: Planned, impls: list, reason: str) -> None:
         with self._store_lock:
@@ -272,6 +279,7 @@ class _Following:
 
     def __init__(self, stdout, on_progress):
         self.latest, self.started = None, time.monotonic()
+        self.first_at: float | None = None  # when the worker, started, sent its first step
         self.rows: queue.SimpleQueue = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._follow, args=(stdout, on_progress), daemon=True)
         self.thread.start()
@@ -280,6 +288,7 @@ class _Following:
         for line in stdout:
             if line.startswith(PROGRESS):
                 self.latest, self.started = Step.from_json(line[len(PROGRESS):]), time.monotonic()
+                self.first_at = self.first_at or self.started
                 on_progress(self.latest)
             elif line.startswith(ROW) and (row := read_row(line)) is not None:
                 self.rows.put(row)

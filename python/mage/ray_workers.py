@@ -19,6 +19,23 @@ import os
 from mage.errors import MageError
 
 CARRIED = ("MAGE_PLUGINS", "TRITON_INTERPRET", "PYTHONPATH")
+REACH_TIMEOUT_S = 10.0  # ray.init retries an unreachable address for minutes, warning each time
+
+
+def check_reachable(address: str) -> None:
+    """Refuse, in one line, a cluster address (host:port, ray://host:port) nothing answers at, before ray.init
+    waits on it; local and auto are Ray's to resolve."""
+    import socket
+
+    if address in ("local", "auto"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise MageError(f"--ray takes local or a cluster's host:port, not {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as error:
+        raise MageError(f"cannot reach the Ray cluster at {address}: {error.strerror or error}") from None
 
 
 def _remote_worker(job: str):
@@ -52,6 +69,7 @@ class RayCluster:
         except ImportError:
             raise MageError("--ray needs Ray: pip install 'mage[ray]'") from None
         self.ray = ray
+        check_reachable(address)
         carried = {name: os.environ[name] for name in CARRIED if name in os.environ}
         local = {"include_dashboard": False} if address == "local" else {"address": address}
         try:

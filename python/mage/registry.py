@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from mage import identity
-from mage.errors import PluginError, UnknownNameError
+from mage.errors import FOREIGN_FAULTS, PluginError, UnknownNameError
 
 Availability = Callable[[str], "str | None"]  # device type -> None if available, else the reason
 CaseRule = Callable[[dict], "str | None"]  # a case's params -> None if the kernel takes it, else why not
@@ -206,7 +206,7 @@ def _load_plugin(module: str) -> None:
         importlib.import_module(module)
     except ModuleNotFoundError as error:
         raise PluginError(f"plugin {module!r} in MAGE_PLUGINS cannot be found: {error}") from error
-    except Exception as error:  # whatever the plugin's own code raised while it was imported
+    except FOREIGN_FAULTS as error:  # whatever the plugin's own code raised while it was imported, exits too
         raise PluginError(f"plugin {module!r} in MAGE_PLUGINS failed on import: "
                           f"{type(error).__name__}: {error}") from error
 

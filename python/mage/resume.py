@@ -15,9 +15,11 @@ from mage.backends.peers import PEERS
 from mage.errors import MageError, RunClaimedError
 from mage.measure.method import Method
 from mage.plan import Request
-from mage.store import describe_claim
+from mage.store import CONTEXT_SUITE, describe_claim
 
 REQUEST_KEY = "request"
+CONTEXT_NOT_RESUMED = ("a context run is not resumed (a block's assignments are timed against one another in one "
+                       "go, so its blocks are measured again whole); measure it again with")
 # What must match for the numbers of one run to stay comparable. Another machine of the same kind
 # is allowed (a lost machine is a reason to resume); where each part ran is recorded at the end.
 _MUST_MATCH = ("device", "gpu", "torch", "triton", "native_build", "git_commit",
@@ -42,6 +44,8 @@ def stored_request(run: dict) -> Request:
         raise RunClaimedError(f"run {run['id']} is being run by {describe_claim(run)}; it is not resumed twice")
     if run["status"] != "incomplete":
         raise MageError(f"run {run['id']} is {run['status']}; only an incomplete run can be resumed")
+    if run["suite"] == CONTEXT_SUITE:
+        raise MageError(f"run {run['id']} is a context run: {CONTEXT_NOT_RESUMED}: {run['command']}")
     return request_of(run)
 
 

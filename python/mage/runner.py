@@ -23,7 +23,7 @@ from mage import check, registry, resume, suspect
 from mage.backends.precision import precision_mode
 from mage.backends.triton import INTERPRETED
 from mage.backends.tuning import recorded_tunings
-from mage.errors import DeviceLost
+from mage.errors import FOREIGN_FAULTS, DeviceLost
 from mage.measure import ceilings, clocks, env, host, kernel, span
 from mage.measure.device import Timer
 from mage.measure.l2 import L2Flush
@@ -253,7 +253,7 @@ class Runner:
                         if stale := refresh.stale(remembered.last, impl.variant, impl.precision):
                             return Outcome("fail", f"{STALE} (kernel capture, {cache} L2): {stale}", "fail")
             return measured
-        except Exception as error:
+        except FOREIGN_FAULTS as error:
             if _is_oom(error):
                 return Outcome("skip", f"out of memory: {_error_text(error)}")
             self._raise_if_device_lost(impl, error)
@@ -271,6 +271,7 @@ class Runner:
         # Which timed sample of each block is verified: drawn from the run's own check seed.
         rng = random.Random(_seed(self.method.check_seed, "verified samples", case.key))
         timed, stale = [], {}  # (name, result, samples); the first stale answer of each implementation
+        exhausted = {}  # why an implementation exhausted memory while timed: it is not timed on later paths
         for path in self.request.paths:
             reason = path_skip_reason(path, self.request.device)
             if reason:
@@ -283,8 +284,16 @@ class Runner:
             for cache in self.request.caches:
                 self.on_progress(Step(case.key, "span", where=f"{path}/{cache}"))
                 flush = self.flush if cache == "cold" else None
-                stats, failures = span.measure(contenders, path, self.timer, self.method, flush, inputs.refresh_all,
+                stats, failures = span.measure([c for c in contenders if c.key not in exhausted], path, self.timer,
+                                               self.method, flush, inputs.refresh_all,
                                                window=lambda name: self.watch.window((name, path, cache)), rng=rng)
+                exhausted |= {name: why for name, why in failures.items() if span.exhausted_memory(why)}
+                failures |= {name: f"not timed: {why} on an earlier path" for name, why in exhausted.items()
+                             if name not in failures}
+                if failures and not self.timer.usable():  # a failure that took the CUDA context with it
+                    self.device_lost = True
+                    culprit = next(iter(failures))
+                    raise DeviceLost(culprit, failures[culprit])
                 for name, (impl, measured) in passing.items():
                     result = self._result(spec, case, impl, measured, path, cache, stats.get(name), failures.get(name))
                     timed.append((name, result, stats[name].samples if name in stats else ()))
@@ -306,7 +315,7 @@ class Runner:
             try:
                 seed = _seed(self.method.check_seed, "recheck", case.key, name)
                 reason = check.recheck(impl, spec, case, self.request.device, seed)
-            except Exception as error:
+            except FOREIGN_FAULTS as error:
                 self._raise_if_device_lost(impl, error)
                 reason = _error_text(error)
             self._release()

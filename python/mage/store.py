@@ -25,6 +25,7 @@ import os
 import re
 import socket
 import sqlite3
+import stat
 import sys
 import time
 from dataclasses import astuple, dataclass, fields
@@ -256,6 +257,7 @@ class Result:
 # Why a block result is measured: the eager reference, one op swapped, the best per op together, the best
 # called without torch.library (and again, as an A/A control), a fused implementation of the block
 # (mage.context.fusion), a whole-block torch.compile.
+CONTEXT_SUITE = "context"  # the suite of a run of mage context: model blocks, not op cases
 BLOCK_KINDS = ("eager", "swap", "best", "direct", "control", "fused", "compile")
 
 
@@ -417,6 +419,7 @@ class Store:
                 with self._faults("write"):
                     self.db.execute("PRAGMA journal_mode=WAL")
                     self.db.execute("PRAGMA foreign_keys=ON")
+                    _refuse_damaged(self.db, self.path)
                     with self.db:
                         self.db.executescript(SCHEMA)
                     _migrate(self.db)
@@ -435,7 +438,7 @@ class Store:
         except sqlite3.IntegrityError:
             raise
         except sqlite3.DatabaseError as error:
-            raise StoreError(f"cannot {doing} {self.path}: {_explain(error)}") from None
+            raise StoreError(f"cannot {doing} {self.path}: {explain_fault(error)}") from None
 
     @contextlib.contextmanager
     def transaction(self, immediate: bool = False):
@@ -610,11 +613,13 @@ class Store:
             raise UnknownNameError(f"no runs stored in {self.path}")
         return row[0]
 
-    @staticmethod
-    def _run_dict(row: sqlite3.Row) -> dict:
+    def _run_dict(self, row: sqlite3.Row) -> dict:
         run = dict(row)
         for key in ("env_json", "env_end_json", "method_json", "ceilings_json"):
-            run[key.removesuffix("_json")] = json.loads(run.pop(key) or "{}")
+            try:
+                run[key.removesuffix("_json")] = json.loads(run.pop(key) or "{}")
+            except (json.JSONDecodeError, TypeError) as error:  # edited or damaged outside Mage
+                raise StoreError(f"{self.path}: run {run['id']}'s {key} is not valid JSON ({error})") from None
         if run["status"] == "running" and not claim_is_live(row):
             run["status"] = "incomplete"  # its process died without marking it
         return run
@@ -735,8 +740,15 @@ def describe_claim(run) -> str:
 
 def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
     """Open SQLite on ``path``; every reason it cannot be, as one StoreError naming the file."""
-    if path.is_dir():
+    try:
+        path.resolve(strict=False)
+        mode = path.stat().st_mode if path.exists() else None
+    except (OSError, RuntimeError) as error:  # a symlink loop: RuntimeError before Python 3.13
+        raise StoreError(f"cannot open {path}: {getattr(error, 'strerror', None) or error}") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise StoreError(f"{path} is a directory, not a Mage store")
+    if mode is not None and not stat.S_ISREG(mode):  # SQLite would block on a FIFO, write beside /dev/null
+        raise StoreError(f"{path} is not a regular file (a device, FIFO or socket), not a Mage store")
     if read_only:
         if not path.exists():
             raise StoreError(f"no store at {path}")
@@ -758,10 +770,18 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
         # Threads may share it (an isolated run's GPU slots): each use is under its owner's lock.
         return sqlite3.connect(target, uri=True, timeout=30, check_same_thread=False)
     except sqlite3.Error as error:
-        raise StoreError(f"cannot open {path}: {_explain(error)}") from None
+        raise StoreError(f"cannot open {path}: {explain_fault(error)}") from None
 
 
-def _explain(error: sqlite3.Error) -> str:
+def _refuse_damaged(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse to write into a store whose pages are damaged: a run started there could not be stored whole."""
+    problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        raise StoreError(f"{path} is damaged ({'; '.join(problems)}); nothing is written to it. Keep a copy, then "
+                         f"recover what it holds with: sqlite3 {path} .recover | sqlite3 recovered.db")
+
+
+def explain_fault(error: sqlite3.Error) -> str:
     text = str(error)
     known = {"file is not a database": "it is not an SQLite database",
              "database disk image is malformed": "it is damaged or truncated",

@@ -39,6 +39,10 @@ from mage.errors import MageError
 from mage.store import (BLOCK_RESULT_FIELDS, BLOCK_SHARE_FIELDS, RESULT_FIELDS, Store, insert_context, insert_samples,
                         run_fingerprint)
 
+# Larger than any run's document (samples are packed); a gzip of whitespace that expands past it is refused
+# before it fills memory.
+MAX_DOCUMENT_BYTES = 256 << 20
+
 FORMAT, VERSION = "mage-runs", 1
 IMPLEMENTATION_FIELDS = ("op", "name", "backend", "variant", "precision", "family", "strategy")
 RUN_FIELDS = ("fingerprint", "started_at", "finished_at", "status", "clock", "suite", "command", "pid", "env",
@@ -93,11 +97,16 @@ def write(document: dict, path: Path) -> None:
 def read(path: Path) -> dict:
     """The document in ``path``, checked whole (mage.documents); one MageError naming the file otherwise."""
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rt", encoding="utf-8") as source:
-                document = json.load(source)
-        else:
-            document = json.loads(path.read_bytes().decode("utf-8"))
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")) as source:
+            data = source.read(MAX_DOCUMENT_BYTES + 1)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise MageError(f"{path} holds more than {MAX_DOCUMENT_BYTES >> 20} MiB of JSON"
+                            f"{' once decompressed' * (path.suffix == '.gz')}: not a Mage run document")
+        document = json.loads(data.decode("utf-8"))
+        json.dumps(document, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) SQLite cannot store
+    except UnicodeEncodeError as error:
+        raise MageError(f"{path} holds text that is not Unicode ({error.object[error.start:error.end]!a} is a lone "
+                        "surrogate); nothing of it was stored") from None
     except OSError as error:
         raise MageError(f"cannot read {path}: {error.strerror or error}") from None
     except (ValueError, EOFError, zlib.error, RecursionError) as error:  # not JSON, cut short, nested too deep

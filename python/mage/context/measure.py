@@ -42,14 +42,14 @@ from mage.backends.compiled import FAMILY as COMPILE_FAMILY, MODES
 from mage.backends.precision import cuda_only, precision_mode
 from mage.context import blocks, fusion, library
 from mage.context.block import Block, BlockSpec, Site, block_implementation
-from mage.errors import InputError, UnknownNameError
+from mage.errors import FOREIGN_FAULTS, InputError, UnknownNameError
 from mage.measure import kernel, span
 from mage.measure.device import Timer
 from mage.measure.method import Method
 from mage.plan import path_skip_reason
 from mage.progress import Step
 from mage.runner import STALE
-from mage.store import BlockOpShare, BlockResult
+from mage.store import CONTEXT_SUITE, BlockOpShare, BlockResult
 
 PATHS = ("single", "graph")
 PRECISIONS = ("ieee", "tf32")  # of torch's Linear and of every op that declares it
@@ -198,7 +198,7 @@ class BlockMeasurement:
             stats, _ = span.measure([span.Contender(impl.name, call, lambda: precision_mode(impl.precision))],
                                            "single", self.timer, self.method)
             return stats[impl.name].median_us if impl.name in stats else None
-        except Exception:  # noqa: BLE001 - an op that cannot run alone is no candidate; its swap says why
+        except FOREIGN_FAULTS:  # an op that cannot run alone is no candidate; its swap says why
             return None
 
     def site_time(self, site: Site, name: str) -> float | None:
@@ -292,7 +292,7 @@ class BlockMeasurement:
             seed = _seed(self.method.check_seed, self.key, way.label)
             try:
                 contract = check.check(implementation, eager, self.spec, self.case, self.request.device, seed)
-            except Exception as error:  # noqa: BLE001 - one way's failure is its own row
+            except FOREIGN_FAULTS as error:  # one way's failure, an exit included, is its own row
                 contract = check.ContractResult(False, None, None, f"{type(error).__name__}: {error}")
             if not contract.passed:
                 results[way.label] = self._rows(way, "fail", contract.reason, contract.rel_error)
@@ -307,7 +307,7 @@ class BlockMeasurement:
             self.on_progress(Step(self.key, "profile", name))
             try:
                 captures[name] = self._capture(way, lambda fn=fn: fn(*inputs), refresh)
-            except Exception as error:  # noqa: BLE001 - one way's failure is its own row
+            except FOREIGN_FAULTS as error:  # one way's failure, an exit included, is its own row
                 results[name] = self._rows(way, "fail", f"profile: {type(error).__name__}: {error}",
                                            contract.rel_error)
                 del passing[name]
@@ -443,7 +443,7 @@ def record(store, request: Request, command: str, on_progress: Callable[[Step], 
 
     check_request(request)
     run_id = store.begin_run(
-        clock=Timer(request.device).clock, suite="context", command=command,
+        clock=Timer(request.device).clock, suite=CONTEXT_SUITE, command=command,
         env=env.capture(request.device) | {"gpu_state_start": env.gpu_state()},
         method=request.method.as_dict() | {"blocks": blocks.select(request.blocks, request.size),
                                            "precisions": request.precisions, "assign": request.assign,

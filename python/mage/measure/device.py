@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Callable
 
@@ -32,6 +33,19 @@ class Timer:
         except Exception:  # noqa: BLE001 - any failure here means the context is gone
             return False
         return True
+
+    def allocated_bytes(self) -> int:
+        """Device memory held by live tensors now (0 on the CPU, where nothing measures it)."""
+        return torch.cuda.memory_allocated() if self.is_cuda else 0
+
+    def total_bytes(self) -> int:
+        return torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory if self.is_cuda else 0
+
+    def release(self) -> None:
+        """Give back what nothing refers to any more: unreachable objects, then the allocator's cached blocks."""
+        gc.collect()
+        if self.is_cuda and self.usable():
+            torch.cuda.empty_cache()
 
     def span_us(self, region: Callable[[], object]) -> float:
         if self.is_cuda:

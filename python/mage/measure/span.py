@@ -31,6 +31,7 @@ from typing import Callable, ContextManager
 import torch
 
 from mage import signals
+from mage.errors import FOREIGN_FAULTS
 from mage.measure.device import Timer
 from mage.measure.method import Method
 
@@ -89,6 +90,36 @@ class SpanStats:
     def round_means(self) -> list[float]:
         rounds = sorted({r for r, _ in self.samples})
         return [statistics.fmean(v for r, v in self.samples if r == k) for k in rounds]
+
+
+# A contender whose samples keep more device memory than this share of the device (outputs it holds on to
+# across calls) is stopped as failing before it exhausts the memory every other contender needs.
+RETAINED_SHARE_LIMIT = 0.25
+
+
+OUT_OF_MEMORY, HOARDING = "ran out of", "kept"  # how a failure of memory while timed begins
+
+
+def exhausted_memory(reason: str) -> bool:
+    """Whether a contender's failure is one of memory: timing it again would only exhaust it again."""
+    return reason.startswith((OUT_OF_MEMORY, HOARDING))
+
+
+def _retention(retained: int, total: int) -> str:
+    """Why a contender that keeps ``retained`` bytes across its samples is stopped, or '' while within the limit."""
+    if not total or retained <= RETAINED_SHARE_LIMIT * total:
+        return ""
+    return (f"{HOARDING} {retained / 2**30:.1f} GiB of device memory across its timed calls (more than "
+            f"{RETAINED_SHARE_LIMIT:.0%} of the device): it holds on to what it returns")
+
+
+def _fault(error: BaseException) -> str:
+    """A sampling failure in words: running out of memory said so, whoever's allocation tripped."""
+    text = f"{type(error).__name__}: {error}".splitlines()[0][:500]
+    if isinstance(error, (torch.OutOfMemoryError, MemoryError)):
+        where = "host" if isinstance(error, MemoryError) else "device"
+        return f"{OUT_OF_MEMORY} {where} memory while timed ({text})"
+    return text
 
 
 def rotated(items: list, round_index: int) -> list:
@@ -182,35 +213,49 @@ def measure(
             with contender.mode():
                 region, calls = sampler(path, contender.call, timer, method)
                 timer.span_us(region)  # one trial: a path that cannot run fails here, before any round
-        except Exception as error:  # one contender's failure must not stop the others
-            failures[contender.key] = f"{type(error).__name__}: {error}"
+        except FOREIGN_FAULTS as error:  # one contender's failure must not stop the others
+            failures[contender.key] = _fault(error)
+            timer.release()
             continue
         stats[contender.key] = SpanStats(calls_per_sample=calls)
         regions[contender.key] = region
     rng = rng or random.Random(0)
     block = max(1, math.ceil(method.min_samples / method.rounds))  # the floor is met after ``rounds`` rounds
     active, finished = [c for c in contenders if c.key in regions], set()
+    retained = dict.fromkeys(regions, 0)  # device bytes each contender's blocks left allocated, summed
+    total = timer.total_bytes()
     round_index = 0
     while active:
         for contender in rotated(active, round_index):
             region, result = regions[contender.key], stats[contender.key]
             checked = rng.randrange(block) if contender.verify else -1
-            with contender.mode(), window(contender.key):
-                for position in range(block):
-                    # New values first, then the flush: the copy itself warms L2, so it must come before.
-                    if refresh is not None:
-                        refresh()
-                    if flush is not None:
-                        flush()
-                    if position == checked:
-                        span_us, stale = _verified(timer, region, contender.verify)
-                        result.stale = stale or None
-                    else:
-                        span_us = timer.span_us(region)
-                    result.add(round_index, span_us)
-                    if result.stale or _stops(result, round_index, method):
-                        finished.add(contender.key)
-                        break
+            before = timer.allocated_bytes()
+            try:
+                with contender.mode(), window(contender.key):
+                    for position in range(block):
+                        # New values first, then the flush: the copy itself warms L2, so it must come before.
+                        if refresh is not None:
+                            refresh()
+                        if flush is not None:
+                            flush()
+                        if position == checked:
+                            span_us, stale = _verified(timer, region, contender.verify)
+                            result.stale = stale or None
+                        else:
+                            span_us = timer.span_us(region)
+                        result.add(round_index, span_us)
+                        if result.stale or _stops(result, round_index, method):
+                            finished.add(contender.key)
+                            break
+                retained[contender.key] += timer.allocated_bytes() - before
+                failure = _retention(retained[contender.key], total)
+            except FOREIGN_FAULTS as error:  # its own failure, out of memory included: the others go on
+                failure = _fault(error)
+            if failure:
+                failures[contender.key] = failure
+                del stats[contender.key], regions[contender.key], region  # its graph and outputs, given back
+                finished.add(contender.key)
+                timer.release()
         active = [c for c in active if c.key not in finished]
         round_index += 1
     return stats, failures

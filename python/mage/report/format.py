@@ -10,6 +10,11 @@ def us(value: float | None) -> str:
     return f"{value:,.1f}" if value >= 100 else f"{value:.2f}"
 
 
+def span_timer(clock: str) -> str:
+    """What timed a run's spans: CUDA events on a GPU, the host's wall clock on the CPU."""
+    return "wall-clock" if clock == "cpu" else "CUDA-event"
+
+
 def range_of(low: float | None, high: float | None) -> str:
     """A range of microseconds, 'low–high'; '—' without one."""
     return "—" if low is None or high is None else f"{us(low)}–{us(high)}"

@@ -28,7 +28,7 @@ from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
 from mage.report.findings import Section, caches_of, findings, short_labels, skip_lines
 from mage.report.summary import op_summary
-from mage.report.format import commit_label, us
+from mage.report.format import commit_label, span_timer, us
 from mage.report.history_html import history_section
 from mage.report.tables import case_label, export_rows
 from mage.store import StoredRow
@@ -457,7 +457,7 @@ def _environment_html(run: dict) -> str:
         f"<p>{_esc(EXCLUSIONS)}</p>"
         "<p>Boundaries, never subtracted from one another: <b>kernel time</b> = profiler capture of "
         f"{method.get('kernel_calls', '?')} warmed calls, device activity summed ÷ calls (gaps excluded); "
-        f"<b>call span</b> = CUDA events around one call, {_span_sampling(method)} in "
+        f"<b>call span</b> = {span_timer(run['clock'])} timing around one call, {_span_sampling(method)} in "
         f"{'at least ' * ('noise_target' in method)}{method.get('rounds', '?')} rounds with the implementation order "
         "rotated, whiskers = range of round means "
         "(not a confidence interval); <b>launches</b> = device activities ÷ calls; <b>host time</b> = wall clock "

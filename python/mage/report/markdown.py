@@ -14,7 +14,7 @@ from typing import Callable
 from mage.measure.ceilings import in_practice_us
 from mage.report import context
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
-from mage.report.format import clock_range, commit_label, us, with_range
+from mage.report.format import clock_range, commit_label, span_timer, us, with_range
 from mage.report.figures import figure_cache
 from mage.report.tables import ceilings_line
 from mage.store import BlockOpShare, BlockResult, StoredRow
@@ -112,8 +112,8 @@ def tables(run: dict, rows: list[StoredRow], results: list[BlockResult] = (), sh
          "Profiler capture of warmed calls; device activity summed ÷ calls, gaps between launches excluded. "
          f"Differences under {KERNEL_NOISE:.0%} are within noise.", at("single", cache), lambda r: us(r["kernel_us"])),
         (f"Call span (µs per call), single path, {cache} L2",
-         "Mean of the CUDA-event spans [range of the round means, not a confidence interval]. A span includes "
-         "host submission; it is not a kernel time.", at("single", cache), _span),
+         f"Mean of the {span_timer(run['clock'])} spans [range of the round means, not a confidence interval]. "
+         "A span includes host submission; it is not a kernel time.", at("single", cache), _span),
         ("Launches per call", "Device activities (kernels, memsets, memcpys) in the capture ÷ calls.",
          at("single", cache), lambda r: "—" if r["launches"] is None else f"{r['launches']:g}"),
         ("Host time (µs per call)", f"Wall clock of back-to-back unsynchronized calls ÷ calls, median of chunks "

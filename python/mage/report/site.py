@@ -20,6 +20,7 @@ the same store gives a byte-identical site and a committed one can be checked by
 
 from __future__ import annotations
 
+import hashlib
 import html as html_text
 import re
 from pathlib import Path
@@ -60,8 +61,21 @@ def _page(title: str, body: str, depth: int, plots: bool) -> str:
 
 
 def op_file(op: str) -> str:
-    """The history page of ``op`` (a model block's name holds a slash)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", op) + ".html"
+    """The history page of ``op``: its name where that is a safe file name, else the name made safe and a
+    short digest of it, so that two names (a/b and a-b) never share a page."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", op).strip(".") or "op"
+    if safe != op:
+        safe += "-" + hashlib.sha256(op.encode()).hexdigest()[:8]
+    return safe + ".html"
+
+
+def _within(out: Path, path: Path) -> Path:
+    """``path``, refused if it leads out of the site's folder ``out`` (a symlink inside it pointing elsewhere):
+    the site writes only into the folder it was given."""
+    if not path.resolve().is_relative_to(out.resolve()):
+        raise atomic.OutputError(f"{path} leads outside {out} (to {path.resolve()}); the site is written only inside "
+                          f"{out}: remove the link or give another folder")
+    return path
 
 
 def run_folder(run_id: int) -> str:
@@ -225,11 +239,11 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
 
     out = atomic.output_folder(out)
     runs = sorted(store.runs(), key=lambda run: run["id"])
-    written = [out / PLOTLY]
+    written = [_within(out, out / PLOTLY)]
     atomic.write_text(written[0], get_plotlyjs())
     linked, rows_of = set(), {}
     for run in runs:
-        folder = atomic.output_folder(out / run_folder(run["id"]))
+        folder = atomic.output_folder(_within(out, out / run_folder(run["id"])))
         stored, rows = store.run(run["id"]), store.rows(run["id"])
         rows_of[run["id"]] = rows
         linked |= {r["op"] for r in rows}
@@ -239,25 +253,25 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
                  ("tables.md", "tables")]
         page = html.build(stored, rows, fraction, store=store, plotly_src=f"../../{PLOTLY}", links=links,
                           history_href=lambda op: f"../../ops/{op_file(op)}")
-        atomic.write_text(folder / "index.html", page)
-        atomic.write_text(folder / "tables.md", markdown.tables(stored, rows, blocks, shares))
+        atomic.write_text(_within(out, folder / "index.html"), page)
+        atomic.write_text(_within(out, folder / "tables.md"), markdown.tables(stored, rows, blocks, shares))
         written += [folder / "index.html", folder / "tables.md", *trade]
     ops: dict[str, list[history.Series]] = {op: [] for op in sorted(linked)}  # a page for every op a run links to
     for s in history.load(store, path="single"):
         ops.setdefault(s.op, []).append(s)
-    atomic.output_folder(out / "ops")
+    atomic.output_folder(_within(out, out / "ops"))
     for op, series in ops.items():
-        atomic.write_text(out / "ops" / op_file(op), op_page(op, series))
+        atomic.write_text(_within(out, out / "ops" / op_file(op)), op_page(op, series))
         written.append(out / "ops" / op_file(op))
     known = studies.every()
     newest = best.newest_rows(store)
     runs_of = {study.name: study_pages.study_runs(study, runs, rows_of.__getitem__) for study in known}
-    atomic.output_folder(out / "studies")
+    atomic.output_folder(_within(out, out / "studies"))
     for study in known:
         body = study_pages.study_body(store, study, runs_of[study.name], newest,
                                       run_href=lambda run_id: f"../{run_folder(run_id)}/index.html")
-        atomic.write_text(out / "studies" / study_pages.study_file(study.name),
+        atomic.write_text(_within(out, out / "studies" / study_pages.study_file(study.name)),
                           _page(f"Mage study: {study.name}", body, depth=1, plots=True))
         written.append(out / "studies" / study_pages.study_file(study.name))
-    atomic.write_text(out / "index.html", index_page(store, runs, ops, known, runs_of))
+    atomic.write_text(_within(out, out / "index.html"), index_page(store, runs, ops, known, runs_of))
     return [*written, out / "index.html"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 from rich.table import Table
 from rich.text import Text
@@ -54,7 +55,7 @@ def context_table(results: list[BlockResult]) -> Table:
     styles = {"FAIL": "bold red", "SKIP": "yellow"}
     for cells in context.prediction_rows(results):
         add_literal_row(table, *cells[:5], Text(cells[5], style=styles.get(cells[5], "green")), *cells[6:])
-    return table
+    return hold_numbers(table, *context.PREDICTION_COLUMNS[6:])
 
 
 def add_literal_row(table: Table, *cells) -> None:
@@ -64,16 +65,22 @@ def add_literal_row(table: Table, *cells) -> None:
 
 
 # The results table's columns, most wanted first: a narrow terminal keeps those that fit, in this order.
-PRIORITY = ("op", "case", "impl", "path", "cache", "contract", "kernel", "span mean", "launches", "floor/kernel",
-            "host", "rel err", "span rounds", "span median", "noise", "floor", "in practice", "SM clock")
-# Columns of names that fold onto more lines rather than push a column of numbers out: at most this wide.
+PRIORITY = ("op", "case", "impl", "contract", "rel err", "kernel", "span mean", "launches", "path", "cache",
+            "floor/kernel", "host", "span rounds", "span median", "noise", "floor", "in practice", "SM clock")
+# The columns a narrow terminal keeps by narrowing the names rather than leaving them out.
+ESSENTIAL = ("contract", "rel err", "kernel", "span mean", "launches", "path", "cache")
+# Columns of names, folded onto more lines rather than push a column of numbers out: at most this wide, and,
+# to make room for an ESSENTIAL column, down to NAME_FLOOR (an op's name, a word, is never narrowed).
 FOLDED = {"op": 12, "case": 20, "impl": 20}
+NARROWED = ("case", "impl")
+NAME_FLOOR = 6
+NAME_BREAKS = re.compile(r"[^/.\-_@ x]*[/.\-_@ x]?")  # a piece of a name ending at a separator
 
 
 def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
     """Every result; ``width``: the characters it may take, the columns of lowest PRIORITY left out (and named in
-    its caption) until it fits, the cache column only when its rows hold more than one cache state (the title
-    names the one); None for every column."""
+    its caption) until it fits, the names narrowed for the ESSENTIAL ones, the cache column only when its rows
+    hold more than one cache state (the title names the one); None for every column. A number is never folded."""
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
     names = ["op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
@@ -82,18 +89,36 @@ def results_table(run: dict, rows: list[StoredRow], width: int | None = None) ->
     cells = [_result_cells(run, stored, row, noise, clocked) for stored, row in zip(rows, export_rows(rows))]
     caches = {row["cache"] for row in rows}
     one_cache = width is not None and len(caches) == 1
-    shown = _fitting([name for name in names if not (one_cache and name == "cache")], cells, width, names)
+    widths = _fitting([name for name in names if not (one_cache and name == "cache")], cells, width, names)
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
-    left_out = [name for name in names if name not in shown and not (one_cache and name == "cache")]
+    left_out = [name for name in names if name not in widths and not (one_cache and name == "cache")]
     l2 = f" · {next(iter(caches))} L2" if one_cache else ""
     table = Table(title=Text(f"run {run['id']} · {run['status']} · {unit}{l2} · µs per call"), show_lines=False,
                   caption=Text(f"{len(left_out)} columns left out to fit {width} (--wide shows them): "
                                + ", ".join(left_out)) if left_out else None)
-    for name in shown:
-        table.add_column(name, overflow="fold", max_width=FOLDED[name] + 2 if width and name in FOLDED else None)
+    for name, fitted in widths.items():
+        table.add_column(name, overflow="fold", width=fitted)  # a fixed width: rich never narrows a number
     for row in cells:
-        add_literal_row(table, *(cell for name, cell in zip(names, row) if name in shown))
+        add_literal_row(table, *(broken_name(cell, widths[name]) if name in FOLDED and widths[name] else cell
+                                 for name, cell in zip(names, row) if name in widths))
     return table
+
+
+def broken_name(name: str, width: int) -> str:
+    """``name`` in lines of at most ``width`` characters, broken after a separator (/ . - _ @ x) where one lets it
+    be: eager/affine/ieee, not eager/aff|ine/ieee. A piece longer than ``width`` is folded where it must."""
+    if not isinstance(name, str):
+        return name
+    lines = []
+    for line in name.splitlines() or [""]:
+        current = ""
+        for piece in NAME_BREAKS.findall(line):
+            if current and len(current) + len(piece) > width:
+                lines.append(current)
+                current = ""
+            current += piece
+        lines.append(current)
+    return "\n".join(lines)
 
 
 def _plain(cell) -> str:
@@ -104,25 +129,42 @@ def _plain_width(cell) -> int:
     return max((len(line) for line in _plain(cell).splitlines()), default=0)
 
 
-def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str]) -> list[str]:
-    """Of ``names`` (``columns``, the cells' columns, or some of them), those kept: all without a ``width``, else
-    the most wanted whose cells fit it unfolded, or folded for the names of FOLDED; never a column that holds
-    nothing, such as kernel time on the CPU."""
+def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str]) -> dict[str, int | None]:
+    """Of ``names`` (``columns``, the cells' columns, or some of them), those kept with the width of their text:
+    all, at their own width, without a ``width``; else the most wanted whose cells fit it, a column of FOLDED names
+    at most its cap and NARROWED (the widest first, to NAME_FLOOR) to keep an ESSENTIAL column; never a column
+    that holds nothing, such as kernel time on the CPU. A header folds at its spaces: "span mean" takes 4."""
     if width is None:
-        return names
+        return {name: None for name in names}
     index = {name: columns.index(name) for name in names}
-    needed = {name: min(max([len(name), *(_plain_width(row[index[name]]) for row in cells)]),
-                        FOLDED.get(name, width)) + 3
-              for name in names}  # a cell's padding and border
+    header = {name: max(len(name), *(len(word) for word in name.split())) if name in FOLDED
+              else max(len(word) for word in name.split()) for name in names}
+    natural = {name: max([header[name], *(_plain_width(row[index[name]]) for row in cells)]) for name in names}
     empty = {name for name in names if all(_plain(row[index[name]]) in ("", "—") for row in cells)}
-    kept, used = [], 1
+    kept: dict[str, int] = {}
     for name in sorted(names, key=PRIORITY.index):
         if name in empty:  # nothing measured there (kernel time on the CPU): named in the caption instead
             continue
-        if used + needed[name] <= width or len(kept) < 3:  # op, case and implementation always
-            kept.append(name)
-            used += needed[name]
-    return [name for name in names if name in kept]
+        wanted = min(natural[name], FOLDED.get(name, natural[name]))
+        over = 1 + sum(w + 3 for w in kept.values()) + wanted + 3 - width  # a cell's padding and border
+        if name in ESSENTIAL:
+            over = _narrow_names(kept, over)
+        if over <= 0 or len(kept) < 3:  # op, case and implementation always
+            kept[name] = wanted
+    return {name: kept[name] for name in names if name in kept}
+
+
+def _narrow_names(kept: dict[str, int], over: int) -> int:
+    """Take up to ``over`` characters from the widest kept name columns, none below NAME_FLOOR, only if that is
+    enough; what is still over (nothing narrowed then)."""
+    room = sum(max(kept[name] - NAME_FLOOR, 0) for name in NARROWED if name in kept)
+    if over <= 0 or room < over:
+        return over
+    while over > 0:
+        widest = max((name for name in NARROWED if name in kept), key=kept.get)
+        kept[widest] -= 1
+        over -= 1
+    return 0
 
 
 def _result_cells(run: dict, stored: StoredRow, row: dict, noise: bool, clocked: bool) -> list:
@@ -228,4 +270,14 @@ def runs_table(runs: list[dict]) -> Table:
         add_literal_row(table, str(run["id"]), run["started_at"], run["status"], run["clock"], run["suite"],
                         env.get("gpu") or env.get("host_cpu") or "", commit,
                         str(run["result_count"]) + (f" + {run['block_count']} block" if run.get("block_count") else ""))
+    return table
+
+
+def hold_numbers(table: Table, *names: str) -> Table:
+    """Fix the columns ``names`` (of numbers) at their widest cell, so that rich narrows the other columns around
+    them and never folds a number across lines; a header wider than its numbers folds at its spaces."""
+    for column in table.columns:
+        if column.header in names:
+            words = [len(word) for word in str(column.header).split()]
+            column.width = max([*words, *(_plain_width(cell) for cell in column.cells)])
     return table
