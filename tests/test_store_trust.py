@@ -86,6 +86,7 @@ def row_samples_copy(path: Path, version: int = 13) -> None:
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE samples (result_id INTEGER NOT NULL REFERENCES results(id), round INTEGER NOT NULL,"
                " value_us REAL NOT NULL)")
+    db.execute("CREATE INDEX samples_by_result ON samples(result_id)")
     for result_id, rounds, values in db.execute("SELECT * FROM result_samples ORDER BY result_id").fetchall():
         db.executemany("INSERT INTO samples VALUES (?, ?, ?)",
                        [(result_id, *sample) for sample in unpack_samples(rounds, values)])
