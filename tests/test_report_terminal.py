@@ -54,6 +54,7 @@ def test_a_name_breaks_after_its_separators():
     assert broken_name("triton.split/affine/ieee", 8).splitlines() == ["triton.", "split/", "affine/", "ieee"]
     assert broken_name("1024x1024", 6).splitlines() == ["1024x", "1024"]
     assert broken_name("eager", 20) == "eager"
+    assert broken_name("mean 16.0 · CV 0.04", 18).splitlines() == ["mean 16.0 · CV ", "0.04"]  # a number whole
 
 
 def test_wide_shows_every_column(stored):

@@ -74,7 +74,8 @@ ESSENTIAL = ("contract", "rel err", "kernel", "span mean", "launches", "path", "
 FOLDED = {"op": 12, "case": 20, "impl": 20}
 NARROWED = ("case", "impl")
 NAME_FLOOR = 6
-NAME_BREAKS = re.compile(r"[^/.\-_@ x]*[/.\-_@ x]?")  # a piece of a name ending at a separator
+# A piece of a name ending at a separator; a point between digits is a number's (CV 0.04), never a break.
+NAME_BREAKS = re.compile(r"(?:[^/.\-_@ x]|(?<=\d)\.(?=\d))*[/.\-_@ x]?")
 
 
 def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
@@ -105,8 +106,9 @@ def results_table(run: dict, rows: list[StoredRow], width: int | None = None) ->
 
 
 def broken_name(name: str, width: int) -> str:
-    """``name`` in lines of at most ``width`` characters, broken after a separator (/ . - _ @ x) where one lets it
-    be: eager/affine/ieee, not eager/aff|ine/ieee. A piece longer than ``width`` is folded where it must."""
+    """``name`` in lines of at most ``width`` characters, broken after a separator (/ . - _ @ x, not the point of
+    a number) where one lets it be: eager/affine/ieee, not eager/aff|ine/ieee. A piece longer than ``width`` is
+    folded where it must."""
     if not isinstance(name, str):
         return name
     lines = []
