@@ -59,6 +59,9 @@ def test_the_report_shows_the_interactive_figure_and_the_sentences(run21):
     figure = schedule.interactive(schedule.study(rows))
     assert len(figure.data) == len(SCHEDULES) * 3
     assert [t.name for t in figure.data if t.showlegend] == SCHEDULES
+    # One scale rule for every panel: equal heights in two panels are equal ratios.
+    panels = [figure.layout[name] for name in figure.layout if name.startswith("yaxis")]
+    assert len(panels) == 3 and all(panel.type == "log" for panel in panels)
 
 
 def test_a_run_without_the_schedule_suite_has_no_study(run21, tmp_path):

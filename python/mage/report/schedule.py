@@ -144,6 +144,7 @@ def interactive(found: Study):
                                row=1, col=column)
         figure.add_hline(y=1.0, line_dash="dash", row=1, col=column)
         figure.update_xaxes(type="log", title_text="CV of row degrees", row=1, col=column)
-    figure.update_yaxes(type="log", title_text="kernel time ÷ cuSPARSE", row=1, col=1)
+    figure.update_yaxes(type="log")  # every panel on one scale: equal heights, equal ratios
+    figure.update_yaxes(title_text="kernel time ÷ cuSPARSE", row=1, col=1)
     figure.update_layout(title=_title(found), height=520)
     return figure
