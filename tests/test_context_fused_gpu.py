@@ -16,7 +16,7 @@ import torch
 from mage import check
 from mage.backends.peers import CUEQUIVARIANCE
 from mage.context import blocks, fusion, measure
-from mage.context.block import BlockSpec, block_implementation
+from mage.context.block import BlockSpec
 from mage.measure.method import Method
 
 pytestmark = [

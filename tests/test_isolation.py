@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from mage import isolation, resume
 from mage.measure.method import Method
 from mage.plan import Planned, Request, plan
