@@ -49,11 +49,11 @@ def test_run_exits_1_when_an_implementation_fails_and_0_when_all_pass(tmp_path):
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
-@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_signal_mid_run_stores_it_incomplete_and_prints_the_resume_command(tmp_path, signum, code):
+def _signalled_while_sleeping(tmp_path, command: list[str], signum) -> tuple:
+    """``mage command`` with the sleeping plugin, sent ``signum`` once an implementation sleeps in it:
+    (the process, its stdout, its stderr)."""
     started = tmp_path / "sleeping"
-    process = subprocess.Popen([*MAGE, "run", "--op", "layernorm", "--impl", "eager", "--impl", "sleeps",
-                                "--db", "store.db"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen([*MAGE, *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=_environment("tests.plugins.cli_faults",
                                                            MAGE_TEST_SLEEP_STARTED=str(started)))
     deadline = time.monotonic() + 300
@@ -62,6 +62,13 @@ def test_a_signal_mid_run_stores_it_incomplete_and_prints_the_resume_command(tmp
     assert started.exists(), process.communicate()
     process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=120)
+    return process, stdout, stderr
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_mid_run_stores_it_incomplete_and_prints_the_resume_command(tmp_path, signum, code):
+    process, stdout, stderr = _signalled_while_sleeping(
+        tmp_path, ["run", "--op", "layernorm", "--impl", "eager", "--impl", "sleeps", "--db", "store.db"], signum)
     assert process.returncode == code, stdout + stderr
     assert "Traceback" not in stderr
     assert (f"interrupted by {signal.Signals(signum).name}: run 1 is stored as incomplete" in stderr
@@ -155,18 +162,9 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
 
 
 def test_an_interrupted_context_run_says_why_it_cannot_be_continued_and_how_to_measure_again(tmp_path):
-    started = tmp_path / "sleeping"
     command = ["context", "--size", "tiny", "--block", "mlp", "--assign", "layernorm=sleeps", "--no-compile",
                "--db", "store.db"]
-    process = subprocess.Popen([*MAGE, *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=_environment("tests.plugins.cli_faults",
-                                                           MAGE_TEST_SLEEP_STARTED=str(started)))
-    deadline = time.monotonic() + 300
-    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert started.exists(), process.communicate()
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
+    process, stdout, stderr = _signalled_while_sleeping(tmp_path, command, signal.SIGINT)
     assert process.returncode == 130, stdout + stderr
     assert "a context run is not resumed" in stderr and f"measure it again with: mage {' '.join(command)}" in stderr
     resumed = mage("run", "--resume", "1", "--db", "store.db", cwd=tmp_path)

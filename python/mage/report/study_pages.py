@@ -4,16 +4,12 @@ its implementations on its cases, as a table and a figure on one log scale."""
 
 from __future__ import annotations
 
-import html as html_text
 import json
 
 from mage import registry
 from mage.report import html
+from mage.report.html import _esc
 from mage.studies import Study
-
-
-def _esc(value) -> str:
-    return html_text.escape("—" if value is None else str(value))
 
 
 def study_file(name: str) -> str:
