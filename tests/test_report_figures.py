@@ -151,7 +151,7 @@ def test_the_report_opens_with_the_answer_and_collapses_the_findings(stored):
         "speeds the request up 1.10× (latency −8.8%).",
     ]
     for sentence in layernorm:
-        assert html._esc(sentence) in page[answer:findings]
+        assert html.escape(sentence) in page[answer:findings]
     matmul = op_summary([r for r in rows if r["op"] == "matmul"], "warm")
     assert matmul[0] == "Fastest (the two boundaries agree): kernel time and call span alike: eager ≈ compile."
     assert not any(s.startswith("Amdahl") for s in matmul)  # 2 % apart: within noise, nothing to scale

@@ -71,16 +71,17 @@ tr.this td { font-weight: 600; }
 """
 
 
-def _esc(value) -> str:
+def escape(value) -> str:
+    """A value as page text: a missing one shows as a dash, markup characters as entities."""
     return html.escape("—" if value is None else str(value))
 
 
 def _table(header: list[str], body: list[list], classes: list[str] | None = None) -> str:
-    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
     lines = []
     for i, cells in enumerate(body):
         css = f' class="{classes[i]}"' if classes and classes[i] else ""
-        tds = "".join(f'<td class="num">{_esc(c)}</td>' if isinstance(c, (int, float)) else f"<td>{_esc(c)}</td>"
+        tds = "".join(f'<td class="num">{escape(c)}</td>' if isinstance(c, (int, float)) else f"<td>{escape(c)}</td>"
                       for c in cells)
         lines.append(f"<tr{css}>{tds}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
@@ -380,7 +381,7 @@ def schedule_html(rows: list[dict]) -> str:
     found = schedule.study(rows)
     if found is None:
         return ""
-    sentences = "".join(f"<li>{_esc(sentence)}</li>" for sentence in found.winners())
+    sentences = "".join(f"<li>{escape(sentence)}</li>" for sentence in found.winners())
     return (f'<h2 id="schedules">neighbor_agg: schedules against degree skew</h2>\n'
             f'{_figure_html(schedule.interactive(found), "schedule-figure")}\n<ul>{sentences}</ul>\n')
 
@@ -392,17 +393,17 @@ def _failure_banner(rows: list[dict]) -> str:
     if failed:
         listed = ", ".join(f"{op} {case} {impl}" for op, case, impl in failed)
         parts.append(f'<p class="banner fail">{len(failed)} implementation·case pair{"s" * (len(failed) != 1)} '
-                     f'FAILED: {_esc(listed)}. See <a href="#contracts">contracts</a>.</p>')
+                     f'FAILED: {escape(listed)}. See <a href="#contracts">contracts</a>.</p>')
     skipped = skip_lines(rows)
     if skipped:
-        parts.append('<p class="banner skip">' + "<br>".join(map(_esc, skipped))
+        parts.append('<p class="banner skip">' + "<br>".join(map(escape, skipped))
                      + ' (see <a href="#contracts">contracts</a>).</p>')
     return "".join(parts)
 
 
 def _findings_html(sections: list[Section]) -> str:
-    return "".join(f"<details open><summary><b>{_esc(s.title)}</b></summary>"
-                   f"<ul>{''.join(f'<li>{_esc(x)}</li>' for x in s.sentences)}</ul></details>" for s in sections)
+    return "".join(f"<details open><summary><b>{escape(s.title)}</b></summary>"
+                   f"<ul>{''.join(f'<li>{escape(x)}</li>' for x in s.sentences)}</ul></details>" for s in sections)
 
 
 def contracts_table(rows: list[dict]) -> str:
@@ -454,7 +455,7 @@ def _environment_html(run: dict) -> str:
     state_keys = list(dict.fromkeys(k for s in states.values() for k in s))
     method = run["method"]
     return (
-        f"<p>{_esc(EXCLUSIONS)}</p>"
+        f"<p>{escape(EXCLUSIONS)}</p>"
         "<p>Boundaries, never subtracted from one another: <b>kernel time</b> = profiler capture of "
         f"{method.get('kernel_calls', '?')} warmed calls, device activity summed ÷ calls (gaps excluded); "
         f"<b>call span</b> = {span_timer(run['clock'])} timing around one call, {_span_sampling(method)} in "
@@ -464,7 +465,7 @@ def _environment_html(run: dict) -> str:
         f"of back-to-back unsynchronized calls in chunks of {method.get('host_chunk', '?')}. Batch and graph paths "
         f"time B = {method.get('batch', '?')} calls per span. Cold L2: a {method.get('l2_flush_bytes', 0) / 1e6:.0f} "
         "MB buffer is written before each sample, outside the timed window. See docs/METHOD.md.</p>"
-        f"<p>Command: <code>{_esc(run['command'])}</code></p>"
+        f"<p>Command: <code>{escape(run['command'])}</code></p>"
         "<h3>Peaks (the floors) and ceilings (measured in this run: reached in practice)</h3>"
         + _table(["ceiling", "value"], [[k, f"{v:,.1f}" if isinstance(v, (int, float)) else v]
                                         for k, v in run["ceilings"].items()])
@@ -492,15 +493,15 @@ def experiment_html(store, run: dict, note: bool = True) -> str:
     try:
         hypothesis, evaluations = evaluate_run(store, run["id"])
     except MageError as error:  # a stored prediction this version cannot read: say so, do not fail the report
-        return f'<p class="banner skip">The predictions stored with this run cannot be judged: {_esc(error)}</p>'
+        return f'<p class="banner skip">The predictions stored with this run cannot be judged: {escape(error)}</p>'
     if not hypothesis and not evaluations:
         return ""
     lines = []
     for row in evaluation_rows(evaluations):
-        observed = "<br>".join(_esc(line) for line in row["observed"])
+        observed = "<br>".join(escape(line) for line in row["observed"])
         outcome = row["outcome"]
-        lines.append(f"<tr><td><code>{_esc(row['prediction'])}</code></td><td>{observed}</td>"
-                     f'<td class="{outcome.replace(" ", "")}">{_esc(outcome)}</td></tr>')
+        lines.append(f"<tr><td><code>{escape(row['prediction'])}</code></td><td>{observed}</td>"
+                     f'<td class="{outcome.replace(" ", "")}">{escape(outcome)}</td></tr>')
     counts = {o: sum(e.outcome == o for e in evaluations) for o in ("held", "failed", "unclear", "no data")}
     summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
     table = ("<table><thead><tr><th>prediction</th><th>observed (implementation @case: value → outcome)</th>"
@@ -509,7 +510,7 @@ def experiment_html(store, run: dict, note: bool = True) -> str:
     held, failed = counts["held"], counts["failed"]
     verdict = (" The hypothesis did not hold." if failed > held else " The hypothesis held." if held and not failed
                else "")
-    return (f"<p><b>Hypothesis, stated before the run:</b> {_esc(hypothesis) if hypothesis else 'none stated'}</p>"
+    return (f"<p><b>Hypothesis, stated before the run:</b> {escape(hypothesis) if hypothesis else 'none stated'}</p>"
             + (f"<p><b>{len(evaluations)} prediction{'s' * (len(evaluations) != 1)}: {summary}.</b>{verdict}</p>"
                if evaluations else "")
             + table
@@ -551,7 +552,7 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
          r["env"].get("gpu") or r["env"].get("host_cpu"), r["env"].get("uuid"), r["env"].get("hostname")]
         for r in runs], ["this" if r["id"] == run["id"] else "" for r in runs])
     only_here = sorted({(op, impl) for op, _, impl in keys} - repeated)
-    note = (f"<p class=\"note\">Measured in this run only: {_esc(', '.join(f'{op} {impl}' for op, impl in only_here))}."
+    note = (f"<p class=\"note\">Measured in this run only: {escape(', '.join(f'{op} {impl}' for op, impl in only_here))}."
             "</p>" if only_here and shown else "")
     charts = (history_section(shown, id_prefix="history", config=PLOT_CONFIG) if shown
               else "<p>No other run in this store measured the implementations of this run: no history yet.</p>")
@@ -570,8 +571,8 @@ def answer_html(rows: list[StoredRow], fraction: float) -> str:
     parts = []
     for op in dict.fromkeys(r["op"] for r in rows):
         mine = [r for r in rows if r["op"] == op]
-        sentences = "".join(f"<li>{_esc(s)}</li>" for s in op_summary(mine, figure_cache(mine), fraction))
-        parts.append(f'<section class="answer" id="answer-{_esc(op)}"><h3>{_esc(op)}</h3>'
+        sentences = "".join(f"<li>{escape(s)}</li>" for s in op_summary(mine, figure_cache(mine), fraction))
+        parts.append(f'<section class="answer" id="answer-{escape(op)}"><h3>{escape(op)}</h3>'
                      f'<ul class="summary">{sentences}</ul>'
                      + _figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
     return "".join(parts)
@@ -581,14 +582,14 @@ def _plotly_script(plotly_src: str | None) -> str:
     """plotly.js inline (a report that opens alone), or a reference to one copy shared by a site's pages."""
     if plotly_src is None:
         return f"<script>{get_plotlyjs()}</script>"
-    return f'<script src="{_esc(plotly_src)}"></script>'
+    return f'<script src="{escape(plotly_src)}"></script>'
 
 
 def history_links(rows: list[dict], history_href) -> str:
     """Where each op's history is drawn, for a page that does not draw it itself."""
     ops = list(dict.fromkeys(r["op"] for r in rows))
     return ("<p>Each op's results over every run of the store, with the steps found (improvements and regressions "
-            "side by side): " + ", ".join(f'<a href="{_esc(history_href(op))}">{_esc(op)}</a>' for op in ops)
+            "side by side): " + ", ".join(f'<a href="{escape(history_href(op))}">{escape(op)}</a>' for op in ops)
             + ".</p>") if ops else ""
 
 
@@ -607,7 +608,7 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
               else "")
     ops = list(dict.fromkeys(r["op"] for r in rows))
     per_op = "".join(
-        f'<h3 id="op-{op}">{_esc(op)}</h3>'
+        f'<h3 id="op-{op}">{escape(op)}</h3>'
         + _figure_html(boundaries_figure(op, [r for r in rows if r["op"] == op]), f"boundaries-{op}")
         + _figure_html(paths_figure(op, [r for r in rows if r["op"] == op]), f"paths-{op}") for op in ops)
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
@@ -619,7 +620,7 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
         *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
         ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
-    nav = " ".join(f'<a href="{_esc(href)}">{_esc(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
+    nav = " ".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     reduction = reduction_figure(rows, run["ceilings"])
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
@@ -627,13 +628,13 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
     answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, fraction)}\n' if rows else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_esc(title)}</title>
+<title>{escape(title)}</title>
 <style>{STYLE}</style>
 {_plotly_script(plotly_src)}</head>
 <body>
-<h1>{_esc(title)}</h1>
-<p class="meta">{_esc(run['status'])} · {unit} · started {_esc(run['started_at'])} ·
-torch {_esc(env.get('torch'))} · commit {_esc(commit)}</p>
+<h1>{escape(title)}</h1>
+<p class="meta">{escape(run['status'])} · {unit} · started {escape(run['started_at'])} ·
+torch {escape(env.get('torch'))} · commit {escape(commit)}</p>
 <nav>{nav}</nav>
 {_failure_banner(rows)}
 {answer}<h2 id="findings">Findings</h2>

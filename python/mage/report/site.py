@@ -21,7 +21,6 @@ the same store gives a byte-identical site and a committed one can be checked by
 from __future__ import annotations
 
 import hashlib
-import html as html_text
 import re
 from pathlib import Path
 
@@ -38,10 +37,6 @@ ENVIRONMENT_KEYS = ("gpu", "host_cpu", "driver", "cuda", "torch", "triton", "pyt
 METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_s", "batch", "span_samples")
 
 
-def _esc(value) -> str:
-    return html_text.escape("—" if value is None else str(value))
-
-
 def _page(title: str, body: str, depth: int, plots: bool) -> str:
     """A page of the site ``depth`` folders below its root: the shared style, and plotly.js by a relative path
     where it ``plots``."""
@@ -49,12 +44,12 @@ def _page(title: str, body: str, depth: int, plots: bool) -> str:
     script = f'<script src="{root}{PLOTLY}"></script>' if plots else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_esc(title)}</title>
+<title>{html.escape(title)}</title>
 <style>{html.STYLE}</style>
 {script}</head>
 <body>
 <nav><a href="{root}index.html">all runs</a></nav>
-<h1>{_esc(title)}</h1>
+<h1>{html.escape(title)}</h1>
 {body}
 </body></html>
 """
@@ -99,10 +94,10 @@ def _runs_table(store, runs: list[dict]) -> str:
         results = str(run["result_count"]) + (f" + {run['block_count']} block" if run.get("block_count") else "")
         body.append(
             f'<tr><td><a href="{run_folder(run["id"])}/index.html">run {run["id"]}</a></td>'
-            f"<td>{_esc(run['started_at'])}</td><td>{_esc(run['status'])}</td><td>{_esc(run['clock'])}</td>"
-            f"<td>{_esc(run['suite'])}</td><td>{_esc(env.get('gpu') or env.get('host_cpu'))}</td>"
-            f"<td>{_esc(commit_label(env))}</td><td class=\"num\">{_esc(results)}</td>"
-            f"<td>{_esc(run.get('hypothesis') or '')}</td><td>{_esc(_verdicts(store, run))}</td></tr>")
+            f"<td>{html.escape(run['started_at'])}</td><td>{html.escape(run['status'])}</td><td>{html.escape(run['clock'])}</td>"
+            f"<td>{html.escape(run['suite'])}</td><td>{html.escape(env.get('gpu') or env.get('host_cpu'))}</td>"
+            f"<td>{html.escape(commit_label(env))}</td><td class=\"num\">{html.escape(results)}</td>"
+            f"<td>{html.escape(run.get('hypothesis') or '')}</td><td>{html.escape(_verdicts(store, run))}</td></tr>")
     return ("<table><thead><tr><th>run</th><th>started</th><th>status</th><th>clock</th><th>suite</th><th>device</th>"
             "<th>commit</th><th>results</th><th>hypothesis</th><th>predictions</th></tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
@@ -118,7 +113,7 @@ def _experiments(store, runs: list[dict]) -> str:
 
 def _studies_table(known: list[studies.Study], runs_of: dict[str, list[dict]]) -> str:
     body = "".join(
-        f'<tr><td><a href="studies/{study_pages.study_file(s.name)}">{_esc(s.name)}</a></td><td>{_esc(s.headline)}</td>'
+        f'<tr><td><a href="studies/{study_pages.study_file(s.name)}">{html.escape(s.name)}</a></td><td>{html.escape(s.headline)}</td>'
         f'<td class="num">{len(runs_of[s.name])}</td></tr>' for s in known)
     return ("<table><thead><tr><th>study</th><th>question</th><th>runs</th></tr></thead>"
             f"<tbody>{body}</tbody></table>" if body else "<p>No study is defined.</p>")
@@ -129,9 +124,9 @@ def _grouped(runs: list[dict], keys: tuple[str, ...], part: str) -> str:
     seen: dict[tuple, list[int]] = {}
     for run in runs:
         seen.setdefault(tuple(str(run[part].get(k, "—")) for k in keys), []).append(run["id"])
-    body = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in values)
-                   + f"<td>{_esc(', '.join(map(str, ids)))}</td></tr>" for values, ids in seen.items())
-    head = "".join(f"<th>{_esc(k)}</th>" for k in keys)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in values)
+                   + f"<td>{html.escape(', '.join(map(str, ids)))}</td></tr>" for values, ids in seen.items())
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
     return f"<table><thead><tr>{head}<th>runs</th></tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -147,7 +142,7 @@ def _steps_of(series: list[history.Series]) -> tuple[list[str], list[str]]:
 
 
 def _side_by_side(faster: list[str], slower: list[str]) -> str:
-    cells = [("<ul>" + "".join(f"<li>{_esc(line)}</li>" for line in lines) + "</ul>") if lines else "<p>none</p>"
+    cells = [("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>") if lines else "<p>none</p>"
              for lines in (faster, slower)]
     return (f"<table class=\"steps\"><thead><tr><th>improvements (▼ faster): {len(faster)}</th>"
             f"<th>regressions (▲ slower): {len(slower)}</th></tr></thead>"
@@ -183,11 +178,11 @@ def _best_table(store) -> str:
     lines = answer.lines([a for a in best.latest(store) if (a.op, a.case) in cases])
     if not lines:
         return "<p>No passing measurement of the seed or large cases in this store.</p>"
-    head = "".join(f"<th>fastest by {_esc(boundary)}</th>" for boundary in best.BOUNDARIES)
+    head = "".join(f"<th>fastest by {html.escape(boundary)}</th>" for boundary in best.BOUNDARIES)
     body = "".join(
-        f"<tr><td>{_esc(f'{op} {variant} {precision}')}</td><td>{_esc(f'{case} · {cache} L2')}"
-        f"{_esc(f' · {device}') if len(lines.devices) > 1 else ''}</td>"
-        + "".join(f"<td>{'<br>'.join(map(_esc, answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
+        f"<tr><td>{html.escape(f'{op} {variant} {precision}')}</td><td>{html.escape(f'{case} · {cache} L2')}"
+        f"{html.escape(f' · {device}') if len(lines.devices) > 1 else ''}</td>"
+        + "".join(f"<td>{'<br>'.join(map(html.escape, answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
                   for b in best.BOUNDARIES) + "</tr>"
         for (device, op, case, variant, precision, cache), by_boundary in lines.items())
     return (f"<table><thead><tr><th>op</th><th>case</th>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -209,7 +204,7 @@ def _runs_newest_first(store, runs: list[dict]) -> str:
 def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]],
                known: list[studies.Study] = (), runs_of: dict[str, list[dict]] | None = None) -> str:
     op_lines = "".join(
-        f'<tr><td><a href="ops/{op_file(op)}">{_esc(op)}</a></td><td class="num">{len(series)}</td>'
+        f'<tr><td><a href="ops/{op_file(op)}">{html.escape(op)}</a></td><td class="num">{len(series)}</td>'
         f'<td class="num">{len(faster)}</td><td class="num">{len(slower)}</td></tr>'
         for op, series in ops.items() for faster, slower in [_steps_of(series)])
     body = (f'<p class="meta">{len(runs)} runs. Each run\'s page is its report: the answer first, then findings, '

@@ -8,7 +8,7 @@ import json
 
 from mage import registry
 from mage.report import html
-from mage.report.html import _esc
+from mage.report.html import escape
 from mage.studies import Study
 
 
@@ -58,7 +58,7 @@ def latest_times(study: Study, newest: dict[str, list[dict]]) -> dict[str, dict[
 def _times_table(study: Study, picked: dict[tuple[str, str], dict]) -> str:
     cases = [c for c in study.cases if any(case == c for case, _ in picked)]
     impls = sorted({impl for _, impl in picked})
-    head = "".join(f"<th>{_esc(case)}</th>" for case in cases)
+    head = "".join(f"<th>{escape(case)}</th>" for case in cases)
     body = []
     for impl in impls:
         cells = []
@@ -71,7 +71,7 @@ def _times_table(study: Study, picked: dict[tuple[str, str], dict]) -> str:
             ratio = row["kernel_us"] / fastest
             mark = ' class="num best"' if ratio == 1.0 else ' class="num"'
             cells.append(f"<td{mark}>{row['kernel_us']:,.1f} µs<br>{ratio:.2f}× · run {row['run_id']}</td>")
-        body.append(f"<tr><td>{_esc(impl)}</td>{''.join(cells)}</tr>")
+        body.append(f"<tr><td>{escape(impl)}</td>{''.join(cells)}</tr>")
     return (f"<table><thead><tr><th>implementation</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
@@ -89,26 +89,26 @@ def _times_figure(study: Study, picked: dict[tuple[str, str], dict], element: st
 
 def study_body(store, study: Study, runs: list[dict], newest: dict[str, list[dict]], run_href) -> str:
     """The study page's body (the site wraps it in its page)."""
-    definition = (f"<p><b>Ops:</b> {_esc(', '.join(study.ops))}. <b>Cases</b>, in the order they run: "
-                  f"{_esc(', '.join(study.cases))}. <b>Implementations:</b> {_esc(', '.join(study.impls))}. "
-                  f"<b>L2:</b> {_esc(', '.join(study.caches))}; <b>paths:</b> {_esc(', '.join(study.paths))}. "
-                  f"Run it with <code>mage study {_esc(study.name)}</code>"
+    definition = (f"<p><b>Ops:</b> {escape(', '.join(study.ops))}. <b>Cases</b>, in the order they run: "
+                  f"{escape(', '.join(study.cases))}. <b>Implementations:</b> {escape(', '.join(study.impls))}. "
+                  f"<b>L2:</b> {escape(', '.join(study.caches))}; <b>paths:</b> {escape(', '.join(study.paths))}. "
+                  f"Run it with <code>mage study {escape(study.name)}</code>"
                   + (f" (about {study.seconds} s on an H200)." if study.seconds else ".") + "</p>")
     nxt = ""
     if study.hypothesis or study.predict:
         nxt = ("<h2>The next run's hypothesis</h2><p class=\"note\">Stated before the run that will test it: a claim, "
-               "not a finding.</p>" + (f"<p>{_esc(' '.join(study.hypothesis.split()))}</p>" if study.hypothesis else "")
-               + ("<ul>" + "".join(f"<li><code>{_esc(p)}</code></li>" for p in study.predict) + "</ul>"
+               "not a finding.</p>" + (f"<p>{escape(' '.join(study.hypothesis.split()))}</p>" if study.hypothesis else "")
+               + ("<ul>" + "".join(f"<li><code>{escape(p)}</code></li>" for p in study.predict) + "</ul>"
                   if study.predict else ""))
     times = latest_times(study, newest)
     measured = "".join(
-        f"<h3>{_esc(device)}</h3>{_times_table(study, picked)}{_times_figure(study, picked, f'times-{i}')}"
+        f"<h3>{escape(device)}</h3>{_times_table(study, picked)}{_times_figure(study, picked, f'times-{i}')}"
         for i, (device, picked) in enumerate(times.items())) or "<p>No passing measurement of this study's cases yet.</p>"
-    stated = "".join(f'<h3><a href="{run_href(run["id"])}">run {run["id"]}</a> · {_esc(run["started_at"])}</h3>{text}'
+    stated = "".join(f'<h3><a href="{run_href(run["id"])}">run {run["id"]}</a> · {escape(run["started_at"])}</h3>{text}'
                      for run in reversed(runs) if (text := html.experiment_html(store, run, note=False)))
     run_list = ", ".join(f'<a href="{run_href(run["id"])}">{run["id"]}</a>' for run in runs) or "none yet"
-    return (f"<p>{_esc(' '.join(study.question.split()))}</p>{definition}"
-            f"<h2>What was measured</h2><p class=\"note\">Kernel time on the single path, {_esc(study.caches[-1])} L2, "
+    return (f"<p>{escape(' '.join(study.question.split()))}</p>{definition}"
+            f"<h2>What was measured</h2><p class=\"note\">Kernel time on the single path, {escape(study.caches[-1])} L2, "
             "the latest passing result of each implementation (its run named); the fastest of each case is 1.00×."
             "</p>" + measured
             + f"<h2>Runs of this study</h2><p>{run_list}</p>"
