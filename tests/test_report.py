@@ -13,8 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from mage.amdahl import Share
 from mage.measure.ceilings import in_practice_us
-from mage.report import figures, findings, html, markdown
+from context_records import store_context_run
+from mage.report import context, figures, findings, format, html, markdown, tables
+from mage.report.tables import export_rows
 from mage.spec import Case
 from mage.store import Result, Store
 
@@ -128,9 +131,14 @@ def test_failures_are_impossible_to_miss(stored):
     assert "FAIL" in markdown.tables(run, rows)
 
 
+def given(fraction: float, rows) -> dict[str, list[Share]]:
+    """A fraction of a request for every op of ``rows``, as the reader's --fraction gives it."""
+    return {r["op"]: [Share(fraction, "a request", False)] for r in rows}
+
+
 def test_findings_cite_numbers_and_respect_noise(stored):
     _, run, rows = stored
-    text = findings.as_text(findings.findings(run, rows))
+    text = findings.as_text(findings.findings(run, rows, given(0.2, rows)))
     # The order changes: a shorter kernel with a longer span, explained by host time, not called a faster kernel.
     assert ("The order changes between kernel time and call span: compile has the shorter kernel "
             "(2.90 vs 5.20 µs) but eager the shorter span (42.00 vs 99.00 µs)") in text
@@ -141,17 +149,30 @@ def test_findings_cite_numbers_and_respect_noise(stored):
     assert "≈ compile 30.50 µs [29.50–31.50]" in text
     assert "No kernel is shorter than eager's (10.00 µs) beyond the 3% threshold" in text
     # Amdahl at the stated fraction, with the span caveat.
-    assert "if this op is 20% of a request, compile's 1.79× shorter kernel than eager" in text
+    assert ("compile's kernel is 1.79× shorter than eager's (2.90 vs 5.20 µs); at 20% of a request (a fraction "
+            "given, not measured) it would make that 1.10× faster") in text
     assert "does not get this speedup" in text
     assert "triton FAILED its contract (error 3.0e-03): error 3.0e-03 above the ieee ceiling 1e-05." in text
     assert "compile FAILED, its contract passed: graph path: RuntimeError" in text
-    assert "Kernel time as a fraction of its roofline floor (cold L2)" in text
+    # Stored before hardware floors: the floor of its own measured rates, said to be another measure.
+    assert "Kernel time as a fraction of the floor from the rates measured in this run (stored before" in text
 
 
 def test_fraction_changes_amdahl(stored):
     _, run, rows = stored
-    text = findings.as_text(findings.findings(run, rows, fraction=0.5))
-    assert "if this op is 50% of a request" in text and "1.28×" in text  # 1 / (0.5 + 0.5 / 1.793)
+    text = findings.as_text(findings.findings(run, rows, given(0.5, rows)))
+    assert "at 50% of a request" in text and "1.28×" in text  # 1 / (0.5 + 0.5 / 1.793)
+
+
+def test_amdahl_needs_a_share_and_takes_a_measured_one_from_a_model_block(stored):
+    _, run, rows = stored
+    assert "Amdahl" not in findings.as_text(findings.findings(run, rows))  # no share: no assumed fraction
+    block = {"layernorm": [Share(0.07, "the eager mlp/gpt2-small block at tf32", True),
+                           Share(0.3, "the eager trimul/outgoing-384 block at ieee", True)]}
+    text = findings.as_text(findings.findings(run, rows, block))
+    # The largest share at the best kernel's precision; 1 / (0.7 + 0.3 / 1.793) = 1.15.
+    assert ("layernorm is 30% of the kernel time of the eager trimul/outgoing-384 block at ieee (measured inside "
+            "the block), so that speedup, if it held at the block's shapes, would make the block 1.15× faster") in text
 
 
 @pytest.mark.parametrize("a, b, same", [
@@ -187,7 +208,7 @@ def test_report_and_show_commands(stored):
     assert made.returncode == 0, made.stderr
     out = tmp_path / "reports" / f"run-{run['id']}"
     assert sorted(p.name for p in out.iterdir()) == ["figure.png", "figure.svg", "report.html", "tables.md"]
-    assert "if this op is 30% of a request" in (out / "report.html").read_text()
+    assert "at 30% of a request (a fraction given, not measured)" in (out / "report.html").read_text()
     shown = subprocess.run([*command, "show", str(run["id"]), "--db", "mage.db"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
     assert shown.returncode == 0 and "The order changes between kernel time and call span" in shown.stdout
@@ -268,3 +289,31 @@ def test_host_times_differ_only_beyond_the_noise_and_outside_each_others_range()
     assert not same_host(host(20.0), host(30.0))
     assert same_host(host(20.0, 18.0, 27.0), host(30.0, 26.0, 33.0))  # ranges overlap: not a measured difference
     assert not same_host(host(20.0, 19.0, 21.0), host(30.0, 29.0, 31.0))
+
+
+def test_a_fraction_of_the_floor_is_of_the_hardware_floor_in_every_view(stored):
+    """One definition of "% of floor": a result stored before hardware floors has none, in the export, the floor
+    figure and the answer; its own floor stays in the results table, labelled as the measured rates'."""
+    _, run, rows = stored
+    old = next(r for r in rows if r["op"] == "layernorm" and r["impl"].startswith("compile") and r["kernel_us"])
+    assert old["floor_us"] and format.floor_fraction(old) is None
+    assert {r["floor_fraction"] for r in export_rows(rows)} == {None}
+    assert html.floor_figure(rows).data[0].x == ()
+    assert tables._floor_cell(old).endswith("(measured rates)")
+    modern = old | {"memory_floor_us": 3.0, "compute_floor_us": 1.0, "floor_us": 3.0}
+    assert format.floor_fraction(modern) == pytest.approx(3.0 / old["kernel_us"])
+    assert format.floor_fraction(modern, "span_mean_us") == pytest.approx(3.0 / old["span_mean_us"])
+    assert [r["floor_fraction"] for r in export_rows([modern])] == [pytest.approx(3.0 / old["kernel_us"])]
+
+
+def test_amdahl_is_applied_at_the_newest_eager_share_of_each_block(tmp_path):
+    store, run_id = make_run(tmp_path / "mage.db")
+    assert context.op_shares(store) == {}
+    assert "Amdahl" not in html.build(store.run(run_id), store.rows(run_id), store=store)
+    store_context_run(store, scale=2.0)
+    store_context_run(store)
+    mlp = Share(48.0 / 1150.0, "the eager mlp/gpt2-small block at ieee", True)
+    assert context.op_shares(store)["layernorm"] == [pytest.approx(mlp)]
+    page = html.build(store.run(run_id), store.rows(run_id), store=store)
+    assert "layernorm is 4% of the kernel time of the eager mlp/gpt2-small block at ieee (measured inside" in page
+    assert context.amdahl_shares(store, 0.3)["layernorm"] == [Share(0.3, "a request", False)]

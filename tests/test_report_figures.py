@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from mage.amdahl import Share
 from mage.report import figures, html
 from mage.report.summary import op_summary
 from mage.spec import Case
@@ -143,15 +144,20 @@ def test_the_report_opens_with_the_answer_and_collapses_the_findings(stored):
     assert page.index('id="answer-layernorm"><h3>layernorm</h3>') < page.index('id="journal-layernorm"') < findings
     assert '<details class="findings"><summary>' in page  # collapsed: no open attribute
     layernorm = op_summary([r for r in rows if r["op"] == "layernorm"], "warm")
-    assert layernorm == [
+    assert layernorm == [  # stored before hardware floors: no fraction of one; no share measured: no Amdahl
         "Fastest (the two boundaries disagree): 1024x1024: kernel time compile, call span eager.",
-        "The fastest kernel, compile, reaches 60% of its hardware floor (cold L2).",
         "The launch path changes the answer: graph path: compile (single: eager).",
-        "Amdahl: if layernorm is 20% of a request, compile's 1.79× shorter kernel than eager (2.90 vs 5.20 µs) "
-        "speeds the request up 1.10× (latency −8.8%).",
     ]
     for sentence in layernorm:
         assert html.escape(sentence) in page[answer:findings]
+    with_floors = [r | {"memory_floor_us": r["floor_us"]} for r in rows if r["op"] == "layernorm"]
+    shares = [Share(0.2, "a request", False)]
+    assert op_summary(with_floors, "warm", shares)[1:] == [
+        "The fastest kernel, compile, reaches 60% of its hardware floor (cold L2).",
+        "The launch path changes the answer: graph path: compile (single: eager).",
+        "Amdahl: compile's kernel is 1.79× shorter than eager's (2.90 vs 5.20 µs); at 20% of a request (a fraction "
+        "given, not measured) it would make that 1.10× faster (latency −8.8%), everything else unchanged.",
+    ]
     matmul = op_summary([r for r in rows if r["op"] == "matmul"], "warm")
     assert matmul[0] == "Fastest (the two boundaries agree): kernel time and call span alike: eager ≈ compile."
     assert not any(s.startswith("Amdahl") for s in matmul)  # 2 % apart: within noise, nothing to scale

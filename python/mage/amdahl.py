@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 from mage.errors import InputError
@@ -29,6 +30,28 @@ def combined_speedup(parts: Iterable[tuple[float, float]]) -> float:
     if total > 1.0 + FRACTION_SLACK:
         raise InputError(f"fractions must sum to at most 1, got {total:.6g}")
     return 1.0 / (max(0.0, 1.0 - total) + sum(fraction / speedup for fraction, speedup in parts))
+
+
+@dataclass(frozen=True)
+class Share:
+    """How much of a whole an op takes, and which whole: what Amdahl's law scales a kernel speedup by. A
+    measured share comes from a model block's eager capture (mage context); a given one from the caller."""
+
+    fraction: float
+    whole: str  # "the eager mlp/gpt2-small block at tf32", or "a request"
+    measured: bool
+
+
+def share_clause(op: str, share: Share, speedup: float) -> str:
+    """What a kernel ``speedup`` of ``op`` does to the whole ``share`` is of, in words, saying where the share
+    comes from; a measured share was taken at the block's shapes, not at the case's."""
+    overall = overall_speedup(share.fraction, speedup)
+    if share.measured:
+        return (f"{op} is {share.fraction:.0%} of the kernel time of {share.whole} (measured inside the block), so "
+                f"that speedup, if it held at the block's shapes, would make the block {overall:.2f}× faster "
+                f"(latency −{1 - 1 / overall:.1%})")
+    return (f"at {share.fraction:.0%} of {share.whole} (a fraction given, not measured) it would make that "
+            f"{overall:.2f}× faster (latency −{1 - 1 / overall:.1%}), everything else unchanged")
 
 
 def statement(fraction: float, speedup: float) -> str:

@@ -83,6 +83,8 @@ def _write_out(text: str) -> None:
 errors = _Output(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 DB_OPTION = typer.Option(Path("mage.db"), "--db", help="SQLite store of runs.")
+FRACTION_HELP = ("Fraction of a request each op takes, for Amdahl's law (0–1). Without it, Amdahl's law is applied "
+                 "at each op's share measured inside model blocks (mage context), and not where none was measured.")
 IMPL_HELP = ("Only these implementations: a family (triton: its champion), every strategy of one (triton.*), "
              "a family.strategy (triton.split) or a name prefix (repeatable). Default: the baselines, the compiled "
              "baselines and each family's champion.")
@@ -644,7 +646,7 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
                 console.print(plane)
     _print_experiment(store, run_id)
     if rows:
-        _print_findings(stored, rows)
+        _print_findings(store, stored, rows)
     _print_context(store, run_id)
 
 
@@ -811,27 +813,29 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
         console.print(f"history page written to {html_file}", markup=False)
 
 
-def _print_findings(stored: dict, rows: list) -> None:
+def _print_findings(store, stored: dict, rows: list) -> None:
+    from mage.report.context import op_shares
     from mage.report.findings import as_text, findings
 
-    console.print(Text("\nFindings (≈ within noise; Amdahl at 20% of a request: mage report --fraction to change)\n",
-                       style="bold"))
-    console.print(Text(as_text(findings(stored, rows))))
+    console.print(Text("\nFindings (≈ within noise; Amdahl's law at each op's share as mage context measured it, "
+                       "where it did)\n", style="bold"))
+    console.print(Text(as_text(findings(stored, rows, op_shares(store)))))
 
 
 @app.command()
 def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the latest)."),
            out: Optional[str] = typer.Option(None, "--out", callback=_named_path,
                                              help="Directory to write into (default: reports/run-N)."),
-           fraction: float = typer.Option(0.2, help="Fraction of a request the op takes, for Amdahl's law (0–1)."),
-           db: Path = DB_OPTION):
+           fraction: Optional[float] = typer.Option(None, help=FRACTION_HELP), db: Path = DB_OPTION):
     """Write a run's report: report.html (interactive, offline), figure.png/.svg and tables.md; a run measured at
     several precisions also accuracy.png/.svg (error against time); a context run's
     model blocks also context.png/.svg."""
     from mage import atomic
     from mage.report import figures, html, markdown, schedule
+    from mage.report.context import amdahl_shares
 
-    amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
+    if fraction is not None:
+        amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
     store = _read_store(db)
     run_id = _run_id(store, run_id)
     stored, rows = store.run(run_id), store.rows(run_id)
@@ -839,7 +843,7 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
     if not rows and not blocks:
         raise MageError(f"run {run_id} has no results to report")
     out = atomic.output_folder(out or Path("reports") / f"run-{run_id}")
-    atomic.write_text(out / "report.html", html.build(stored, rows, fraction, store=store))
+    atomic.write_text(out / "report.html", html.build(stored, rows, amdahl_shares(store, fraction), store=store))
     atomic.write_text(out / "tables.md", markdown.tables(stored, rows, blocks, shares))
     written = ["report.html"]
     if rows:
@@ -853,13 +857,13 @@ def report(run_id: Optional[int] = typer.Argument(None, help="Run id (default: t
 
 @app.command()
 def site(out: str = typer.Option(..., "--out", callback=_named_path, help="Directory to write the site into."),
-         fraction: float = typer.Option(0.2, help="Fraction of a request an op takes, for Amdahl's law (0–1)."),
-         db: Path = DB_OPTION):
+         fraction: Optional[float] = typer.Option(None, help=FRACTION_HELP), db: Path = DB_OPTION):
     """Write a static, offline site over every run of the store: an index of runs and experiments, a page per
     run (its report), per-op history with steps found, one copy of plotly.js (mage.report.site)."""
     from mage.report import site as notebook
 
-    amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
+    if fraction is not None:
+        amdahl_law.overall_speedup(fraction, 1.0)  # refuses a fraction outside 0–1 before any work
     store = _read_store(db)
     if not store.runs():
         raise MageError(f"{db} holds no run to build a site of")

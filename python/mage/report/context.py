@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from mage.amdahl import Share
 from mage.report.findings import KERNEL_NOISE, Section
 from mage.report.format import us
 from mage.store import BlockOpShare, BlockResult
@@ -315,3 +316,32 @@ def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Sec
 
 def as_text(sections: list[Section]) -> str:
     return "\n".join(f"{s.title}\n" + "\n".join(f"- {line}" for line in s.sentences) for s in sections)
+
+
+def op_shares(store) -> dict[str, list[Share]]:
+    """Each op's share of the kernel time of the eager model blocks it runs in, from the newest context run of each
+    block and precision (its call sites summed): the measured fractions Amdahl's law is applied at, largest first."""
+    newest: dict[tuple[str, str], dict[str, float]] = {}
+    context_runs = [run for run in store.runs() if run["block_count"]]
+    for run in sorted(context_runs, key=lambda run: (run["started_at"], run["id"]), reverse=True):
+        found: dict[tuple[str, str], dict[str, float]] = {}
+        for share in store.context_shares(run["id"]):
+            if share.assignment == "eager" and share.fraction is not None:
+                sites = found.setdefault((share.block, share.precision), {})
+                sites[share.op] = sites.get(share.op, 0.0) + share.fraction
+        for key, fractions in found.items():
+            newest.setdefault(key, fractions)
+    out: dict[str, list[Share]] = {}
+    for (block, precision), fractions in newest.items():
+        for op, fraction in fractions.items():
+            out.setdefault(op, []).append(Share(min(fraction, 1.0), f"the eager {block} block at {precision}", True))
+    return {op: sorted(shares, key=lambda s: -s.fraction) for op, shares in out.items()}
+
+
+def amdahl_shares(store, fraction: float | None) -> dict[str, list[Share]]:
+    """The shares Amdahl's law is applied at: a fraction the reader gave, for every op of the store; without one,
+    the shares measured inside model blocks."""
+    if fraction is None:
+        return op_shares(store)
+    ops = {op for run in store.runs() for op in store.ops(run["id"])}
+    return {op: [Share(fraction, "a request", False)] for op in ops}

@@ -24,7 +24,7 @@ from typing import Callable
 from mage import amdahl
 from mage.measure import ceilings as ceilings_module
 from mage.measure.method import CACHES
-from mage.report.format import floor_kind, us, with_range
+from mage.report.format import floor_kind, hardware_floor_us, us, with_range
 from mage.store import StoredRow
 
 KERNEL_NOISE = 0.03  # a stated convention, not a measured spread: docs/METHOD.md
@@ -271,7 +271,8 @@ def _gflop(row: dict) -> str:
 
 
 def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[str, str]) -> list[str]:
-    """How far each kernel is from its floor; cold L2 preferred, since a warm one can beat the memory floor."""
+    """How far each kernel is from its floor; cold L2 preferred, since a warm one can beat the memory floor.
+    A run stored before hardware floors keeps its floors from the rates it measured, labelled as that measure."""
     chosen = [r for r in rows if r["cache"] == cache and r["floor_us"] and r["kernel_us"]]
     if not chosen:
         return []
@@ -281,7 +282,10 @@ def _floor_sentences(rows: list[dict], cache: str, ceilings: dict, labels: dict[
     parts = [f"floor {us(floor)} µs ({kind}): " + ", ".join(
         f"{label(r, labels)} {r['floor_us'] / r['kernel_us']:.0%}" for r in group)
         for (floor, kind), group in floors.items()]
-    sentences = [f"Kernel time as a fraction of its roofline floor ({cache} L2): " + "; ".join(parts) + "."]
+    measure = ("its roofline floor" if all(hardware_floor_us(r) for r in chosen) else
+               "the floor from the rates measured in this run (stored before floors came from the hardware: another "
+               "measure than a fraction of the hardware floor)")
+    sentences = [f"Kernel time as a fraction of {measure} ({cache} L2): " + "; ".join(parts) + "."]
     beyond = [r for r in rows if r["cache"] == "warm" and r["floor_us"] and r["kernel_us"]
               and r["kernel_us"] < r["floor_us"] and _floor_kind(r, ceilings).startswith("memory")]
     if beyond:
@@ -297,7 +301,9 @@ def baseline_row(rows: list[dict]) -> dict | None:
     return next((r for r in baselines if r["precision"] == "ieee"), baselines[0] if baselines else None)
 
 
-def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]) -> list[str]:
+def _amdahl_sentence(single: list[dict], shares: list[amdahl.Share], labels: dict[str, str]) -> list[str]:
+    if not shares:
+        return []
     base = baseline_row([r for r in single if not r.get("suspect")])
     timed = [r for r in single if r["kernel_us"] is not None and not r.get("suspect")]
     if base is None or base["kernel_us"] is None or len(timed) < 2:
@@ -308,10 +314,10 @@ def _amdahl_sentence(single: list[dict], fraction: float, labels: dict[str, str]
         return [f"No kernel is shorter than {labels[base['impl']]}'s ({us(base['kernel_us'])} µs) beyond the "
                 f"{KERNEL_NOISE:.0%} threshold, so Amdahl's law has no speedup to scale."]
     speedup = base["kernel_us"] / best["kernel_us"]
-    overall = amdahl.overall_speedup(fraction, speedup)
-    text = (f"Amdahl: if this op is {fraction:.0%} of a request, {labels[best['impl']]}'s {speedup:.2f}× shorter "
-            f"kernel than {labels[base['impl']]} ({us(best['kernel_us'])} vs {us(base['kernel_us'])} µs) speeds the "
-            f"request up {overall:.2f}× (latency −{1 - 1 / overall:.1%}), everything else unchanged")
+    share = max(shares, key=lambda s: (s.whole.endswith(f" at {best['precision']}"), s.fraction))
+    text = (f"Amdahl: {labels[best['impl']]}'s kernel is {speedup:.2f}× shorter than {labels[base['impl']]}'s "
+            f"({us(best['kernel_us'])} vs {us(base['kernel_us'])} µs); "
+            + amdahl.share_clause(best["op"], share, speedup))
     if best["precision"] != base["precision"]:
         text += (f"; it computes at {best['precision']} precision (error {best['rel_error']:.1e} vs "
                  f"{base['rel_error']:.1e})")
@@ -387,7 +393,7 @@ def _failure_sentences(rows: list[dict], labels: dict[str, str]) -> list[str]:
 
 
 def formulation_section(rows: list[dict], op: str, case: str, variant: str, ceilings: dict,
-                        fraction: float) -> Section:
+                        shares: list[amdahl.Share] = ()) -> Section:
     mine = [r for r in rows if (r["op"], r["case"], r["variant"]) == (op, case, variant)]
     names = list(dict.fromkeys(r["impl"] for r in mine))
     labels = short_labels(names)
@@ -405,7 +411,7 @@ def formulation_section(rows: list[dict], op: str, case: str, variant: str, ceil
     every_cache = measured(mine, path="single")
     sentences += _cold_sentence(every_cache, labels)
     sentences += _floor_sentences(every_cache, "cold" if "cold" in caches else cache, ceilings, labels)
-    sentences += _amdahl_sentence(single, fraction, labels)
+    sentences += _amdahl_sentence(single, list(shares), labels)
     sentences += _measured_clock_sentence(mine, labels)
     return Section(title, sentences)
 
@@ -491,10 +497,12 @@ def _run_clock_sentence(rows: list[dict]) -> list[str]:
             f"implementation·case pair{'s' * (len(slowed) != 1)}: {_pairs(slowed)}."]
 
 
-def findings(run: dict, rows: list[StoredRow], fraction: float = 0.2) -> list[Section]:
-    """The run's summary, then one section per formulation (op, case, variant)."""
+def findings(run: dict, rows: list[StoredRow], shares: dict[str, list[amdahl.Share]] | None = None) -> list[Section]:
+    """The run's summary, then one section per formulation (op, case, variant); ``shares``: each op's shares of
+    model blocks for Amdahl's law (mage.report.context.op_shares), none without."""
+    shares = shares or {}
     return [run_section(run, rows)] + [
-        formulation_section(rows, op, case, variant, run["ceilings"], fraction)
+        formulation_section(rows, op, case, variant, run["ceilings"], shares.get(op, ()))
         for op, case, variant in formulations(rows)]
 
 

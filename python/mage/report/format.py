@@ -51,6 +51,21 @@ def clock_range(row: dict) -> str:
     return f"{text} ({row['clock_events'].replace(' ', ', ')})" if row.get("clock_events") else text
 
 
+def hardware_floor_us(row: dict) -> float | None:
+    """A result's floor from the device's peaks: the larger of its memory and compute floors. None for a result
+    stored before schema 10, whose floor came from rates measured in its own run (the copy, the library's
+    matmul): that is another measure, so it is never shown as a fraction of the floor."""
+    present = [floor for floor in (row.get("memory_floor_us"), row.get("compute_floor_us")) if floor]
+    return max(present) if present else None
+
+
+def floor_fraction(row: dict, field: str = "kernel_us") -> float | None:
+    """Floor ÷ measured time at ``field`` (100 % = at the floor), from the hardware floor only: the one
+    definition of "% of floor" across runs. None where there is no hardware floor or no time."""
+    floor, measured = hardware_floor_us(row), row.get(field)
+    return floor / measured if floor and measured else None
+
+
 def floor_kind(row: dict) -> str | None:
     """Which hardware floor sets a result's floor, 'memory' or 'compute'; None for results stored before
     schema 10 (their floor came from the measured ceilings) and where neither exists."""

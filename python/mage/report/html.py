@@ -28,9 +28,10 @@ from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
 from mage.report.findings import Section, caches_of, findings, short_labels, skip_lines
 from mage.report.summary import op_summary
-from mage.report.format import commit_label, span_timer, us
+from mage.report.format import commit_label, floor_fraction, hardware_floor_us, span_timer, us
 from mage.report.history_html import history_section
 from mage.report.tables import case_label, export_rows
+from mage.amdahl import Share
 from mage.store import StoredRow
 
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # the strategy/variant/precision within one family's colour
@@ -220,7 +221,7 @@ def paths_figure(op: str, rows: list[dict]) -> go.Figure:
 
 def floor_figure(rows: list[dict]) -> go.Figure:
     """Every result as a fraction of its roofline floor; the menu picks the boundary, path and cache."""
-    single = [r for r in rows if r["path"] == "single" and r["status"] == "pass" and r["floor_us"]]
+    single = [r for r in rows if r["path"] == "single" and r["status"] == "pass" and hardware_floor_us(r)]
     keys = list(dict.fromkeys((r["op"], r["case"], r["impl"]) for r in single))
     names = [f"{op} · {case} · {impl}" for op, case, impl in keys]
     colors = styles(rows)
@@ -231,7 +232,7 @@ def floor_figure(rows: list[dict]) -> go.Figure:
 
     def fractions(path: str, cache: str, field: str) -> list:
         found = [_lookup(rows, op=o, case=c, impl=i, path=path, cache=cache, status="pass") for o, c, i in keys]
-        return [r["floor_us"] / r[field] if r and r[field] else None for r in found]
+        return [floor_fraction(r, field) if r else None for r in found]
 
     first = fractions(*views[0][1:]) if views else []
     figure = go.Figure(go.Bar(y=names, x=first, orientation="h", marker_color=[colors[i][0] for *_, i in keys],
@@ -566,12 +567,12 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
             + runs_table + note + charts)
 
 
-def answer_html(rows: list[StoredRow], fraction: float) -> str:
+def answer_html(rows: list[StoredRow], shares: dict[str, list[Share]]) -> str:
     """One screen per op: the journal's figure and the sentences that say what it means (mage.report.summary)."""
     parts = []
     for op in dict.fromkeys(r["op"] for r in rows):
         mine = [r for r in rows if r["op"] == op]
-        sentences = "".join(f"<li>{escape(s)}</li>" for s in op_summary(mine, figure_cache(mine), fraction))
+        sentences = "".join(f"<li>{escape(s)}</li>" for s in op_summary(mine, figure_cache(mine), shares.get(op, ())))
         parts.append(f'<section class="answer" id="answer-{escape(op)}"><h3>{escape(op)}</h3>'
                      f'<ul class="summary">{sentences}</ul>'
                      + _figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
@@ -593,13 +594,16 @@ def history_links(rows: list[dict], history_href) -> str:
             + ".</p>") if ops else ""
 
 
-def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, plotly_src: str | None = None,
-          links: list[tuple[str, str]] = (), history_href=None) -> str:
-    """The whole report as one HTML string. ``store``: where the run is stored; without one, the
-    experiment and history sections are left out. For a page of a site (mage.report.site): ``plotly_src``,
+def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | None = None, store=None,
+          plotly_src: str | None = None, links: list[tuple[str, str]] = (), history_href=None) -> str:
+    """The whole report as one HTML string. ``shares``: each op's shares for Amdahl's law (default: those measured
+    inside the store's model blocks, mage.report.context.op_shares). ``store``: where the run is stored; without
+    one, the experiment and history sections are left out and Amdahl's law has no measured share. For a page of a site (mage.report.site): ``plotly_src``,
     the URL of plotly.js, when the page must not carry its own copy; ``links``, (href, text) of the pages
     around it; ``history_href(op)``, the page of an op's history, linked to instead of drawn here."""
     experiment = experiment_html(store, run) if store is not None else ""
+    if shares is None:
+        shares = context.op_shares(store) if store is not None else {}
     if history_href is not None:
         past = history_links(rows, history_href)
     else:
@@ -625,7 +629,7 @@ def build(run: dict, rows: list[StoredRow], fraction: float = 0.2, store=None, p
     reduction = reduction_figure(rows, run["ceilings"])
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
     blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
-    answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, fraction)}\n' if rows else "")
+    answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, shares)}\n' if rows else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
@@ -639,15 +643,16 @@ torch {escape(env.get('torch'))} · commit {escape(commit)}</p>
 {_failure_banner(rows)}
 {answer}<h2 id="findings">Findings</h2>
 <details class="findings"><summary>Every finding, formulation by formulation</summary>
-{_findings_html(findings(run, rows, fraction))}</details>
+{_findings_html(findings(run, rows, shares))}</details>
 {experiment}{blocks}<h2 id="ops">Per op: boundaries and launch paths</h2>
 <p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
 measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
 {per_op}
 <h2 id="floor">Fraction of the roofline floor</h2>
 <p class="note">Floor = the larger of compulsory bytes ÷ the HBM peak and flops ÷ the device's peak rate at the
-implementation's precision (runs stored before peaks were recorded: the copy bandwidth and library matmul rate measured in
-the run). With a warm L2 a small case can beat the memory floor: a cache artefact; nothing beats a compute floor.</p>
+implementation's precision, the same definition in every run. Results stored before floors came from the hardware
+(their floors were rates measured in the run, another measure) are left out. With a warm L2 a small case can beat the
+memory floor: a cache artefact; nothing beats a compute floor.</p>
 {_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}

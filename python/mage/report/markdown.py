@@ -14,7 +14,7 @@ from typing import Callable
 from mage.measure.ceilings import in_practice_us
 from mage.report import context
 from mage.report.findings import HOST_NOISE, KERNEL_NOISE, caches_of
-from mage.report.format import clock_range, commit_label, span_timer, us, with_range
+from mage.report.format import clock_range, commit_label, floor_fraction, span_timer, us, with_range
 from mage.report.figures import figure_cache
 from mage.report.tables import ceilings_line
 from mage.store import BlockOpShare, BlockResult, StoredRow
@@ -49,12 +49,14 @@ def _span(row: dict) -> str:
 
 
 def _floor_fraction(row: dict) -> str:
-    return f"{row['floor_us'] / row['kernel_us']:.0%}" if row["floor_us"] and row["kernel_us"] else "—"
+    fraction = floor_fraction(row)
+    return "—" if fraction is None else f"{fraction:.0%}"
 
 
 def _floor_note(ceilings: dict) -> str:
     if "peak_hbm_gbps" not in ceilings and "peak_fp32_tflops" not in ceilings:  # a run stored before peaks
-        return "Floor: compulsory bytes ÷ measured copy bandwidth, or flops ÷ library matmul rate, whichever is larger."
+        return ("Stored before floors came from the hardware: this run's floors were its measured copy bandwidth and "
+                "library matmul rate, another measure, so no fraction of the hardware floor is given.")
     return ("Floor, from the hardware: compulsory bytes ÷ the HBM peak, or flops ÷ the device's peak rate at the "
             f"precision, whichever is larger. {ceilings_line(ceilings)}.")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from mage import atomic, best, history, registry, studies
 from mage.errors import MageError
 from mage.experiments import evaluate_run
-from mage.report import answer, figures, html, markdown, study_pages
+from mage.report import answer, context, figures, html, markdown, study_pages
 from mage.report.format import commit_label
 from mage.report.history_html import history_section
 
@@ -228,8 +228,9 @@ def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]],
     return _page("Mage lab notebook", body, depth=0, plots=False)
 
 
-def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
-    """Write the site of every run in ``store`` into ``out``; the files written."""
+def build(store, out: Path, fraction: float | None = None) -> list[Path]:
+    """Write the site of every run in ``store`` into ``out``; the files written. Amdahl's law is applied at the
+    shares measured inside model blocks, or at ``fraction`` of a request where one is given."""
     from plotly.offline import get_plotlyjs
 
     out = atomic.output_folder(out)
@@ -237,19 +238,20 @@ def build(store, out: Path, fraction: float = 0.2) -> list[Path]:
     written = [_within(out, out / PLOTLY)]
     atomic.write_text(written[0], get_plotlyjs())
     linked, rows_of = set(), {}
+    amdahl_shares = context.amdahl_shares(store, fraction)
     for run in runs:
         folder = atomic.output_folder(_within(out, out / run_folder(run["id"])))
         stored, rows = store.run(run["id"]), store.rows(run["id"])
         rows_of[run["id"]] = rows
         linked |= {r["op"] for r in rows}
-        blocks, shares = store.context_results(run["id"]), store.context_shares(run["id"])
+        blocks, block_shares = store.context_results(run["id"]), store.context_shares(run["id"])
         trade = figures.draw_accuracy(stored, rows, folder, formats=("svg",)) if rows else []
         links = [("../../index.html", "all runs"), *[("accuracy.svg", "accuracy against speed")] * bool(trade),
                  ("tables.md", "tables")]
-        page = html.build(stored, rows, fraction, store=store, plotly_src=f"../../{PLOTLY}", links=links,
+        page = html.build(stored, rows, amdahl_shares, store=store, plotly_src=f"../../{PLOTLY}", links=links,
                           history_href=lambda op: f"../../ops/{op_file(op)}")
         atomic.write_text(_within(out, folder / "index.html"), page)
-        atomic.write_text(_within(out, folder / "tables.md"), markdown.tables(stored, rows, blocks, shares))
+        atomic.write_text(_within(out, folder / "tables.md"), markdown.tables(stored, rows, blocks, block_shares))
         written += [folder / "index.html", folder / "tables.md", *trade]
     ops: dict[str, list[history.Series]] = {op: [] for op in sorted(linked)}  # a page for every op a run links to
     for s in history.load(store, path="single"):

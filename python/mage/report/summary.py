@@ -5,7 +5,8 @@ For each op of a run, over its cases (single path, the figure's cache state, sus
 2. the fraction of its hardware floor the fastest kernel reaches (cold L2 where measured: a warm one
    can beat a memory floor);
 3. whether a launch path (batch, graph) changes which implementation is fastest;
-4. Amdahl's law for the best kernel against the op's baseline, at the report's fraction.
+4. Amdahl's law for the best kernel against the op's baseline, at the op's share measured inside a model
+   block (or a fraction the reader gave); no sentence where neither exists.
 
 "Fastest" is the first tier of mage.report.findings: several names joined by ≈ are within noise.
 The full findings, formulation by formulation, follow in the report.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from mage import amdahl
 from mage.report.findings import (KERNEL, SPAN, baseline_row, caches_of, decisively_faster, label, measured,
                                   short_labels, tiers)
-from mage.report.format import us
+from mage.report.format import floor_fraction, us
 from mage.store import StoredRow
 
 LISTED_CASES = 3  # cases named in one sentence; the rest are counted
@@ -76,10 +77,10 @@ def _floor(groups: dict[str, list[dict]], labels: dict[str, str]) -> str | None:
     for where, rows in groups.items():
         caches = caches_of(rows)
         cache = "cold" if "cold" in caches else caches[0]
-        timed = [r for r in _believed(rows, path="single", cache=cache) if r["floor_us"] and r["kernel_us"]]
+        timed = [r for r in _believed(rows, path="single", cache=cache) if floor_fraction(r) is not None]
         if timed:
             best = min(timed, key=lambda r: r["kernel_us"])
-            reached.append((best["floor_us"] / best["kernel_us"], where, best, cache))
+            reached.append((floor_fraction(best), where, best, cache))
     if not reached:
         return None
     if len(reached) == 1:
@@ -111,8 +112,12 @@ def _launch_paths(groups: dict[str, list[dict]], cache: str, labels: dict[str, s
     return f"The launch path changes the answer: {_cases_listed(changed)}."
 
 
-def _amdahl(groups: dict[str, list[dict]], cache: str, fraction: float, labels: dict[str, str]) -> str | None:
-    """Sentence 4: Amdahl's law for the best kernel against the baseline, in the case where it gains most."""
+def _amdahl(groups: dict[str, list[dict]], cache: str, shares: list[amdahl.Share],
+            labels: dict[str, str]) -> str | None:
+    """Sentence 4: Amdahl's law for the best kernel against the baseline, in the case where it gains most, at the
+    op's largest share (one at the best kernel's precision first)."""
+    if not shares:
+        return None
     gains = []
     for where, rows in groups.items():
         single = _believed(rows, path="single", cache=cache)
@@ -126,14 +131,15 @@ def _amdahl(groups: dict[str, list[dict]], cache: str, fraction: float, labels: 
     if not gains:
         return None
     speedup, where, best, base = max(gains, key=lambda gain: gain[0])
-    overall = amdahl.overall_speedup(fraction, speedup)
-    return (f"Amdahl: if {best['op']} is {fraction:.0%} of a request, {label(best, labels)}'s {speedup:.2f}× shorter "
-            f"kernel than {label(base, labels)} ({where + ': ' if len(groups) > 1 else ''}{us(best['kernel_us'])} vs "
-            f"{us(base['kernel_us'])} µs) speeds the request up {overall:.2f}× (latency −{1 - 1 / overall:.1%}).")
+    share = max(shares, key=lambda s: (s.whole.endswith(f" at {best['precision']}"), s.fraction))
+    return (f"Amdahl: {label(best, labels)}'s kernel is {speedup:.2f}× shorter than {label(base, labels)}'s "
+            f"({where + ': ' if len(groups) > 1 else ''}{us(best['kernel_us'])} vs {us(base['kernel_us'])} µs); "
+            + amdahl.share_clause(best["op"], share, speedup) + ".")
 
 
-def op_summary(rows: list[StoredRow], cache: str, fraction: float = 0.2) -> list[str]:
-    """The sentences of one op's rows; ``cache``: the cache state its figure shows. Implementations compete
+def op_summary(rows: list[StoredRow], cache: str, shares: list[amdahl.Share] = ()) -> list[str]:
+    """The sentences of one op's rows; ``cache``: the cache state its figure shows; ``shares``: the op's shares
+    of model blocks (mage.report.context.op_shares) for Amdahl's law. Implementations compete
     within a case and variant (sum against sum, never against mean), as in the findings."""
     labels = short_labels(list(dict.fromkeys(r["impl"] for r in rows)))
     several = len({r["variant"] for r in rows}) > 1
@@ -143,5 +149,5 @@ def op_summary(rows: list[StoredRow], cache: str, fraction: float = 0.2) -> list
     if not _believed(rows, path="single"):
         return ["Nothing of this op passed its contract on the single path, so nothing here was timed."]
     sentences = [_agreement(groups, cache, labels), _floor(groups, labels), _launch_paths(groups, cache, labels),
-                 _amdahl(groups, cache, fraction, labels)]
+                 _amdahl(groups, cache, list(shares), labels)]
     return [s for s in sentences if s]

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from mage.measure.ceilings import in_practice_us
 from mage.report import context
-from mage.report.format import clock_range, commit_label, floor_kind, range_of, us, with_range
+from mage.report.format import clock_range, commit_label, floor_fraction, floor_kind, range_of, us, with_range
 from mage.store import BlockOpShare, BlockResult, StoredRow
 
 EXPORT_FIELDS = (
@@ -26,14 +26,10 @@ EXPORT_FIELDS = (
 
 
 def export_rows(rows: list[StoredRow]) -> list[dict]:
-    """The stored results with every export field; floor_fraction = floor / kernel time."""
-    out = []
-    for row in rows:
-        fraction = None
-        if row.get("floor_us") and row.get("kernel_us"):
-            fraction = row["floor_us"] / row["kernel_us"]
-        out.append({field: row.get(field) for field in EXPORT_FIELDS} | {"floor_fraction": fraction})
-    return out
+    """The stored results with every export field; floor_fraction = hardware floor / kernel time (empty for
+    results stored before hardware floors)."""
+    return [{field: row.get(field) for field in EXPORT_FIELDS} | {"floor_fraction": floor_fraction(row)}
+            for row in rows]
 
 
 def export_context(results: list[BlockResult], shares: list[BlockOpShare]) -> list[dict]:
@@ -208,9 +204,12 @@ def _noise_cell(row: dict) -> Text:
 
 
 def _floor_cell(row: dict) -> str:
-    """The hardware floor with the kind that sets it; a run stored before schema 10 shows its floor bare."""
+    """The hardware floor with the kind that sets it; a run stored before schema 10 shows its floor from the
+    run's measured rates, labelled so: another measure than the hardware floor."""
     kind = floor_kind(row)
-    return us(row["floor_us"]) + (f" {kind}" if kind and row["floor_us"] else "")
+    if row["floor_us"] is None:
+        return us(None)
+    return us(row["floor_us"]) + (f" {kind}" if kind else " (measured rates)")
 
 
 def _in_practice_cell(ceilings: dict, row: dict) -> str:
