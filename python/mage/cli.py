@@ -803,8 +803,10 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
             console.print(history.points_table(s))
     steps = [st for s in series for st in s.steps]
     slower = sum(st.direction == "slower" for st in steps)
+    beside = history.beside_other_changes(steps)
     console.print(f"{len(series)} series, {len(steps)} steps: {slower} slower, {len(steps) - slower} faster "
-                  "(step detection: mage.history)")
+                  "(step detection: mage.history)"
+                  + (f"; {beside} (a step beside another change may be that change, not the code)" if beside else ""))
     if html_file is not None:
         from mage import atomic
         from mage.report.history_html import history_page

@@ -18,6 +18,11 @@ Step detection (binary segmentation with medians, robust to outliers):
 3. Search each side of a step again, until no split qualifies.
 A step where times rise is a regression (``slower``), one where they fall an improvement (``faster``).
 
+A step is found in the numbers alone, so each says what else changed between the run of the last measured point
+before it and the run of its first point (``Step.also_changed``): the physical GPU (its uuid), the driver, CUDA,
+torch, Triton and Python versions, and the method settings that set how a number is measured (METHOD_KEYS).
+A step beside such a change may be that change, not the code; a step at the same commit is not the code.
+
 The model blocks of context runs (mage.store.BlockResult) are series too, beside the ops' results: the
 block as the op, its precision as the case, its assignment as the implementation, cache ``—``
 (mage.store.block_row_key); their span boundary is the mean span of one block call.
@@ -39,6 +44,12 @@ BOUNDARY_COLUMNS = {"kernel": "kernel_us", "span": "span_mean_us", "host": "host
 MIN_SCORE = 3.0
 MIN_STEP = 0.05
 NOISE_FLOOR = 0.01
+# What besides the code moves a number between two runs of one device model: the env key and its name in words,
+# then the method settings that set how much is sampled and how (budget_s is the sampling budget).
+ENV_KEYS = (("uuid", "GPU"), ("driver", "driver"), ("cuda", "CUDA"), ("torch", "torch"), ("triton", "Triton"),
+            ("python", "Python"))
+METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_s", "batch", "span_samples",
+               "l2_flush_bytes")
 
 
 @dataclass
@@ -58,6 +69,45 @@ class Point:
         return (self.high - self.low) / 2
 
 
+@dataclass(frozen=True)
+class Change:
+    """One thing other than the code that differs between the runs either side of a step."""
+
+    kind: str  # GPU, driver, CUDA, torch, Triton, Python or method
+    name: str  # the kind, or "method batch" for a method setting
+    before: str
+    after: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.before} → {self.after}"
+
+
+def _shown(key: str, value) -> str:
+    """A setting's value in a change: a GPU's uuid as its first 8 hex digits (GPU-1a2b3c4d-… → 1a2b3c4d)."""
+    if value is None:
+        return "unrecorded"
+    return value.removeprefix("GPU-")[:8] if key == "uuid" else str(value)
+
+
+def code_changed(before: dict, after: dict) -> bool | None:
+    """Whether the code differs between two runs (stored run dicts): True for another commit, False for the same
+    clean one, None for the same commit with uncommitted changes in either (they may differ)."""
+    commits = [run["env"].get("git_commit") or "" for run in (before, after)]
+    # A commit may be stored abbreviated: the same commit when one name begins the other.
+    if not all(commits) or not (commits[0].startswith(commits[1]) or commits[1].startswith(commits[0])):
+        return True
+    return None if before["env"].get("git_dirty") or after["env"].get("git_dirty") else False
+
+
+def what_else_changed(before: dict, after: dict) -> list[Change]:
+    """What differs between two runs (stored run dicts) apart from the code: the machine, the software, the
+    method settings."""
+    settings = [("env", key, kind, kind) for key, kind in ENV_KEYS] + \
+               [("method", key, "method", f"method {key}") for key in METHOD_KEYS]
+    return [Change(kind, name, _shown(key, before[part].get(key)), _shown(key, after[part].get(key)))
+            for part, key, kind, name in settings if before[part].get(key) != after[part].get(key)]
+
+
 @dataclass
 class Step:
     index: int  # position in the series of the first point after the step
@@ -66,6 +116,10 @@ class Step:
     before: float  # medians either side
     after: float
     score: float
+    # Between the run of the last measured point before the step and this one's: whether the code changed (None:
+    # the same commit, with uncommitted changes, so it may have), and what else did.
+    code_changed: bool | None
+    also_changed: list[Change]
 
     @property
     def change(self) -> float:
@@ -74,6 +128,23 @@ class Step:
     @property
     def direction(self) -> str:
         return "slower" if self.after > self.before else "faster"
+
+    @property
+    def code_only(self) -> bool:
+        """The commit changed and nothing else recorded did: the step is most likely the code's."""
+        return self.code_changed is True and not self.also_changed
+
+    @property
+    def changed_with(self) -> str:
+        """What changed with the step, in words: 'code only', or what besides the code may have made it."""
+        changed = "; ".join(map(str, self.also_changed))
+        nothing = "nothing else recorded changed"
+        if self.code_changed is False:
+            return f"same commit, so not the code; {f'changed: {changed}' if changed else nothing}"
+        if self.code_changed is None:
+            return ("same commit with uncommitted changes (the code may differ); "
+                    + (f"also changed: {changed} (the step may be them)" if changed else nothing))
+        return f"with other changes: {changed} (the step may be them, not the code)" if changed else "code only"
 
 
 @dataclass
@@ -131,6 +202,16 @@ def detect_steps(values: list[float], half_ranges: list[float] | None = None) ->
     return sorted(steps)
 
 
+def beside_other_changes(steps: list[Step]) -> str:
+    """How many of ``steps`` came with another change, and of what kind, and how many at the same commit:
+    '41 with another change: GPU, method; 3 at the same commit'; '' when every one is the code's alone."""
+    changed = [st for st in steps if st.also_changed]
+    kinds = ", ".join(dict.fromkeys(c.kind for st in changed for c in st.also_changed))
+    same = sum(st.code_changed is not True for st in steps)
+    return "; ".join([f"{len(changed)} with another change: {kinds}"] * bool(changed)
+                     + [f"{same} at the same commit"] * bool(same))
+
+
 def device_model(env: dict) -> str:
     """The machine a run's numbers belong to: its GPU's name, or its CPU's model for a CPU run."""
     return env.get("gpu") or env.get("host_cpu") or "unrecorded device"
@@ -161,6 +242,7 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
         if boundary not in BOUNDARY_COLUMNS:
             raise MageError(f"unknown boundary {boundary!r}; known: {', '.join(BOUNDARY_COLUMNS)}")
     runs = sorted(store.runs(), key=lambda run: (run["started_at"], run["id"]))
+    run_of = {run["id"]: run for run in runs}
     series: dict[tuple, Series] = {}
     for run in runs:
         for row in [*store.rows(run["id"]), *map(_block_row, store.context_results(run["id"]))]:
@@ -195,8 +277,10 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
         positions = [i for i, p in enumerate(s.points) if p.value is not None]
         measured = [s.points[i] for i in positions]
         found = detect_steps([p.value for p in measured], [p.half_range for p in measured])
-        s.steps = [Step(positions[k], measured[k].run_id, measured[k].commit, before, after, score)
-                   for k, before, after, score in found]
+        s.steps = [Step(positions[k], measured[k].run_id, measured[k].commit, before, after, score,
+                        code_changed(last, first), what_else_changed(last, first))
+                   for k, before, after, score in found  # k ≥ 1: a step has a measured point before it
+                   for last, first in [(run_of[measured[k - 1].run_id], run_of[measured[k].run_id])]]
     return out
 
 
@@ -219,6 +303,7 @@ def summary_table(series: list[Series]):
         steps = Text("\n").join(
             ([Text(s.new_hardware, style="yellow")] if s.new_hardware else [])
             + [Text(f"run {st.run_id} ({st.commit}): {st.direction} {st.change:+.1%}", style=_STEP_STYLE[st.direction])
+               + Text(f", {st.changed_with}")
                for st in s.steps])
         best = min(values)  # fewest µs, fewest launches
         add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, f"{s.device} ({s.clock})",
@@ -242,7 +327,7 @@ def points_table(s: Series):
         marker = ""
         if step is not None:
             marker = Text(f"{'▲' if step.direction == 'slower' else '▼'} {step.direction} {step.change:+.1%}",
-                          style=_STEP_STYLE[step.direction])
+                          style=_STEP_STYLE[step.direction]) + Text(f"\n{step.changed_with}")
         value = at_boundary(p.value, s.boundary) if p.status == "pass" else Text(p.status, style="red")
         spread = "" if p.low is None else f"{at_boundary(p.low, s.boundary)}–{at_boundary(p.high, s.boundary)}"
         add_literal_row(table, str(p.run_id), p.started_at, p.commit, value, spread, marker)

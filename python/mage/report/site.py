@@ -29,7 +29,7 @@ from mage.errors import MageError
 from mage.experiments import evaluate_run
 from mage.report import answer, context, figures, html, markdown, study_pages
 from mage.report.format import commit_label
-from mage.report.history_html import history_section
+from mage.report.history_html import MAX_SHOWN, history_section
 
 PLOTLY = "plotly.min.js"
 # What tells one machine and software stack from another, in the index's table of environments.
@@ -130,23 +130,38 @@ def _grouped(runs: list[dict], keys: tuple[str, ...], part: str) -> str:
     return f"<table><thead><tr>{head}<th>runs</th></tr></thead><tbody>{body}</tbody></table>"
 
 
-def _steps_of(series: list[history.Series]) -> tuple[list[str], list[str]]:
-    """The steps found in ``series``, as lines: (improvements, regressions)."""
+SeriesStep = tuple[history.Series, history.Step]
+
+
+def _steps_of(series: list[history.Series]) -> tuple[list[SeriesStep], list[SeriesStep]]:
+    """The steps found in ``series``, each with its series: (improvements, regressions)."""
     faster, slower = [], []
     for s in series:
         for step in s.steps:
-            line = (f"{s.impl} · {s.case} · {s.path}/{s.cache} · {s.boundary}: run {step.run_id} ({step.commit}) "
-                    f"{step.before:.3g} → {step.after:.3g} µs ({step.change:+.1%})")
-            (slower if step.direction == "slower" else faster).append(line)
+            (slower if step.direction == "slower" else faster).append((s, step))
     return faster, slower
 
 
-def _side_by_side(faster: list[str], slower: list[str]) -> str:
-    cells = [("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>") if lines else "<p>none</p>"
-             for lines in (faster, slower)]
-    return (f"<table class=\"steps\"><thead><tr><th>improvements (▼ faster): {len(faster)}</th>"
-            f"<th>regressions (▲ slower): {len(slower)}</th></tr></thead>"
-            f"<tbody><tr><td>{cells[0]}</td><td>{cells[1]}</td></tr></tbody></table>")
+def _step_list(steps: list[SeriesStep], changed_with: bool) -> str:
+    lines = [f"{s.impl} · {s.case} · {s.path}/{s.cache} · {s.boundary}: run {step.run_id} ({step.commit}) "
+             f"{step.before:.3g} → {step.after:.3g} µs ({step.change:+.1%})"
+             + (f"; {step.changed_with}" if changed_with else "") for s, step in steps]
+    return "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>" if lines else "<p>none</p>"
+
+
+def _side_by_side(faster: list[SeriesStep], slower: list[SeriesStep]) -> str:
+    """Improvements beside regressions, each split into the steps where only the code changed and those where
+    something else did too (or the commit did not), which may be that change and not the code."""
+    heads, cells = [], []
+    for title, steps in (("improvements (▼ faster)", faster), ("regressions (▲ slower)", slower)):
+        beside = history.beside_other_changes([step for _, step in steps])
+        heads.append(f"{title}: {len(steps)}" + (f" ({beside})" if beside else ""))
+        code_only = [(s, step) for s, step in steps if step.code_only]
+        others = [(s, step) for s, step in steps if not step.code_only]
+        cells.append(f"<h3>code only: {len(code_only)}</h3>{_step_list(code_only, False)}"
+                     f"<h3>with other changes, or at the same commit: {len(others)}</h3>{_step_list(others, True)}")
+    return ("<table class=\"steps\"><thead><tr>" + "".join(f"<th>{html.escape(head)}</th>" for head in heads)
+            + "</tr></thead><tbody><tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr></tbody></table>")
 
 
 def op_page(op: str, series: list[history.Series]) -> str:
@@ -156,7 +171,10 @@ def op_page(op: str, series: list[history.Series]) -> str:
             "case, cache and boundary (and machine, where they differ); whiskers on span points are the range of round "
             "means. A step is a shift of the median beyond 3× the series' robust noise and at least 5 % "
             "(mage.history). Runs on different machines differ by more than their within-run spread: a step "
-            "between them may be the machine, not the code.</p>"
+            "between them may be the machine, not the code. So each step says what else changed between the runs "
+            "either side of it: the GPU (its uuid), driver, CUDA, torch, Triton and Python versions, the method "
+            "settings; only the steps listed as code only changed nothing but the commit. A chart draws at most "
+            f"{MAX_SHOWN} lines at first (those with a step first); its legend shows the others.</p>"
             f"<h2>Steps</h2>{_side_by_side(faster, slower)}<h2>Series</h2>"
             + (history_section(series, id_prefix="history", config=html.PLOT_CONFIG) if series
                else "<p>No result of this op passed on the single path in any run: nothing to draw.</p>"))
