@@ -24,6 +24,8 @@ from test_report import make_run
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
 TIMEOUT_S = 60
+FIGURE_TIMEOUT_S = 10  # to draw one figure scrolled into view
+WIDTH, HEIGHT = 1400, 1000  # the viewport, CSS pixels
 
 
 class DevTools:
@@ -89,8 +91,29 @@ class DevTools:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
-    def screenshot(self, path) -> None:
-        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"]))
+    def draw_every_figure(self) -> None:
+        """Scroll each figure into view and wait until plotly has drawn it (a page draws a figure only as it nears
+        the viewport: mage.report.html.LAZY_DRAW), then back to the top."""
+        count = self.evaluate("document.querySelectorAll('div.plotly-graph-div').length")
+        for index in range(count):
+            self.evaluate(f"""(async () => {{
+                const div = document.querySelectorAll('div.plotly-graph-div')[{index}];
+                div.scrollIntoView();
+                const deadline = Date.now() + {FIGURE_TIMEOUT_S * 1000};
+                while (!div.classList.contains('js-plotly-plot') && Date.now() < deadline)
+                    await new Promise(resolve => setTimeout(resolve, 50));
+            }})()""")
+        self.evaluate("window.scrollTo(0, 0)")
+
+    def screenshot(self, path, full_page: bool = False) -> None:
+        """The viewport as a PNG; ``full_page``: the whole page, every figure drawn first."""
+        clip = {}
+        if full_page:
+            self.draw_every_figure()
+            size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+            clip = {"captureBeyondViewport": True,
+                    "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}}
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", format="png", **clip)["data"]))
 
     def close(self) -> None:
         try:
@@ -117,7 +140,7 @@ def page(tmp_path):
     try:
         for domain in ("Runtime", "Log", "Page", "Network"):
             browser.call(f"{domain}.enable")
-        browser.call("Emulation.setDeviceMetricsOverride", width=1400, height=1000, deviceScaleFactor=1, mobile=False)
+        browser.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1, mobile=False)
         browser.call("Page.navigate", url=report.as_uri())
         browser.wait_for_event("Page.loadEventFired")
         yield browser, rows, tmp_path
@@ -164,6 +187,7 @@ def _expected(rows: list, op: str, field: str) -> list:
 
 def test_view_buttons_change_the_plotted_values_and_the_page_logs_no_error(page):
     browser, rows, tmp_path = page
+    browser.draw_every_figure()
     figures = browser.evaluate("document.querySelectorAll('.js-plotly-plot').length")
     assert figures == 3 * len({r["op"] for r in rows}) + 2  # per op the answer and two, then the floor and roofline
     browser.screenshot(tmp_path / "report-top.png")
@@ -189,3 +213,41 @@ def test_view_buttons_change_the_plotted_values_and_the_page_logs_no_error(page)
     for name in ("report-top.png", "report-span-view.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
         print(f"screenshot: {tmp_path / name}")
+
+
+DRAWN = "[...document.querySelectorAll('div.plotly-graph-div')].map(div => div.classList.contains('js-plotly-plot'))"
+
+
+def _wait_until(browser, expression: str) -> bool:
+    deadline = time.monotonic() + FIGURE_TIMEOUT_S
+    while not (met := browser.evaluate(expression)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return met
+
+
+def _png_height(path) -> int:
+    return int.from_bytes(path.read_bytes()[20:24], "big")  # in the IHDR chunk, after the width
+
+
+def test_figures_are_drawn_as_they_near_the_viewport_and_all_for_a_full_page_screenshot(page):
+    browser, _, tmp_path = page
+    roofline = "document.getElementById('roofline-figure')"
+    assert _wait_until(browser, f"{DRAWN}[0]")  # the first figure is on the first screen
+    time.sleep(0.5)  # what would be drawn at load has had its time
+    assert browser.evaluate(f"{roofline}.getBoundingClientRect().top") > 3 * HEIGHT
+    assert not browser.evaluate(f"{roofline}.classList.contains('js-plotly-plot')"), "drawn screens before it is seen"
+    browser.evaluate(f"{roofline}.scrollIntoView()")
+    assert _wait_until(browser, f"{roofline}.classList.contains('js-plotly-plot') && {roofline}.data.length > 0")
+
+    browser.screenshot(tmp_path / "report-full.png", full_page=True)
+    assert all(browser.evaluate(DRAWN))
+    assert _png_height(tmp_path / "report-full.png") > 3 * HEIGHT  # the whole page, not the viewport
+    print(f"screenshot: {tmp_path / 'report-full.png'}")
+
+
+def test_printing_draws_every_figure(page):
+    browser, _, _ = page
+    assert _wait_until(browser, f"{DRAWN}[0]")
+    assert not all(browser.evaluate(DRAWN))
+    browser.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert _wait_until(browser, f"{DRAWN}.every(Boolean)")

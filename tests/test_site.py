@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -23,11 +22,11 @@ from filelock import FileLock
 from context_records import store_context_run
 from mage.report import site
 from test_report import make_run
-from test_report_browser import CHROMIUM, DevTools, _click_and_read, _plotted
+from mage.report.html import LAZY_DRAW
+from test_report_browser import CHROMIUM, HEIGHT, WIDTH, DevTools, _click_and_read, _plotted
 
 COMMITTED_STORE = Path(__file__).resolve().parents[1] / "results" / "h200" / "mage.db"
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
-PAGE_TIMEOUT_S = 20
 
 
 def _small_store(path):
@@ -101,7 +100,8 @@ def test_the_site_holds_every_run_op_and_experiment(built):
     assert "compile has the shorter kernel" in index and "1 held, 1 failed" in index  # the verdicts
     # The plots are the page's own (interactive); a static copy would only double the committed site.
     assert not list(root.glob("runs/*/figure.svg")) and not list(root.glob("runs/*/context.svg"))
-    assert "Plotly.newPlot" in (root / "runs/run-1/index.html").read_text(encoding="utf-8")
+    run_page = (root / "runs/run-1/index.html").read_text(encoding="utf-8")
+    assert '<script type="application/json" data-figure="boundaries-layernorm">{' in run_page and LAZY_DRAW in run_page
     assert 'id="blocks"' in (root / "runs/run-3/index.html").read_text(encoding="utf-8")  # the context section
     for op in ("layernorm", "matmul"):
         assert f'href="ops/{op}.html"' in index and (root / f"ops/{op}.html").is_file()
@@ -155,8 +155,9 @@ def test_one_copy_of_plotly_for_the_whole_site(built):
         text = page.read_text(encoding="utf-8")
         assert "plotly.js v" not in text, f"{page} carries its own plotly.js"
         depth = len(page.relative_to(root).parts) - 1
-        if "Plotly.newPlot" in text:
-            assert f'<script src="{"../" * depth}{site.PLOTLY}"></script>' in text
+        if "data-figure=" in text:  # figures, drawn by the one script as they near the viewport
+            assert f'<script src="{"../" * depth}{site.PLOTLY}"></script><script>{LAZY_DRAW}</script>' in text
+            assert text.count("Plotly.newPlot") == 1, f"{page} draws a figure outside the script that draws them"
 
 
 def test_every_relative_link_resolves(built):
@@ -199,7 +200,7 @@ def browser(tmp_path_factory):
     try:
         for domain in ("Runtime", "Log", "Page", "Network"):
             devtools.call(f"{domain}.enable")
-        devtools.call("Emulation.setDeviceMetricsOverride", width=1400, height=1000, deviceScaleFactor=1, mobile=False)
+        devtools.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1, mobile=False)
         yield devtools
     finally:
         devtools.close()
@@ -216,10 +217,7 @@ def _load(browser, page: Path) -> list:
     browser.events.clear()
     browser.call("Page.navigate", url=page.as_uri())
     browser.wait_for_event("Page.loadEventFired")
-    deadline = time.monotonic() + PAGE_TIMEOUT_S  # every figure drawn: plotly marks each div when done
-    while browser.evaluate("[...document.querySelectorAll('div.plotly-graph-div')]"
-                           ".some(div => !div.classList.contains('js-plotly-plot'))") and time.monotonic() < deadline:
-        time.sleep(0.05)
+    browser.draw_every_figure()
     fetched = [e["params"]["request"]["url"] for e in browser.events if e.get("method") == "Network.requestWillBeSent"]
     return _errors(browser.events) + [url for url in fetched if not url.startswith(("file:", "data:"))]
 

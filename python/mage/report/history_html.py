@@ -1,7 +1,7 @@
 """The history page: one chart per implementation, every series of it over the runs, steps marked.
 
 Self-contained (plotly.js inlined once). ``history_section`` gives the charts alone, for a report that
-embeds them in a page of its own (it must then load plotly.js itself).
+embeds them in a page of its own (it must then load plotly.js and the script that draws the charts itself).
 """
 
 from __future__ import annotations
@@ -74,20 +74,16 @@ def _figure(op: str, impl: str, series: list[Series]):
     return figure
 
 
-def history_section(series: list[Series], include_plotlyjs: bool | str = False, id_prefix: str | None = None,
-                    config: dict | None = None) -> str:
-    """HTML of one chart per (op, implementation); plotly.js inlined into the first when asked.
+def history_section(series: list[Series]) -> str:
+    """HTML of one chart per (op, implementation), drawn as it nears the viewport (mage.report.html.figure_html):
+    the page loads plotly.js and the script that draws them (mage.report.html.plotly_scripts). The charts' div
+    ids are ``history-1``, ``-2``, … (deterministic output, as a committed report needs)."""
+    from mage.report.html import figure_html  # imported here: mage.report.html imports this module
 
-    ``id_prefix``: the charts' div ids are ``{id_prefix}-1``, ``-2``, … (deterministic output, as a
-    committed report needs); without it plotly draws random ones."""
-    parts = []
     ordered = sorted(series, key=lambda s: (s.op, s.impl))
-    for (op, impl), group in groupby(ordered, key=lambda s: (s.op, s.impl)):
-        figure = _figure(op, impl, list(group))
-        div_id = f"{id_prefix}-{len(parts) + 1}" if id_prefix else None
-        parts.append(figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs if not parts else False,
-                                    div_id=div_id, config=config))
-    return "\n".join(parts)
+    groups = groupby(ordered, key=lambda s: (s.op, s.impl))
+    return "\n".join(figure_html(_figure(op, impl, list(group)), f"history-{number}")
+                     for number, ((op, impl), group) in enumerate(groups, 1))
 
 
 def history_page(series: list[Series], title: str = "Mage history") -> str:
@@ -104,12 +100,14 @@ def history_page(series: list[Series], title: str = "Mage history") -> str:
              + "<table><tr><th>op</th><th>implementation</th><th>series</th><th>first run after</th><th>commit</th>"
              f"<th>median µs before → after</th><th>step</th><th>what else changed</th></tr>{rows}</table>" if steps
              else "<p>No steps found.</p>")
-    charts = history_section(series, include_plotlyjs=True) if series else "<p>No stored results match.</p>"
+    from mage.report.html import plotly_scripts  # imported here: mage.report.html imports this module
+
+    charts = history_section(series) if series else "<p>No stored results match.</p>"
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:2px 8px}} tr.slower td{{color:{SLOWER}}} tr.faster td{{color:{FASTER}}}</style>
-</head><body>
+{plotly_scripts() if series else ""}</head><body>
 <h1>{html.escape(title)}</h1>
 <p>Every stored result, in the order the runs started. Whiskers on span points are the min and max of the
 round means. A step is a shift of the median beyond 3× the series' robust noise and at least 5 %

@@ -10,6 +10,9 @@ roofline, the history (each implementation of the run across every run of the sa
 steps marked: mage.history), contracts, environment and method.
 
 The experiment and the history read the store the run came from: ``build(..., store=)``.
+
+Every figure of a report, a site page or a history page is emitted by ``figure_html`` and drawn by LAZY_DRAW
+only when it comes near the viewport: a page of dozens of figures shows its first screen at once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import re
 
 import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 from plotly.offline import get_plotlyjs
 
 from mage.report import context, schedule
@@ -46,6 +50,29 @@ VIEWS = {
 RANGES = {"span_mean_us": ("span_round_min_us", "span_round_max_us"), "host_us": ("host_min_us", "host_max_us")}
 PATHS = {"single": "single", "batch": "batch (span ÷ B)", "graph": "graph (replay ÷ B)"}
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+DEFAULT_FIGURE_HEIGHT = 450  # plotly.js's own, for a figure whose layout sets none
+# Draws each figure of the page (figure_html) when it comes within a screen of the viewport, so that a page of
+# many figures shows its first screen at once; everything at once where IntersectionObserver does not exist,
+# and before printing, which shows every figure.
+LAZY_DRAW = """document.addEventListener("DOMContentLoaded", () => {
+  const waiting = new Map();  // a figure's div -> the script element holding its JSON
+  for (const source of document.querySelectorAll("script[data-figure]")) {
+    waiting.set(document.getElementById(source.dataset.figure), source);
+  }
+  const observer = "IntersectionObserver" in window ? new IntersectionObserver(
+    entries => entries.forEach(entry => entry.isIntersecting && draw(entry.target)), {rootMargin: "100% 0px"}) : null;
+  function draw(div) {
+    const source = waiting.get(div);
+    if (!source) return;
+    waiting.delete(div);
+    if (observer) observer.unobserve(div);
+    const figure = JSON.parse(source.textContent);
+    Plotly.newPlot(div, figure.data, figure.layout, figure.config);
+  }
+  const drawAll = () => [...waiting.keys()].forEach(draw);
+  window.addEventListener("beforeprint", drawAll);
+  if (observer) waiting.forEach((_, div) => observer.observe(div)); else drawAll();
+});"""
 LOG_SPREAD = 30  # an op whose cases differ by more than this factor is drawn on a log axis
 EXCLUSIONS = ("Excluded from every number: compilation and autotuning (done during warm-up), host↔device "
               "transfers (inputs are on the device before timing), and process start.")
@@ -88,11 +115,21 @@ def _table(header: list[str], body: list[list], classes: list[str] | None = None
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
 
 
-def _figure_html(figure: go.Figure, div_id: str) -> str:
+def figure_html(figure: go.Figure, div_id: str) -> str:
+    """The one way a page carries a figure: its div, as tall as the figure will be so that the page does not
+    move when it is drawn, and its data, layout and config as JSON that does not run; LAZY_DRAW draws it.
+    plotly's JSON escapes ``<``, ``>`` and ``/``, so no text in a figure can close the script element."""
+    spec = to_json_plotly({**figure.to_dict(), "config": PLOT_CONFIG})
+    height = figure.layout.height or DEFAULT_FIGURE_HEIGHT
+    return (f'<div id="{escape(div_id)}" class="plotly-graph-div" style="height:{height}px; width:100%;"></div>'
+            f'<script type="application/json" data-figure="{escape(div_id)}">{spec}</script>')
+
+
+def _report_figure_html(figure: go.Figure, div_id: str) -> str:
+    """A figure of the run report, in the report's style: a white template, room above for its title and buttons."""
     figure.update_layout(template="plotly_white", margin={"t": 100, "l": 70, "r": 20, "b": 60},
                          title={"x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"})
-    return figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOT_CONFIG,
-                          default_height=f"{figure.layout.height}px")
+    return figure_html(figure, div_id)
 
 
 def _markers(rows: list[dict]) -> dict[str, dict]:
@@ -331,7 +368,7 @@ def context_html(results: list, shares: list) -> str:
     """The model blocks of a context run; empty when the run has none."""
     if not results:
         return ""
-    charts = "".join(_figure_html(sites_figure(results, shares, block, precision), f"sites-{i}")
+    charts = "".join(_report_figure_html(sites_figure(results, shares, block, precision), f"sites-{i}")
                      for i, (block, precision) in enumerate(context.blocks(results))
                      if context.site_times(results, shares, block, precision)[1])
     return ('<p class="note">Measured speedup = the eager assignment\'s span ÷ this one (median of one block call, '
@@ -340,7 +377,7 @@ def context_html(results: list, shares: list) -> str:
             "of the two spans; then the measured quantities that differ are named.</p>"
             + _findings_html(context.findings(results, shares))
             + _table(context.PREDICTION_COLUMNS, context.prediction_rows(results))
-            + _figure_html(prediction_figure(results), "predicted-measured") + charts)
+            + _report_figure_html(prediction_figure(results), "predicted-measured") + charts)
 
 
 def reduction_figure(rows: list[dict], ceilings: dict) -> go.Figure | None:
@@ -384,7 +421,7 @@ def schedule_html(rows: list[dict]) -> str:
         return ""
     sentences = "".join(f"<li>{escape(sentence)}</li>" for sentence in found.winners())
     return (f'<h2 id="schedules">neighbor_agg: schedules against degree skew</h2>\n'
-            f'{_figure_html(schedule.interactive(found), "schedule-figure")}\n<ul>{sentences}</ul>\n')
+            f'{_report_figure_html(schedule.interactive(found), "schedule-figure")}\n<ul>{sentences}</ul>\n')
 
 
 def _failure_banner(rows: list[dict]) -> str:
@@ -555,7 +592,7 @@ def history_html(store, run: dict, rows: list[dict]) -> str:
     only_here = sorted({(op, impl) for op, _, impl in keys} - repeated)
     note = (f"<p class=\"note\">Measured in this run only: {escape(', '.join(f'{op} {impl}' for op, impl in only_here))}."
             "</p>" if only_here and shown else "")
-    charts = (history_section(shown, id_prefix="history", config=PLOT_CONFIG) if shown
+    charts = (history_section(shown) if shown
               else "<p>No other run in this store measured the implementations of this run: no history yet.</p>")
     return (f"<p class=\"note\">Every run of this store timed on the {'GPU' if run['clock'] != 'cpu' else 'CPU'} "
             "clock, in the order they started (this run in bold). Single path, kernel time and call span, one chart "
@@ -575,15 +612,16 @@ def answer_html(rows: list[StoredRow], shares: dict[str, list[Share]]) -> str:
         sentences = "".join(f"<li>{escape(s)}</li>" for s in op_summary(mine, figure_cache(mine), shares.get(op, ())))
         parts.append(f'<section class="answer" id="answer-{escape(op)}"><h3>{escape(op)}</h3>'
                      f'<ul class="summary">{sentences}</ul>'
-                     + _figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
+                     + _report_figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
     return "".join(parts)
 
 
-def _plotly_script(plotly_src: str | None) -> str:
-    """plotly.js inline (a report that opens alone), or a reference to one copy shared by a site's pages."""
-    if plotly_src is None:
-        return f"<script>{get_plotlyjs()}</script>"
-    return f'<script src="{escape(plotly_src)}"></script>'
+def plotly_scripts(plotly_src: str | None = None) -> str:
+    """What a page with figures loads once: plotly.js inline (a page that opens alone) or a reference to one
+    copy shared by a site's pages, then LAZY_DRAW."""
+    plotly = (f"<script>{get_plotlyjs()}</script>" if plotly_src is None
+              else f'<script src="{escape(plotly_src)}"></script>')
+    return f"{plotly}<script>{LAZY_DRAW}</script>"
 
 
 def history_links(rows: list[dict], history_href) -> str:
@@ -613,8 +651,8 @@ def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | Non
     ops = list(dict.fromkeys(r["op"] for r in rows))
     per_op = "".join(
         f'<h3 id="op-{op}">{escape(op)}</h3>'
-        + _figure_html(boundaries_figure(op, [r for r in rows if r["op"] == op]), f"boundaries-{op}")
-        + _figure_html(paths_figure(op, [r for r in rows if r["op"] == op]), f"paths-{op}") for op in ops)
+        + _report_figure_html(boundaries_figure(op, [r for r in rows if r["op"] == op]), f"boundaries-{op}")
+        + _report_figure_html(paths_figure(op, [r for r in rows if r["op"] == op]), f"paths-{op}") for op in ops)
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     env = run["env"]
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
@@ -634,7 +672,7 @@ def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | Non
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
 <style>{STYLE}</style>
-{_plotly_script(plotly_src)}</head>
+{plotly_scripts(plotly_src)}</head>
 <body>
 <h1>{escape(title)}</h1>
 <p class="meta">{escape(run['status'])} · {unit} · started {escape(run['started_at'])} ·
@@ -653,10 +691,10 @@ measurements and are never subtracted. Whiskers on call spans are the range of t
 implementation's precision, the same definition in every run. Results stored before floors came from the hardware
 (their floors were rates measured in the run, another measure) are left out. With a warm L2 a small case can beat the
 memory floor: a cache artefact; nothing beats a compute floor.</p>
-{_figure_html(floor_figure(rows), "floor-figure")}
+{_report_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
-{_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-{_figure_html(reduction, "reduction-figure") if reduction else ""}{schedule_html(rows)}{past}<h2 id="contracts">Contracts</h2>
+{_report_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
+{_report_figure_html(reduction, "reduction-figure") if reduction else ""}{schedule_html(rows)}{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>
 {_environment_html(run)}

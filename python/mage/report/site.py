@@ -38,10 +38,10 @@ METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_
 
 
 def _page(title: str, body: str, depth: int, plots: bool) -> str:
-    """A page of the site ``depth`` folders below its root: the shared style, and plotly.js by a relative path
-    where it ``plots``."""
+    """A page of the site ``depth`` folders below its root: the shared style, and where it ``plots``, plotly.js by
+    a relative path and the script that draws its figures."""
     root = "../" * depth
-    script = f'<script src="{root}{PLOTLY}"></script>' if plots else ""
+    script = html.plotly_scripts(f"{root}{PLOTLY}") if plots else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
@@ -176,7 +176,7 @@ def op_page(op: str, series: list[history.Series]) -> str:
             "settings; only the steps listed as code only changed nothing but the commit. A chart draws at most "
             f"{MAX_SHOWN} lines at first (those with a step first); its legend shows the others.</p>"
             f"<h2>Steps</h2>{_side_by_side(faster, slower)}<h2>Series</h2>"
-            + (history_section(series, id_prefix="history", config=html.PLOT_CONFIG) if series
+            + (history_section(series) if series
                else "<p>No result of this op passed on the single path in any run: nothing to draw.</p>"))
     return _page(f"Mage history: {op}", body, depth=1, plots=True)
 

@@ -4,7 +4,7 @@ its implementations on its cases, as a table and a figure on one log scale."""
 
 from __future__ import annotations
 
-import json
+import plotly.graph_objects as go
 
 from mage import registry
 from mage.report import html
@@ -78,13 +78,13 @@ def _times_table(study: Study, picked: dict[tuple[str, str], dict]) -> str:
 def _times_figure(study: Study, picked: dict[tuple[str, str], dict], element: str) -> str:
     """Kernel time per case, a bar per implementation, on one log axis (equal heights mean equal ratios)."""
     cases = [c for c in study.cases if any(case == c for case, _ in picked)]
-    traces = [{"type": "bar", "name": impl, "x": cases,
-               "y": [picked[(case, impl)]["kernel_us"] if (case, impl) in picked else None for case in cases]}
-              for impl in sorted({impl for _, impl in picked})]
-    layout = {"barmode": "group", "yaxis": {"type": "log", "title": {"text": "kernel time (µs), log scale"}},
-              "margin": {"t": 20}, "height": 420, "legend": {"orientation": "h"}}
-    return (f'<div id="{element}"></div><script>Plotly.newPlot("{element}", {json.dumps(traces)}, '
-            f"{json.dumps(layout)}, {json.dumps(html.PLOT_CONFIG)});</script>")
+    figure = go.Figure([go.Bar(name=impl, x=cases, y=[picked[(case, impl)]["kernel_us"] if (case, impl) in picked
+                                                      else None for case in cases])
+                        for impl in sorted({impl for _, impl in picked})])
+    figure.update_layout(template="plotly_white", barmode="group", height=420, margin={"t": 20},
+                         legend={"orientation": "h"},
+                         yaxis={"type": "log", "title": {"text": "kernel time (µs), log scale"}})
+    return html.figure_html(figure, element)
 
 
 def study_body(store, study: Study, runs: list[dict], newest: dict[str, list[dict]], run_href) -> str:
