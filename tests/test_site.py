@@ -19,8 +19,11 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from filelock import FileLock
 
-from context_records import store_context_run
+from context_records import ENV, METHOD, store_context_run
+from mage.registry import Implementation
 from mage.report import site
+from mage.spec import Case
+from mage.store import Result
 from test_report import make_run
 from mage.report.html import LAZY_DRAW
 from test_report_browser import CHROMIUM, HEIGHT, WIDTH, DevTools, _click_and_read, _plotted
@@ -35,7 +38,27 @@ def _small_store(path):
     store.set_experiment(first, "compile has the shorter kernel", ["layernorm/compile:kernel<4",
                                                                    "layernorm/eager:kernel<4"])
     store_context_run(store)
+    _store_precision_run(store)
     return store
+
+
+# The 8192³ matmul at three precisions, warm (implementation: kernel µs, error against float64): tf32 is
+# faster than ieee, so a page that ranked across precisions would not show ieee's fastest at 1.00×.
+PRECISION_ROWS = {("eager", "ieee"): (21_500.0, 1.6e-6), ("eager", "tf32"): (3_000.0, 2.9e-4),
+                  ("triton", "tf32"): (3_400.0, 7.9e-4), ("eager", "bf16"): (1_600.0, 1.7e-3)}
+
+
+def _store_precision_run(store) -> int:
+    run = store.begin_run(clock="gpu", suite="large", command="mage run", env=ENV, method=METHOD, ceilings={})
+    case_id = store.case_id(run, Case("matmul", "8192x8192x8192", "large", {"m": 8192, "n": 8192, "k": 8192}, 7))
+    for (family, precision), (kernel_us, error) in PRECISION_ROWS.items():
+        impl_id = store.impl_id(run, Implementation("matmul", family, "default", precision, fn=None))
+        store.add_result(run, case_id, impl_id, Result(
+            "single", "warm", "pass", contract="pass", rel_error=error, kernel_us=kernel_us, launches=1.0,
+            span_mean_us=kernel_us, span_median_us=kernel_us, span_round_min_us=kernel_us,
+            span_round_max_us=kernel_us, span_samples=6), [(0, kernel_us)])
+    store.end_run(run, "complete", {})
+    return run
 
 
 @pytest.fixture(scope="session")
@@ -121,6 +144,35 @@ def test_every_study_has_a_page_the_index_links_and_it_states_its_question(built
         assert html.escape(" ".join(study.question.split())) in page and f"mage study {study.name}" in page
         if study.hypothesis:  # a hypothesis is shown as stated before its run, never as a finding
             assert "Stated before the run that will test it: a claim, not a finding." in page
+
+
+def test_a_study_across_precisions_reads_each_time_within_its_precision_and_says_what_each_buys(built):
+    _, root = built
+    page = (root / "studies/lower-precision.html").read_text(encoding="utf-8")
+    assert "<th>precision</th>" in page and "What each precision buys" in page
+    # ieee's fastest is 1.00× beside a faster tf32: a ratio is taken within a precision only.
+    assert "21,500.0 µs<br>1.00×<br>error 1.6e-06" in page and "3,400.0 µs<br>1.13×<br>error 7.9e-04" in page
+    # tf32 against ieee's fastest: 0.14× the time at 181× the error, named as a change of precision.
+    assert '<td class="num">0.14×</td><td class="num">2.9e-04</td><td class="num">181×</td>' in page
+    assert "The precision changed" in page
+    assert 'href="../runs/run-4/index.html"' in page
+
+
+def test_a_study_of_model_blocks_sets_measured_beside_predicted_and_names_what_beat_the_best(built):
+    _, root = built
+    page = html.unescape((root / "studies/model-context.html").read_text(encoding="utf-8"))
+    for header in ("best per-op assignment", "measured", "Amdahl predicted", "fastest measured (kind)"):
+        assert f"<th>{header}</th>" in page
+    # The MLP at ieee, single path (eager 1,210 µs): the best per-op assignment 1.14×, Amdahl 1.15×, and
+    # compiling the whole block (905 µs) the fastest.
+    assert ('<td>layernorm=native,bias_gelu=triton</td><td class="num">1.14×</td><td class="num">1.15×</td>'
+            '<td>compile.default(torch) (compile)</td><td class="num">1.34×</td>') in page
+    assert "Faster than the assignment marked best:" in page
+    assert ("mlp/gpt2-small (ieee), single path: compiling the whole block, compile.default(torch), takes 905.0 µs, "
+            "faster than the best per-op assignment (layernorm=native,bias_gelu=triton, 1,057.0 µs)") in page
+    assert "mlp/gpt2-small (ieee), graph path: its fused implementation, fused(triton), takes 880.0 µs" in page
+    assert "gnn/powerlaw</td><td>tf32" in page  # the layer's latest run, though it has no row marked best
+    assert 'href="../runs/run-3/index.html">run 3</a>' in page
 
 
 def test_the_front_pages_answer_is_mage_bests_on_the_seed_and_large_cases(committed_site):

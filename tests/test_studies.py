@@ -1,6 +1,7 @@
 """Studies as data (mage.studies): every study definition plans on a GPU's request, names only cases and
-implementations that exist, in the order it gives, and its predictions are ones its run can judge; mage study
-lists them, refuses an unknown one, and runs one as mage run would, the study's name stored with the run."""
+implementations that exist, in the order it gives, and its predictions are ones its run can judge; every study
+of model blocks names blocks, precisions and compile modes mage context takes; mage study lists them, refuses
+an unknown one, and runs one as mage run (or mage context) would, the study's name stored with the run."""
 
 import json
 import sqlite3
@@ -9,11 +10,20 @@ import pytest
 from typer.testing import CliRunner
 
 from mage import cli, experiments, registry, studies
+from mage.context import blocks, measure
 from mage.errors import MageError, UnknownNameError
 from mage.plan import plan
 
 
-@pytest.mark.parametrize("name", studies.names())
+OP_STUDIES = [name for name in studies.names() if studies.load(name).context is None]
+CONTEXT_STUDIES = [name for name in studies.names() if studies.load(name).context is not None]
+
+
+def test_the_lower_precision_and_model_context_studies_are_defined():
+    assert "lower-precision" in OP_STUDIES and "model-context" in CONTEXT_STUDIES
+
+
+@pytest.mark.parametrize("name", OP_STUDIES)
 def test_every_study_plans_each_named_case_in_order_and_its_predictions_can_be_judged(name):
     study = studies.load(name)
     request = study.request("cuda")
@@ -38,6 +48,29 @@ def test_a_study_file_with_an_unknown_key_or_a_missing_one_is_refused_by_name(tm
         studies.load("none")
 
 
+@pytest.mark.parametrize("name", CONTEXT_STUDIES)
+def test_every_study_of_model_blocks_is_a_context_request_mage_context_accepts(name):
+    study = studies.load(name)
+    request = study.context_request("cuda")
+    measure.check_request(request)  # unknown blocks, precisions, assignments or compile modes raise here
+    assert request.study == name and request.method.budget_s == study.budget_s
+    assert blocks.select(request.blocks, request.size) and not study.predict and not study.ops
+    assert study.headline.endswith(("?", "."))
+
+
+@pytest.mark.parametrize("text, message", [
+    ('ops = ["softmax"]\n[context]\nblocks = ["mlp"]', "measures them with mage context .*: it has no ops"),
+    ('[context]\nblock = ["mlp"]', "unknown keys block; its \\[context\\] table has"),
+    ('[context]\nprecisions = ["tf32"]', "missing .*blocks"),
+])
+def test_a_study_of_model_blocks_with_op_keys_or_a_wrong_context_table_is_refused(tmp_path, monkeypatch, text,
+                                                                                   message):
+    monkeypatch.setattr(studies, "FOLDER", tmp_path)
+    (tmp_path / "blocks.toml").write_text(f'question = "q"\n{text}\n')
+    with pytest.raises(MageError, match=message):
+        studies.load("blocks")
+
+
 def test_mage_study_runs_one_on_the_cpu_and_stores_its_name_hypothesis_and_order(tmp_path, monkeypatch):
     monkeypatch.setattr(studies, "FOLDER", tmp_path)
     (tmp_path / "tiny.toml").write_text("\n".join([
@@ -54,3 +87,25 @@ def test_mage_study_runs_one_on_the_cpu_and_stores_its_name_hypothesis_and_order
     assert run[0] == "Softmax takes longer." and json.loads(run[1])["request"]["study"] == "tiny"
     unknown = CliRunner().invoke(cli.app, ["study", "nope", "--db", str(db)])  # mage's main gives it exit code 2
     assert isinstance(unknown.exception, UnknownNameError) and "unknown study 'nope'" in str(unknown.exception)
+
+
+def test_mage_study_runs_a_study_of_model_blocks_as_mage_context_on_the_cpu(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "FOLDER", tmp_path)
+    (tmp_path / "tiny-blocks.toml").write_text("\n".join([
+        'question = "Does Triton\'s bias+GELU speed up a tiny GNN layer? A test study."', "budget_s = 0.05",
+        "[context]", 'blocks = ["gnn/powerlaw-tiny"]', 'size = "tiny"', 'assign = {bias_gelu = "triton"}',
+        "compile_modes = []", "fused = false"]))
+    listed = CliRunner().invoke(cli.app, ["study"], env={"COLUMNS": "160"})
+    assert listed.exit_code == 0 and "1 model block at ieee" in listed.output
+    db = tmp_path / "mage.db"
+    ran = CliRunner().invoke(cli.app, ["study", "tiny-blocks", "--device", "cpu", "--db", str(db)],
+                             env={"COLUMNS": "200"})
+    assert ran.exit_code == 0, ran.output
+    assert "bias_gelu=triton" in ran.output and "stored as run 1 in" in ran.output
+    suite, method = sqlite3.connect(db).execute("SELECT suite, method_json FROM runs").fetchone()
+    method = json.loads(method)
+    assert suite == "context" and studies.named_study({"method": method}) == "tiny-blocks"
+    assert (method["blocks"], method["precisions"], method["assign"], method["compile_modes"], method["fused"],
+            method["budget_s"]) == (["gnn/powerlaw-tiny"], ["ieee"], {"bias_gelu": "triton"}, [], False, 0.05)
+    assigned = {row[0] for row in sqlite3.connect(db).execute("SELECT assignment FROM block_results")}
+    assert {"eager", "bias_gelu=triton"} <= assigned

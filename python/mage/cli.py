@@ -420,22 +420,26 @@ def study(
     db: Path = DB_OPTION,
 ):
     """Run a study (python/mage/studies/NAME.toml: its question, cases in order, implementations, hypothesis
-    and predictions) as mage run would, the study's name stored with the run; with no name, list them."""
+    and predictions) as mage run would, or a study of model blocks as mage context would, the study's name
+    stored with the run; with no name, list them."""
     from rich.table import Table
 
     from mage import studies
 
     if name is None:
         table = Table(title="studies (mage study NAME runs one)")
-        for column in ("study", "question", "cases", "implementations", "a run takes"):
+        for column in ("study", "question", "measures", "a run takes"):
             table.add_column(column, overflow="fold")
         for each in studies.every():
-            table.add_row(each.name, each.headline, str(len(each.cases)), str(len(each.impls)),
+            table.add_row(each.name, each.headline, each.scope,
                           f"about {each.seconds} s on an H200" if each.seconds else "", end_section=True)
         console.print(table)
         return
     chosen = studies.load(name)
     console.print(f"{chosen.name}: {' '.join(chosen.question.split())}", markup=False)
+    if chosen.context is not None:
+        _measure_context(chosen.context_request(_device(device)), db)
+        return
     _execute(chosen.request(_device(device)), hypothesis=chosen.hypothesis, predict=chosen.predict or None, db=db,
              wide=wide)
 
@@ -899,21 +903,27 @@ def context(
 ):
     """Mage ops inside model blocks: each assignment of implementations checked, timed, and set beside
     Amdahl's prediction from the ops' shares and isolated speedups."""
-    from mage.context import blocks, measure
+    from mage.context import measure
     from mage.plan import fresh_method
 
-    where = _device(device)
-    request = measure.Request(blocks=block or [], precisions=precision, device=where, size=size,
-                              method=fresh_method(Method(budget_s=budget)), assign=measure.parse_assign(assign),
-                              compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)),
-                              all_strategies=all_strategies, fused=not no_fused)
+    _measure_context(measure.Request(blocks=block or [], precisions=precision, device=_device(device), size=size,
+                                     method=fresh_method(Method(budget_s=budget)), assign=measure.parse_assign(assign),
+                                     compile_modes=() if no_compile else tuple(dict.fromkeys(compile_mode)),
+                                     all_strategies=all_strategies, fused=not no_fused), db)
+
+
+def _measure_context(request, db: Path) -> None:
+    """Check, time and store a context ``request`` (mage context and a study of model blocks), then print
+    its blocks."""
+    from mage.context import blocks, measure
+
     measure.check_request(request)
-    if where == "cpu":
+    if request.device == "cpu":
         console.print("[bold yellow]No CUDA device: contracts and CPU wall-clock timings only; kernel times and "
                       "the graph path need a GPU.[/]")
     store = _open_store(db)
-    with _progress(len(blocks.select(request.blocks, size)) * len(precision), StepLines(_log_line),
-                   advance_on="done") as on_progress:
+    steps = len(blocks.select(request.blocks, request.size)) * len(request.precisions)
+    with _progress(steps, StepLines(_log_line), advance_on="done") as on_progress:
         try:
             run_id, results = measure.record(store, request, shlex.join(["mage", *sys.argv[1:]]), on_progress)
         except Interrupted as interrupted:

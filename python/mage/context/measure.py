@@ -72,6 +72,7 @@ class Request:
     compile_modes: tuple[str, ...] = tuple(MODES)
     all_strategies: bool = False  # candidates from every strategy of a family, not only its champion
     fused: bool = True  # the block's fused implementations (mage.context.fusion) beside its assignments
+    study: str | None = None  # the study (mage.studies) this request runs
 
 
 @dataclass
@@ -448,7 +449,7 @@ def record(store, request: Request, command: str, on_progress: Callable[[Step], 
         method=request.method.as_dict() | {"blocks": blocks.select(request.blocks, request.size),
                                            "precisions": request.precisions, "assign": request.assign,
                                            "size": request.size, "compile_modes": list(request.compile_modes),
-                                           "fused": request.fused,
+                                           "fused": request.fused, "study": request.study,
                                            "paths": list(PATHS)},
         ceilings=ceilings.measure(request.device))
     status, results = "incomplete", []

@@ -280,7 +280,8 @@ def build(store, out: Path, fraction: float | None = None) -> list[Path]:
         written.append(out / "ops" / op_file(op))
     known = studies.every()
     newest = best.newest_rows(store)
-    runs_of = {study.name: study_pages.study_runs(study, runs, rows_of.__getitem__) for study in known}
+    runs_of = {study.name: study_pages.study_runs(study, runs, rows_of.__getitem__, store.context_results)
+               for study in known}
     atomic.output_folder(_within(out, out / "studies"))
     for study in known:
         body = study_pages.study_body(store, study, runs_of[study.name], newest,
