@@ -17,7 +17,7 @@ import pytest
 from mage.amdahl import Share
 from mage.measure.ceilings import in_practice_us
 from context_records import store_context_run
-from mage.report import context, figures, findings, format, html, markdown, tables
+from mage.report import context, figures, findings, format, html, markdown, plots, tables
 from mage.report.tables import export_rows
 from mage.spec import Case
 from mage.store import Result, Store
@@ -114,7 +114,7 @@ def test_html_report_contains_every_op_and_implementation(stored):
         assert f'id="boundaries-{op}"' in page and f'id="paths-{op}"' in page
     for impl in {r["impl"] for r in rows}:
         assert f"<td>{impl}</td>" in page  # its line in the contract table
-    assert "plotly.js v" in page and html.LAZY_DRAW in page  # plotly.js itself is inline, and what draws the figures
+    assert "plotly.js v" in page and plots.LAZY_DRAW in page  # plotly.js itself is inline, and what draws the figures
     assert page.count("Plotly.newPlot") == 1  # each figure drawn as it nears the viewport, none at load
     assert not re.search(r"<script[^>]+src=", page)  # nothing fetched: opens offline and from file://
     ids = re.findall(r'\bid="([^"]+)"', page)
@@ -125,14 +125,14 @@ def test_a_figure_is_a_div_of_its_height_and_json_that_cannot_close_its_script()
     import plotly.graph_objects as go
 
     text = "</script><script>alert('drawn')</script>"
-    emitted = html.figure_html(go.Figure(go.Bar(x=[text], y=[1]), layout={"height": 333}), "answer")
+    emitted = plots.figure_html(go.Figure(go.Bar(x=[text], y=[1]), layout={"height": 333}), "answer")
     assert emitted.startswith('<div id="answer" class="plotly-graph-div" style="height:333px; width:100%;"></div>')
     assert emitted.count("</script>") == 1 and "Plotly" not in emitted  # data that does not run
     spec = json.loads(re.fullmatch(r'.*<script type="application/json" data-figure="answer">(.*)</script>', emitted,
                                    re.S)[1])
-    assert spec["data"][0]["x"] == [text] and spec["layout"]["height"] == 333 and spec["config"] == html.PLOT_CONFIG
-    unsized = html.figure_html(go.Figure(), "unsized")  # plotly.js's own height, reserved all the same
-    assert f'style="height:{html.DEFAULT_FIGURE_HEIGHT}px;' in unsized
+    assert spec["data"][0]["x"] == [text] and spec["layout"]["height"] == 333 and spec["config"] == plots.PLOT_CONFIG
+    unsized = plots.figure_html(go.Figure(), "unsized")  # plotly.js's own height, reserved all the same
+    assert f'style="height:{plots.DEFAULT_FIGURE_HEIGHT}px;' in unsized
 
 
 def test_failures_are_impossible_to_miss(stored):

@@ -93,7 +93,7 @@ class DevTools:
 
     def draw_every_figure(self) -> None:
         """Scroll each figure into view and wait until plotly has drawn it (a page draws a figure only as it nears
-        the viewport: mage.report.html.LAZY_DRAW), then back to the top."""
+        the viewport: mage.report.plots.LAZY_DRAW), then back to the top."""
         count = self.evaluate("document.querySelectorAll('div.plotly-graph-div').length")
         for index in range(count):
             self.evaluate(f"""(async () => {{

@@ -25,7 +25,7 @@ from mage.report import site
 from mage.spec import Case
 from mage.store import Result
 from test_report import make_run
-from mage.report.html import LAZY_DRAW
+from mage.report.plots import LAZY_DRAW
 from test_report_browser import CHROMIUM, HEIGHT, WIDTH, DevTools, _click_and_read, _plotted
 
 COMMITTED_STORE = Path(__file__).resolve().parents[1] / "results" / "h200" / "mage.db"

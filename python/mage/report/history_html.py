@@ -10,6 +10,7 @@ import html
 from itertools import groupby
 
 from mage.history import BOUNDARY_COLUMNS, Series, beside_other_changes
+from mage.report.plots import figure_html, plotly_scripts
 
 SLOWER, FASTER = "#d62728", "#2ca02c"
 MAX_SHOWN = 8  # lines of one chart drawn at load; more are not readable, the rest wait in the legend
@@ -75,11 +76,9 @@ def _figure(op: str, impl: str, series: list[Series]):
 
 
 def history_section(series: list[Series]) -> str:
-    """HTML of one chart per (op, implementation), drawn as it nears the viewport (mage.report.html.figure_html):
-    the page loads plotly.js and the script that draws them (mage.report.html.plotly_scripts). The charts' div
+    """HTML of one chart per (op, implementation), drawn as it nears the viewport (mage.report.plots.figure_html):
+    the page loads plotly.js and the script that draws them (mage.report.plots.plotly_scripts). The charts' div
     ids are ``history-1``, ``-2``, … (deterministic output, as a committed report needs)."""
-    from mage.report.html import figure_html  # imported here: mage.report.html imports this module
-
     ordered = sorted(series, key=lambda s: (s.op, s.impl))
     groups = groupby(ordered, key=lambda s: (s.op, s.impl))
     return "\n".join(figure_html(_figure(op, impl, list(group)), f"history-{number}")
@@ -100,8 +99,6 @@ def history_page(series: list[Series], title: str = "Mage history") -> str:
              + "<table><tr><th>op</th><th>implementation</th><th>series</th><th>first run after</th><th>commit</th>"
              f"<th>median µs before → after</th><th>step</th><th>what else changed</th></tr>{rows}</table>" if steps
              else "<p>No steps found.</p>")
-    from mage.report.html import plotly_scripts  # imported here: mage.report.html imports this module
-
     charts = history_section(series) if series else "<p>No stored results match.</p>"
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>

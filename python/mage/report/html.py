@@ -11,7 +11,7 @@ steps marked: mage.history), contracts, environment and method.
 
 The experiment and the history read the store the run came from: ``build(..., store=)``.
 
-Every figure of a report, a site page or a history page is emitted by ``figure_html`` and drawn by LAZY_DRAW
+Every figure of a report, a site page or a history page is emitted by mage.report.plots and drawn by its LAZY_DRAW
 only when it comes near the viewport: a page of dozens of figures shows its first screen at once.
 """
 
@@ -22,8 +22,6 @@ import json
 import re
 
 import plotly.graph_objects as go
-from plotly.io.json import to_json_plotly
-from plotly.offline import get_plotlyjs
 
 from mage.report import context, schedule
 from mage.report.figures import FAMILY_COLORS, figure_cache, styles
@@ -34,6 +32,7 @@ from mage.report.findings import Section, caches_of, findings, short_labels, ski
 from mage.report.summary import op_summary
 from mage.report.format import commit_label, floor_fraction, hardware_floor_us, span_timer, us
 from mage.report.history_html import history_section
+from mage.report.plots import figure_html, plotly_scripts
 from mage.report.tables import case_label, export_rows
 from mage.amdahl import Share
 from mage.store import StoredRow
@@ -49,30 +48,6 @@ VIEWS = {
 # A view's field → the fields of the range its whiskers show.
 RANGES = {"span_mean_us": ("span_round_min_us", "span_round_max_us"), "host_us": ("host_min_us", "host_max_us")}
 PATHS = {"single": "single", "batch": "batch (span ÷ B)", "graph": "graph (replay ÷ B)"}
-PLOT_CONFIG = {"displaylogo": False, "responsive": True}
-DEFAULT_FIGURE_HEIGHT = 450  # plotly.js's own, for a figure whose layout sets none
-# Draws each figure of the page (figure_html) when it comes within a screen of the viewport, so that a page of
-# many figures shows its first screen at once; everything at once where IntersectionObserver does not exist,
-# and before printing, which shows every figure.
-LAZY_DRAW = """document.addEventListener("DOMContentLoaded", () => {
-  const waiting = new Map();  // a figure's div -> the script element holding its JSON
-  for (const source of document.querySelectorAll("script[data-figure]")) {
-    waiting.set(document.getElementById(source.dataset.figure), source);
-  }
-  const observer = "IntersectionObserver" in window ? new IntersectionObserver(
-    entries => entries.forEach(entry => entry.isIntersecting && draw(entry.target)), {rootMargin: "100% 0px"}) : null;
-  function draw(div) {
-    const source = waiting.get(div);
-    if (!source) return;
-    waiting.delete(div);
-    if (observer) observer.unobserve(div);
-    const figure = JSON.parse(source.textContent);
-    Plotly.newPlot(div, figure.data, figure.layout, figure.config);
-  }
-  const drawAll = () => [...waiting.keys()].forEach(draw);
-  window.addEventListener("beforeprint", drawAll);
-  if (observer) waiting.forEach((_, div) => observer.observe(div)); else drawAll();
-});"""
 LOG_SPREAD = 30  # an op whose cases differ by more than this factor is drawn on a log axis
 EXCLUSIONS = ("Excluded from every number: compilation and autotuning (done during warm-up), host↔device "
               "transfers (inputs are on the device before timing), and process start.")
@@ -113,16 +88,6 @@ def _table(header: list[str], body: list[list], classes: list[str] | None = None
                       for c in cells)
         lines.append(f"<tr{css}>{tds}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
-
-
-def figure_html(figure: go.Figure, div_id: str) -> str:
-    """The one way a page carries a figure: its div, as tall as the figure will be so that the page does not
-    move when it is drawn, and its data, layout and config as JSON that does not run; LAZY_DRAW draws it.
-    plotly's JSON escapes ``<``, ``>`` and ``/``, so no text in a figure can close the script element."""
-    spec = to_json_plotly({**figure.to_dict(), "config": PLOT_CONFIG})
-    height = figure.layout.height or DEFAULT_FIGURE_HEIGHT
-    return (f'<div id="{escape(div_id)}" class="plotly-graph-div" style="height:{height}px; width:100%;"></div>'
-            f'<script type="application/json" data-figure="{escape(div_id)}">{spec}</script>')
 
 
 def _report_figure_html(figure: go.Figure, div_id: str) -> str:
@@ -614,14 +579,6 @@ def answer_html(rows: list[StoredRow], shares: dict[str, list[Share]]) -> str:
                      f'<ul class="summary">{sentences}</ul>'
                      + _report_figure_html(journal_figure(op, mine), f"journal-{op}") + "</section>")
     return "".join(parts)
-
-
-def plotly_scripts(plotly_src: str | None = None) -> str:
-    """What a page with figures loads once: plotly.js inline (a page that opens alone) or a reference to one
-    copy shared by a site's pages, then LAZY_DRAW."""
-    plotly = (f"<script>{get_plotlyjs()}</script>" if plotly_src is None
-              else f'<script src="{escape(plotly_src)}"></script>')
-    return f"{plotly}<script>{LAZY_DRAW}</script>"
 
 
 def history_links(rows: list[dict], history_href) -> str:

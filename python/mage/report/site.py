@@ -30,6 +30,7 @@ from mage.experiments import evaluate_run
 from mage.report import answer, context, figures, html, markdown, study_pages
 from mage.report.format import commit_label
 from mage.report.history_html import MAX_SHOWN, history_section
+from mage.report.plots import plotly_scripts
 
 PLOTLY = "plotly.min.js"
 # What tells one machine and software stack from another, in the index's table of environments.
@@ -41,7 +42,7 @@ def _page(title: str, body: str, depth: int, plots: bool) -> str:
     """A page of the site ``depth`` folders below its root: the shared style, and where it ``plots``, plotly.js by
     a relative path and the script that draws its figures."""
     root = "../" * depth
-    script = html.plotly_scripts(f"{root}{PLOTLY}") if plots else ""
+    script = plotly_scripts(f"{root}{PLOTLY}") if plots else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>

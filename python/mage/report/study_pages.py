@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from mage import registry, studies
 from mage.history import device_model
-from mage.report import context, html
+from mage.report import context, html, plots
 from mage.report.format import us
 from mage.report.html import escape
 from mage.studies import Study
@@ -166,7 +166,7 @@ def _times_figure(study: Study, picked: dict[tuple[str, str], dict], element: st
     figure.update_layout(template="plotly_white", barmode="group", height=420, margin={"t": 20},
                          legend={"orientation": "h"},
                          yaxis={"type": "log", "title": {"text": "kernel time (µs), log scale"}})
-    return html.figure_html(figure, element)
+    return plots.figure_html(figure, element)
 
 
 def latest_blocks(study: Study, runs: list[dict], blocks_of) -> dict[str, list[tuple[dict, list]]]:
