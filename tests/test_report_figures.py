@@ -183,3 +183,13 @@ def stored(tmp_path):
     store, run_id = make_run(tmp_path / "mage.db")
     return tmp_path, store.run(run_id), store.rows(run_id)
 
+
+
+def test_the_answer_ranks_within_a_precision(stored):
+    """A bf16 kernel twice as fast as every ieee one is the fastest at bf16, never the fastest of the case."""
+    _, _, rows = stored
+    ieee = [r for r in rows if r["op"] == "layernorm"]
+    bf16 = [r | {"precision": "bf16", "impl": r["impl"].replace("/ieee", "/bf16"),
+                 "kernel_us": r["kernel_us"] and r["kernel_us"] / 2} for r in ieee]
+    fastest = op_summary(ieee + bf16, "warm")[0]
+    assert "1024x1024 ieee: kernel time compile/ieee" in fastest and "1024x1024 bf16: kernel time compile/bf16" in fastest

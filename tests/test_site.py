@@ -335,3 +335,19 @@ def test_a_symlink_inside_the_folder_that_leads_outside_is_refused(tmp_path, lin
     with pytest.raises(MageError, match=f"{linked}.* leads outside .*site"):
         site.build(Store(tmp_path / "mage.db", read_only=True), out)
     assert list(elsewhere.iterdir()) == []
+
+
+@needs_chromium
+def test_the_front_pages_filter_shows_only_the_runs_it_matches(built, browser):
+    store, root = built
+    assert not _load(browser, root / "index.html")
+    visible = "[...document.querySelectorAll('table.runs tbody tr')].filter(row => !row.hidden).length"
+
+    def filter_by(text: str) -> int:
+        browser.evaluate(f"(box => {{ box.value = {text!r}; box.dispatchEvent(new Event('input')); }})"
+                         "(document.getElementById('run-filter'))")
+        return browser.evaluate(visible)
+
+    assert browser.evaluate(visible) == len(store.runs())
+    assert filter_by("CONTEXT") == sum(run["suite"] == "context" for run in store.runs()) == 1
+    assert filter_by("") == len(store.runs())

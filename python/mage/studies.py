@@ -23,6 +23,7 @@ from pathlib import Path
 from mage.backends.compiled import MODES
 from mage.errors import MageError, UnknownNameError
 from mage.measure.method import Method
+from mage.report.format import first_sentence
 from mage.spec import SUITES
 
 FOLDER = Path(__file__).with_name("studies")
@@ -61,9 +62,7 @@ class Study:
     @property
     def headline(self) -> str:
         """The question's first sentence."""
-        text = " ".join(self.question.split())
-        ends = [i for i in (text.find("? "), text.find(". ")) if i >= 0]
-        return text[:min(ends) + 1] if ends else text
+        return first_sentence(self.question)
 
     @property
     def scope(self) -> str:

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 
+def first_sentence(text: str) -> str:
+    """A text's first sentence, its whitespace collapsed: up to the first '. ' or '? ', or all of it."""
+    words = " ".join(text.split())
+    ends = [i for i in (words.find("? "), words.find(". ")) if i >= 0]
+    return words[:min(ends) + 1] if ends else words
+
+
 def us(value: float | None) -> str:
     """Microseconds: one decimal from 100 µs up, two below; '—' where nothing was measured."""
     if value is None:

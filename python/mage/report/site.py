@@ -28,7 +28,7 @@ from mage import atomic, best, history, registry, studies
 from mage.errors import MageError
 from mage.experiments import evaluate_run
 from mage.report import answer, context, figures, html, markdown, study_pages
-from mage.report.format import commit_label
+from mage.report.format import commit_label, first_sentence
 from mage.report.history_html import MAX_SHOWN, history_section
 from mage.report.plots import plotly_scripts
 
@@ -88,7 +88,7 @@ def _verdicts(store, run: dict) -> str:
     return ", ".join(f"{n} {o}" for o, n in counts.items() if n)
 
 
-def _runs_table(store, runs: list[dict]) -> str:
+def _runs_table(runs: list[dict]) -> str:
     body = []
     for run in runs:
         env = run["env"]
@@ -98,18 +98,33 @@ def _runs_table(store, runs: list[dict]) -> str:
             f"<td>{html.escape(run['started_at'])}</td><td>{html.escape(run['status'])}</td><td>{html.escape(run['clock'])}</td>"
             f"<td>{html.escape(run['suite'])}</td><td>{html.escape(env.get('gpu') or env.get('host_cpu'))}</td>"
             f"<td>{html.escape(commit_label(env))}</td><td class=\"num\">{html.escape(results)}</td>"
-            f"<td>{html.escape(run.get('hypothesis') or '')}</td><td>{html.escape(_verdicts(store, run))}</td></tr>")
-    return ("<table><thead><tr><th>run</th><th>started</th><th>status</th><th>clock</th><th>suite</th><th>device</th>"
-            "<th>commit</th><th>results</th><th>hypothesis</th><th>predictions</th></tr></thead>"
+            f"<td>{html.escape(_study_of(run))}</td></tr>")
+    return ("<table class=\"runs\"><thead><tr><th>run</th><th>started</th><th>status</th><th>clock</th><th>suite</th>"
+            "<th>device</th><th>commit</th><th>results</th><th>study</th></tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
+def _study_of(run: dict) -> str:
+    return (run["method"].get("request") or {}).get("study") or ""
+
+
 def _experiments(store, runs: list[dict]) -> str:
-    """Every run that states a hypothesis or predictions, newest first: them, beside the verdicts its own
-    results give."""
-    parts = [f'<h3><a href="{run_folder(run["id"])}/index.html#experiment">run {run["id"]}</a></h3>{stated}'
-             for run in reversed(runs) if (stated := html.experiment_html(store, run, note=False))]
-    return html.JUDGED_NOTE + "".join(parts) if parts else "<p>No run of this store states a hypothesis or a prediction.</p>"
+    """Every run that states a hypothesis or predictions, newest first, a line each: the hypothesis's first
+    sentence and the verdicts its own results give; the predictions one by one are on the run's page."""
+    lines = []
+    for run in reversed(runs):
+        verdicts = _verdicts(store, run)
+        if run.get("hypothesis") or verdicts:
+            lines.append(f'<tr><td><a href="{run_folder(run["id"])}/index.html#experiment">run {run["id"]}</a></td>'
+                         f"<td>{html.escape(first_sentence(run.get('hypothesis') or ''))}</td>"
+                         f"<td>{html.escape(verdicts or 'no prediction')}</td></tr>")
+    if not lines:
+        return "<p>No run of this store states a hypothesis or a prediction.</p>"
+    return (html.JUDGED_NOTE + '<p class="note">A hypothesis is a claim stated before its run, not a finding: its '
+            "verdicts say what the run showed. Each run's page lists its predictions one by one.</p>"
+            "<table><thead><tr><th>run</th><th>hypothesis, stated before the run</th><th>predictions</th></tr></thead>"
+            f"<tbody>{''.join(lines)}</tbody></table>")
+
 
 
 def _studies_table(known: list[studies.Study], runs_of: dict[str, list[dict]]) -> str:
@@ -211,13 +226,20 @@ def _best_table(store) -> str:
             "from. The studies' cases are on their pages; <code>mage best</code> lists every case.</p>")
 
 
-def _runs_newest_first(store, runs: list[dict]) -> str:
-    """The runs newest first; those that stored no result (stopped before their first) folded away below."""
+# Hides the rows of the runs tables that do not contain the text typed in the filter box.
+RUN_FILTER = """<p><input type="search" id="run-filter" placeholder="filter runs: a suite, study, device, commit, date…"
+size="48" oninput="const words = this.value.toLowerCase(); document.querySelectorAll('table.runs tbody tr').forEach(
+row => row.hidden = !row.textContent.toLowerCase().includes(words))"></p>"""
+
+
+def _runs_newest_first(runs: list[dict]) -> str:
+    """The runs newest first, with a filter box; those that stored no result (stopped before their first) folded
+    away below. A run's hypothesis and verdicts are in the experiments table."""
     shown = [run for run in reversed(runs) if run["result_count"] or run.get("block_count")]
     empty = [run for run in reversed(runs) if not (run["result_count"] or run.get("block_count"))]
     folded = (f"<details><summary>{len(empty)} run{'s' * (len(empty) != 1)} that stored no result</summary>"
-              f"{_runs_table(store, empty)}</details>" if empty else "")
-    return _runs_table(store, shown) + folded
+              f"{_runs_table(empty)}</details>" if empty else "")
+    return RUN_FILTER + _runs_table(shown) + folded
 
 
 def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]],
@@ -234,7 +256,7 @@ def index_page(store, runs: list[dict], ops: dict[str, list[history.Series]],
             '<a href="#environments">environments and methods</a></nav>'
             f'<h2 id="best">The best measured</h2>{_best_table(store)}'
             f'<h2 id="studies">Studies</h2>{_studies_table(list(known), runs_of or {})}'
-            f'<h2 id="runs">Runs, newest first</h2>{_runs_newest_first(store, runs)}'
+            f'<h2 id="runs">Runs, newest first</h2>{_runs_newest_first(runs)}'
             f'<h2 id="experiments">Experiments: hypotheses stated before their runs, and the verdicts</h2>'
             f'{_experiments(store, runs)}'
             '<h2 id="ops">Ops: history with steps found</h2>'

@@ -140,12 +140,13 @@ def _amdahl(groups: dict[str, list[dict]], cache: str, shares: list[amdahl.Share
 def op_summary(rows: list[StoredRow], cache: str, shares: list[amdahl.Share] = ()) -> list[str]:
     """The sentences of one op's rows; ``cache``: the cache state its figure shows; ``shares``: the op's shares
     of model blocks (mage.report.context.op_shares) for Amdahl's law. Implementations compete
-    within a case and variant (sum against sum, never against mean), as in the findings."""
+    within a case, variant and precision (sum against sum, bf16 against bf16), as in the findings."""
     labels = short_labels(list(dict.fromkeys(r["impl"] for r in rows)))
-    several = len({r["variant"] for r in rows}) > 1
+    # Within a variant and a precision: a lower precision's shorter time is accuracy traded, not a faster kernel.
+    parts = [part for part in ("variant", "precision") if len({r[part] for r in rows}) > 1]
     groups: dict[str, list[dict]] = {}
     for row in rows:
-        groups.setdefault(f"{row['case']} {row['variant']}" if several else row["case"], []).append(row)
+        groups.setdefault(" ".join([row["case"], *(row[part] for part in parts)]), []).append(row)
     if not _believed(rows, path="single"):
         return ["Nothing of this op passed its contract on the single path, so nothing here was timed."]
     sentences = [_agreement(groups, cache, labels), _floor(groups, labels), _launch_paths(groups, cache, labels),
