@@ -8,6 +8,7 @@ only where Chromium is not installed (Debian: apt-get install -y chromium).
 """
 
 import html
+import json
 import os
 import re
 import shutil
@@ -351,3 +352,17 @@ def test_the_front_pages_filter_shows_only_the_runs_it_matches(built, browser):
     assert browser.evaluate(visible) == len(store.runs())
     assert filter_by("CONTEXT") == sum(run["suite"] == "context" for run in store.runs()) == 1
     assert filter_by("") == len(store.runs())
+
+
+def test_a_run_across_precisions_draws_accuracy_against_speed_in_its_page(built):
+    store, root = built
+    [run] = [run for run in store.runs() if run["suite"] == "large"]
+    page = (root / f"runs/run-{run['id']}/index.html").read_text(encoding="utf-8")
+    spec = re.search(r'<script type="application/json" data-figure="accuracy-0">(.*?)</script>', page, re.S)
+    figure = json.loads(spec[1])
+    assert {trace["name"] for trace in figure["data"]} == {f"{family}/default/{precision}"
+                                                           for family, precision in PRECISION_ROWS}
+    assert {trace["x"][0] for trace in figure["data"]} == {kernel for kernel, _ in PRECISION_ROWS.values()}
+    assert figure["layout"]["xaxis"]["type"] == figure["layout"]["yaxis"]["type"] == "log"
+    assert figure["layout"]["template"]["layout"]["plot_bgcolor"] == "white"  # the report's template, set once
+    assert not list(root.rglob("*.svg"))  # the page draws it: no static copy to build

@@ -23,8 +23,8 @@ import re
 
 import plotly.graph_objects as go
 
-from mage.report import context, schedule
-from mage.report.figures import FAMILY_COLORS, figure_cache, styles
+from mage.report import accuracy, context, schedule
+from mage.report.figures import FAMILY_COLORS, PRECISION_MARKERS, figure_cache, styles
 from mage import history
 from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
@@ -92,9 +92,9 @@ def _table(header: list[str], body: list[list], classes: list[str] | None = None
 
 def _report_figure_html(figure: go.Figure, div_id: str) -> str:
     """A figure of the run report, in the report's style: a white template, room above for its title and buttons."""
-    figure.update_layout(template="plotly_white", margin={"t": 100, "l": 70, "r": 20, "b": 60},
+    figure.update_layout(margin={"t": 100, "l": 70, "r": 20, "b": 60},
                          title={"x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"})
-    return figure_html(figure, div_id)
+    return figure_html(figure, div_id, template="plotly_white")
 
 
 def _markers(rows: list[dict]) -> dict[str, dict]:
@@ -289,6 +289,31 @@ def roofline_figure(rows: list[dict], ceilings: dict) -> go.Figure:
                          xaxis={"type": "log", "title": "arithmetic intensity, flop per compulsory byte"},
                          yaxis={"type": "log", "title": "achieved TFLOP/s"})
     return figure
+
+
+# plotly's names for the static figures' precision markers (mage.report.figures.PRECISION_MARKERS).
+PLOTLY_SYMBOLS = {"o": "circle", "D": "diamond", "s": "square", "^": "triangle-up", "v": "triangle-down"}
+
+
+def accuracy_figures(rows: list[dict]) -> str:
+    """Accuracy against speed (mage.report.accuracy): per op and case measured at two precisions or more, each
+    implementation's relative error (log) against its time (log), its precision as the marker; lower left is
+    better. "" where no case was measured at two precisions."""
+    colors = styles(rows)
+    parts = []
+    for index, ((op, case), found) in enumerate(accuracy.points(rows).items()):
+        figure = go.Figure()
+        for point in found:
+            figure.add_scatter(
+                name=point.impl, x=[point.time_us], y=[max(point.rel_error, accuracy.LEAST_ERROR)], mode="markers",
+                marker={"size": 11, "color": colors[point.impl][0], "line": {"width": 0.5, "color": "black"},
+                        "symbol": PLOTLY_SYMBOLS[PRECISION_MARKERS.get(point.precision, "o")]},
+                hovertemplate=f"{escape(point.impl)}<br>%{{x:.4g}} µs, error %{{y:.2e}}<extra></extra>")
+        figure.update_layout(title=f"{op} · {case}: accuracy against speed, {accuracy.point_cache(rows)} L2", height=420,
+                             xaxis={"type": "log", "title": "kernel time, µs (span where none)"},
+                             yaxis={"type": "log", "title": "relative error ‖out − ref‖ / ‖ref‖"})
+        parts.append(_report_figure_html(figure, f"accuracy-{index}"))
+    return "".join(parts)
 
 
 def prediction_figure(results: list) -> go.Figure:
@@ -614,14 +639,19 @@ def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | Non
     env = run["env"]
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
     commit = commit_label(env)
+    trade = accuracy_figures(rows)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
         *((("answer", "the answer"),) if rows else ()), ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()),
         *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
-        ("floor", "floor"), ("roofline", "roofline"), *((("history", "history"),) if past else ()),
+        ("floor", "floor"), ("roofline", "roofline"), *((("accuracy", "accuracy"),) if trade else ()), *((("history", "history"),) if past else ()),
         ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
     nav = " ".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
     experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     reduction = reduction_figure(rows, run["ceilings"])
+    if trade:
+        trade = ('<h2 id="accuracy">Accuracy against speed</h2><p class="note">Each case measured at two precisions or '
+                 "more: every passing implementation's relative error against the float64 reference (up) and its time "
+                 "(right), both logarithmic; the marker is its precision. Lower left is better.</p>" + trade)
     past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
     blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
     answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, shares)}\n' if rows else "")
@@ -651,6 +681,7 @@ memory floor: a cache artefact; nothing beats a compute floor.</p>
 {_report_figure_html(floor_figure(rows), "floor-figure")}
 <h2 id="roofline">Roofline</h2>
 {_report_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
+{trade}
 {_report_figure_html(reduction, "reduction-figure") if reduction else ""}{schedule_html(rows)}{past}<h2 id="contracts">Contracts</h2>
 {contracts_table(rows)}
 <h2 id="environment">Environment and method</h2>

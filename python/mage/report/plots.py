@@ -4,9 +4,11 @@ and the history page emit figures here, so they are drawn the same way."""
 
 from __future__ import annotations
 
+import functools
 import html
 
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.io.json import to_json_plotly
 from plotly.offline import get_plotlyjs
 
@@ -36,14 +38,24 @@ LAZY_DRAW = """document.addEventListener("DOMContentLoaded", () => {
 });"""
 
 
-def figure_html(figure: go.Figure, div_id: str) -> str:
+def figure_html(figure: go.Figure, div_id: str, template: str | None = None) -> str:
     """The one way a page carries a figure: its div, as tall as the figure will be so that the page does not
     move when it is drawn, and its data, layout and config as JSON that does not run; LAZY_DRAW draws it.
-    plotly's JSON escapes ``<``, ``>`` and ``/``, so no text in a figure can close the script element."""
-    spec = to_json_plotly({**figure.to_dict(), "config": PLOT_CONFIG})
+    plotly's JSON escapes ``<``, ``>`` and ``/``, so no text in a figure can close the script element.
+    ``template``: a plotly template by name, set in the JSON (setting it on the figure validates a copy of the
+    whole template each time, most of a site's build)."""
+    spec = figure.to_dict()
+    if template is not None:
+        spec["layout"]["template"] = _template(template)
+    spec = to_json_plotly({**spec, "config": PLOT_CONFIG})
     height = figure.layout.height or DEFAULT_FIGURE_HEIGHT
     return (f'<div id="{html.escape(div_id)}" class="plotly-graph-div" style="height:{height}px; width:100%;"></div>'
             f'<script type="application/json" data-figure="{html.escape(div_id)}">{spec}</script>')
+
+
+@functools.cache
+def _template(name: str) -> dict:
+    return pio.templates[name].to_plotly_json()
 
 
 def plotly_scripts(plotly_src: str | None = None) -> str:

@@ -9,7 +9,6 @@
     DIR/runs/run-N/index.html    run N's report (mage.report.html), model blocks included; its plots are
                                  interactive and each saves itself as an image, so the site keeps no static
                                  copy of them (`mage report N` writes those)
-    DIR/runs/run-N/accuracy.svg  the accuracy-against-speed plane, the one figure the page does not draw
     DIR/runs/run-N/tables.md     its tables in Markdown
     DIR/ops/OP.html              every stored result of the op over the runs, the steps found
                                  (mage.history): improvements and regressions side by side
@@ -27,7 +26,7 @@ from pathlib import Path
 from mage import atomic, best, history, registry, studies
 from mage.errors import MageError
 from mage.experiments import evaluate_run
-from mage.report import answer, context, figures, html, markdown, study_pages
+from mage.report import answer, context, html, markdown, study_pages
 from mage.report.format import commit_label, first_sentence
 from mage.report.history_html import MAX_SHOWN, history_section
 from mage.report.plots import plotly_scripts
@@ -286,14 +285,12 @@ def build(store, out: Path, fraction: float | None = None) -> list[Path]:
         rows_of[run["id"]] = rows
         linked |= {r["op"] for r in rows}
         blocks, block_shares = store.context_results(run["id"]), store.context_shares(run["id"])
-        trade = figures.draw_accuracy(stored, rows, folder, formats=("svg",)) if rows else []
-        links = [("../../index.html", "all runs"), *[("accuracy.svg", "accuracy against speed")] * bool(trade),
-                 ("tables.md", "tables")]
+        links = [("../../index.html", "all runs"), ("tables.md", "tables")]
         page = html.build(stored, rows, amdahl_shares, store=store, plotly_src=f"../../{PLOTLY}", links=links,
                           history_href=lambda op: f"../../ops/{op_file(op)}")
         atomic.write_text(_within(out, folder / "index.html"), page)
         atomic.write_text(_within(out, folder / "tables.md"), markdown.tables(stored, rows, blocks, block_shares))
-        written += [folder / "index.html", folder / "tables.md", *trade]
+        written += [folder / "index.html", folder / "tables.md"]
     ops: dict[str, list[history.Series]] = {op: [] for op in sorted(linked)}  # a page for every op a run links to
     for s in history.load(store, path="single"):
         ops.setdefault(s.op, []).append(s)

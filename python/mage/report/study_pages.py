@@ -163,10 +163,10 @@ def _times_figure(study: Study, picked: dict[tuple[str, str], dict], element: st
     figure = go.Figure([go.Bar(name=impl, x=cases, y=[picked[(case, impl)]["kernel_us"] if (case, impl) in picked
                                                       else None for case in cases])
                         for impl in sorted({impl for _, impl in picked})])
-    figure.update_layout(template="plotly_white", barmode="group", height=420, margin={"t": 20},
+    figure.update_layout(barmode="group", height=420, margin={"t": 20},
                          legend={"orientation": "h"},
                          yaxis={"type": "log", "title": {"text": "kernel time (µs), log scale"}})
-    return plots.figure_html(figure, element)
+    return plots.figure_html(figure, element, template="plotly_white")
 
 
 def latest_blocks(study: Study, runs: list[dict], blocks_of) -> dict[str, list[tuple[dict, list]]]:
