@@ -614,13 +614,29 @@ def history_links(rows: list[dict], history_href) -> str:
             + ".</p>") if ops else ""
 
 
+SECTION_TITLES = {
+    "answer": "The answer, op by op", "findings": "Findings", "experiment": "Experiment: hypothesis and predictions",
+    "blocks": "Model blocks in context", "ops": "Per op: boundaries and launch paths",
+    "floor": "Fraction of the roofline floor", "roofline": "Roofline", "accuracy": "Accuracy against speed",
+    "history": "History across the runs of this store", "contracts": "Contracts",
+    "environment": "Environment and method", "results": "All results"}
+FLOOR_NOTE = ("Floor = the larger of compulsory bytes ÷ the HBM peak and flops ÷ the device's peak rate at the "
+              "implementation's precision, the same definition in every run. Results stored before floors came from "
+              "the hardware (their floors were rates measured in the run, another measure) are left out. With a warm L2 "
+              "a small case can beat the memory floor: a cache artefact; nothing beats a compute floor.")
+ACCURACY_NOTE = ('<p class="note">Each case measured at two precisions or more: every passing implementation\'s relative '
+                 "error against the float64 reference (up) and its time (right), both logarithmic; the marker is its "
+                 "precision. Lower left is better.</p>")
+
+
 def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | None = None, store=None,
           plotly_src: str | None = None, links: list[tuple[str, str]] = (), history_href=None) -> str:
     """The whole report as one HTML string. ``shares``: each op's shares for Amdahl's law (default: those measured
     inside the store's model blocks, mage.report.context.op_shares). ``store``: where the run is stored; without
-    one, the experiment and history sections are left out and Amdahl's law has no measured share. For a page of a site (mage.report.site): ``plotly_src``,
-    the URL of plotly.js, when the page must not carry its own copy; ``links``, (href, text) of the pages
-    around it; ``history_href(op)``, the page of an op's history, linked to instead of drawn here."""
+    one, the experiment and history sections are left out and Amdahl's law has no measured share. For a page of
+    a site (mage.report.site): ``plotly_src``, the URL of plotly.js, when the page must not carry its own copy;
+    ``links``, (href, text) of the pages around it; ``history_href(op)``, the page of an op's history, linked to
+    instead of drawn here."""
     experiment = experiment_html(store, run) if store is not None else ""
     if shares is None:
         shares = context.op_shares(store) if store is not None else {}
@@ -640,21 +656,34 @@ def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | Non
     title = f"Mage run {run['id']}: {run['suite']} on {env.get('gpu') or env.get('host_cpu')}"
     commit = commit_label(env)
     trade = accuracy_figures(rows)
-    nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        *((("answer", "the answer"),) if rows else ()), ("findings", "findings"), *((("experiment", "experiment"),) if experiment else ()),
-        *((("blocks", "model blocks"),) if blocks else ()), ("ops", "ops"),
-        ("floor", "floor"), ("roofline", "roofline"), *((("accuracy", "accuracy"),) if trade else ()), *((("history", "history"),) if past else ()),
-        ("contracts", "contracts"), ("environment", "environment and method"), ("results", "all results")))
-    nav = " ".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in links) + (" | " * bool(links)) + nav
-    experiment = f'<h2 id="experiment">Experiment: hypothesis and predictions</h2>\n{experiment}\n' if experiment else ""
     reduction = reduction_figure(rows, run["ceilings"])
-    if trade:
-        trade = ('<h2 id="accuracy">Accuracy against speed</h2><p class="note">Each case measured at two precisions or '
-                 "more: every passing implementation's relative error against the float64 reference (up) and its time "
-                 "(right), both logarithmic; the marker is its precision. Lower left is better.</p>" + trade)
-    past = f'<h2 id="history">History across the runs of this store</h2>\n{past}\n' if past else ""
-    blocks = f'<h2 id="blocks">Model blocks in context</h2>\n{blocks}\n' if blocks else ""
-    answer = (f'<h2 id="answer">The answer, op by op</h2>\n{answer_html(rows, shares)}\n' if rows else "")
+    # (anchor, name in the navigation, HTML): a section without content is left out, so that a context run's page,
+    # which has model blocks and no op results, opens with its blocks rather than empty op sections.
+    sections = [
+        ("answer", "the answer", answer_html(rows, shares) if rows else ""),
+        ("findings", "findings", '<details class="findings"><summary>Every finding, formulation by formulation'
+                                 f"</summary>{_findings_html(findings(run, rows, shares))}</details>" if rows else ""),
+        ("experiment", "experiment", experiment),
+        ("blocks", "model blocks", blocks),
+        ("ops", "ops", '<p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come '
+                       "from separate measurements and are never subtracted. Whiskers on call spans are the range of "
+                       f"the round means.</p>{per_op}" if rows else ""),
+        ("floor", "floor", f"<p class=\"note\">{FLOOR_NOTE}</p>" + _report_figure_html(floor_figure(rows), "floor-figure")
+         if rows else ""),
+        ("roofline", "roofline", _report_figure_html(roofline_figure(rows, run["ceilings"]), "roofline-figure")
+         + (_report_figure_html(reduction, "reduction-figure") if reduction else "") + schedule_html(rows)
+         if rows else ""),
+        ("accuracy", "accuracy", ACCURACY_NOTE + trade if trade else ""),
+        ("history", "history", past),
+        ("contracts", "contracts", contracts_table(rows) if rows else ""),
+        ("environment", "environment and method", _environment_html(run)),
+        ("results", "all results", f"<details><summary>{len(rows)} rows, µs per call</summary>{_results_table(rows)}"
+                                   "</details>" if rows else ""),
+    ]
+    sections = [(anchor, name, body) for anchor, name, body in sections if body]
+    nav = " ".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in links) + (" | " * bool(links)) + \
+        " ".join(f'<a href="#{anchor}">{name}</a>' for anchor, name, _ in sections)
+    body = "\n".join(f'<h2 id="{anchor}">{SECTION_TITLES[anchor]}</h2>\n{body}' for anchor, _, body in sections)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
@@ -666,27 +695,6 @@ def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | Non
 torch {escape(env.get('torch'))} · commit {escape(commit)}</p>
 <nav>{nav}</nav>
 {_failure_banner(rows)}
-{answer}<h2 id="findings">Findings</h2>
-<details class="findings"><summary>Every finding, formulation by formulation</summary>
-{_findings_html(findings(run, rows, shares))}</details>
-{experiment}{blocks}<h2 id="ops">Per op: boundaries and launch paths</h2>
-<p class="note">Buttons switch the boundary. Each figure has its own scale; the boundaries come from separate
-measurements and are never subtracted. Whiskers on call spans are the range of the round means.</p>
-{per_op}
-<h2 id="floor">Fraction of the roofline floor</h2>
-<p class="note">Floor = the larger of compulsory bytes ÷ the HBM peak and flops ÷ the device's peak rate at the
-implementation's precision, the same definition in every run. Results stored before floors came from the hardware
-(their floors were rates measured in the run, another measure) are left out. With a warm L2 a small case can beat the
-memory floor: a cache artefact; nothing beats a compute floor.</p>
-{_report_figure_html(floor_figure(rows), "floor-figure")}
-<h2 id="roofline">Roofline</h2>
-{_report_figure_html(roofline_figure(rows, run['ceilings']), "roofline-figure")}
-{trade}
-{_report_figure_html(reduction, "reduction-figure") if reduction else ""}{schedule_html(rows)}{past}<h2 id="contracts">Contracts</h2>
-{contracts_table(rows)}
-<h2 id="environment">Environment and method</h2>
-{_environment_html(run)}
-<h2 id="results">All results</h2>
-<details><summary>{len(rows)} rows, µs per call</summary>{_results_table(rows)}</details>
+{body}
 </body></html>
 """
