@@ -1,6 +1,7 @@
 """Product text speaks of the product: no tracked text (code and its comments, docstrings, docs, READMEs,
 the build files, the CLI's help) names an issue number, a work session or a lab machine. What such a
-reference stood for belongs in the text itself: what was measured, on which case, and why it matters."""
+reference stood for belongs in the text itself: what was measured, on which case, and why it matters. A study's
+definition names no run number either: its page links the runs."""
 
 import re
 import subprocess
@@ -34,11 +35,18 @@ REFERENCES = {
 }
 
 
-def references(text: str, where: str) -> list[str]:
-    """``where:line: kind 'match'`` for each issue number, work-session name or lab machine name in ``text``."""
+# A study's text (its question, hypothesis, conclusion) stands on a page that links its runs itself; a run number
+# written into it would not follow a store's renumbering (another store numbers the same runs otherwise).
+STUDY_REFERENCES = {**REFERENCES, "run number": re.compile(r"\bruns?[\s#-]*\d+", re.IGNORECASE)}
+STUDIES = ROOT / "python" / "mage" / "studies"
+
+
+def references(text: str, where: str, patterns: dict[str, re.Pattern] = REFERENCES) -> list[str]:
+    """``where:line: kind 'match'`` for each match of ``patterns`` in ``text``: by default, each issue number,
+    work-session name or lab machine name."""
     return [f"{where}:{number}: {kind} {match.group(0)!r}"
             for number, line in enumerate(text.splitlines(), 1)
-            for kind, pattern in REFERENCES.items() for match in pattern.finditer(line)]
+            for kind, pattern in patterns.items() for match in pattern.finditer(line)]
 
 
 def tracked_text_files() -> list[str]:
@@ -80,6 +88,27 @@ def test_the_scanner_finds_a_planted_reference(planted):
                                       "start_new_session=True", "triton-lang/triton#9433", "issue slots 9.5 % busy"])
 def test_the_scanner_leaves_product_words_alone(innocent):
     assert references(innocent, "innocent.py") == []
+
+
+@pytest.mark.parametrize("planted", ["as run 12 showed", "Runs 13–15 measured", "in runs 46 and 47", "(run-46)"])
+def test_a_study_s_conclusion_naming_a_run_is_found(planted):
+    text = f'question = "Q?"\nconclusion = """It held, {planted}, at 1.04×.\nNo more."""\n'
+    found = references(text, "planted.toml", STUDY_REFERENCES)
+    assert found and all(hit.startswith("planted.toml:2: run number ") for hit in found), found
+
+
+@pytest.mark.parametrize("innocent", ["a run cut short keeps the most", "one run's rotated rounds, not across runs",
+                                      "8192³ at 1,980 MHz", "seconds = 90"])
+def test_a_study_s_own_words_are_not_taken_for_run_numbers(innocent):
+    assert references(innocent, "innocent.toml", STUDY_REFERENCES) == []
+
+
+def test_no_study_names_a_run_an_issue_a_session_or_a_machine():
+    definitions = sorted(STUDIES.glob("*.toml"))
+    assert definitions, f"no study definitions under {STUDIES}"
+    found = [hit for path in definitions
+             for hit in references(path.read_text(encoding="utf-8"), path.name, STUDY_REFERENCES)]
+    assert not found, "the study's page links its runs; say what they showed instead:\n" + "\n".join(found)
 
 
 def test_no_tracked_text_names_an_issue_a_session_or_a_machine():

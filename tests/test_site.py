@@ -147,6 +147,36 @@ def test_every_study_has_a_page_the_index_links_and_it_states_its_question(built
             assert "Stated before the run that will test it: a claim, not a finding." in page
 
 
+def test_a_study_page_says_what_the_runs_showed_before_what_was_measured(built):
+    from mage import studies
+
+    _, root = built
+    for study in studies.every():
+        page = (root / f"studies/{study.name}.html").read_text(encoding="utf-8")
+        assert page.index(html.escape(" ".join(study.question.split()))) < page.index("<h2>What the runs showed</h2>") \
+            < page.index(html.escape(" ".join(study.conclusion.split()))) < page.index("<h2>What was measured</h2>")
+    # Its source: the runs the page lists (the precision run, run 4, is the lower-precision study's), or none.
+    started = next(run["started_at"] for run in built[0].runs() if run["id"] == 4)[:10]
+    assert (f"Written from this study's runs listed below, the newest of them started on {started}."
+            in (root / "studies/lower-precision.html").read_text(encoding="utf-8"))
+    assert ("Written from runs of this study that this store does not hold."
+            in (root / "studies/schedule.html").read_text(encoding="utf-8"))
+
+
+def test_a_study_without_a_conclusion_says_so_and_a_conclusion_is_escaped():
+    import dataclasses
+
+    from mage import studies
+    from mage.report import study_pages
+
+    study = studies.load("wide-rows")
+    body = study_pages.study_body(None, dataclasses.replace(study, conclusion=None), [], {}, run_href=str)
+    assert "<h2>What the runs showed</h2><p>No conclusion written yet: the measurements below are all there is.</p>" \
+        in body
+    body = study_pages.study_body(None, dataclasses.replace(study, conclusion="x < y & z"), [], {}, run_href=str)
+    assert "<p>x &lt; y &amp; z</p>" in body
+
+
 def test_a_study_across_precisions_reads_each_time_within_its_precision_and_says_what_each_buys(built):
     _, root = built
     page = (root / "studies/lower-precision.html").read_text(encoding="utf-8")

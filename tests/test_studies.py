@@ -1,7 +1,8 @@
 """Studies as data (mage.studies): every study definition plans on a GPU's request, names only cases and
 implementations that exist, in the order it gives, and its predictions are ones its run can judge; every study
-of model blocks names blocks, precisions and compile modes mage context takes; mage study lists them, refuses
-an unknown one, and runs one as mage run (or mage context) would, the study's name stored with the run."""
+says what its runs showed; every study of model blocks names blocks, precisions and compile modes mage context
+takes; mage study lists them, refuses an unknown one, and runs one as mage run (or mage context) would, the
+study's name stored with the run."""
 
 import json
 import sqlite3
@@ -34,6 +35,13 @@ def test_every_study_plans_each_named_case_in_order_and_its_predictions_can_be_j
     assert all(p.impls for p in work)
     experiments.validate(experiments.parse_all(study.predict, registry.ops()), request)
     assert study.headline.endswith(("?", ".")) and len(study.headline) < len(" ".join(study.question.split())) + 1
+
+
+@pytest.mark.parametrize("name", studies.names())
+def test_every_study_ends_with_what_its_runs_showed_in_a_few_sentences(name):
+    conclusion = " ".join((studies.load(name).conclusion or "").split())
+    assert conclusion.endswith("."), f"{name}.toml has no conclusion"
+    assert conclusion.count(". ") < 8, f"{name}.toml: a conclusion is a few sentences, not a report"
 
 
 def test_a_study_file_with_an_unknown_key_or_a_missing_one_is_refused_by_name(tmp_path, monkeypatch):

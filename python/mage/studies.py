@@ -2,10 +2,11 @@
 
 A study is one TOML file in ``python/mage/studies/`` (its name is the file's): the question, the ops, the
 cases in the order they should run (the targets first, so a run cut short keeps the most), the
-implementations, the cache states and launch paths, the sampling budget, and optionally the hypothesis
-and predictions of its next run. ``mage study NAME`` runs it as ``mage run`` would, with the study's name
-stored in the run's request; ``mage study`` lists them. Every study is planned and its predictions
-validated in the tests, so a renamed case or implementation fails there, not on the GPU.
+implementations, the cache states and launch paths, the sampling budget, optionally the hypothesis and
+predictions of its next run, and its conclusion: what its stored runs showed, a few sentences with their
+numbers, written by hand (its page links the runs). ``mage study NAME`` runs it as ``mage run`` would, with
+the study's name stored in the run's request; ``mage study`` lists them. Every study is planned and its
+predictions validated in the tests, so a renamed case or implementation fails there, not on the GPU.
 
 A study of model blocks has a ``[context]`` table instead of ops, cases and implementations: the blocks,
 precisions, assignments and whole-block compiles ``mage context`` takes; ``mage study NAME`` then runs
@@ -58,6 +59,7 @@ class Study:
     hypothesis: str | None = None
     predict: list[str] = dataclasses.field(default_factory=list)
     context: ContextPart | None = None  # a study of model blocks (mage context) instead of op cases
+    conclusion: str | None = None  # what the stored runs showed; never the next run's hypothesis confirmed
 
     @property
     def headline(self) -> str:

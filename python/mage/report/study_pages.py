@@ -1,11 +1,11 @@
-"""A page per study (mage.studies) in the lab notebook: its question, what it runs, the runs that answer it
-with the hypotheses and predictions stated before each and their verdicts, and the latest kernel times of
-its implementations on its cases, as a table and a figure on one log scale, per cache state it measures.
-Where its implementations span several precisions, each time is read against the fastest of its own
-precision, and a table says what each precision buys in time and costs in error against ieee's fastest.
-A study of model blocks shows instead, from the latest context run of each block and precision, the
-measured speedup of the best per-op assignment beside Amdahl's prediction and the fastest way measured,
-saying where a whole-block compile or a fused implementation beats that best assignment."""
+"""A page per study (mage.studies) in the lab notebook: its question, what it runs, its conclusion (what the
+runs showed, written by hand), the runs that answer it with the hypotheses and predictions stated before each
+and their verdicts, and the latest kernel times of its implementations on its cases, as a table and a figure
+on one log scale, per cache state it measures. Where its implementations span several precisions, each time is
+read against the fastest of its own precision, and a table says what each precision buys in time and costs in
+error against ieee's fastest. A study of model blocks shows instead, from the latest context run of each block
+and precision, the measured speedup of the best per-op assignment beside Amdahl's prediction and the fastest
+way measured, saying where a whole-block compile or a fused implementation beats that best assignment."""
 
 from __future__ import annotations
 
@@ -273,6 +273,20 @@ def _definition(study: Study) -> str:
             + (f" (about {study.seconds} s on an H200)." if study.seconds else ".") + "</p>")
 
 
+def _conclusion(study: Study, runs: list[dict]) -> str:
+    """The study's conclusion, with where it came from: the runs the page lists, the newest one's date."""
+    if not study.conclusion:
+        shown = "<p>No conclusion written yet: the measurements below are all there is.</p>"
+    else:
+        if runs:
+            newest = max(run["started_at"] for run in runs)[:10]
+            source = f"Written from this study's runs listed below, the newest of them started on {escape(newest)}."
+        else:
+            source = "Written from runs of this study that this store does not hold."
+        shown = f"<p class=\"note\">{source}</p><p>{escape(' '.join(study.conclusion.split()))}</p>"
+    return f"<h2>What the runs showed</h2>{shown}"
+
+
 def study_body(store, study: Study, runs: list[dict], newest: dict[str, list[dict]], run_href) -> str:
     """The study page's body (the site wraps it in its page)."""
     nxt = ""
@@ -286,7 +300,7 @@ def study_body(store, study: Study, runs: list[dict], newest: dict[str, list[dic
     stated = "".join(f'<h3><a href="{run_href(run["id"])}">run {run["id"]}</a> · {escape(run["started_at"])}</h3>{text}'
                      for run in reversed(runs) if (text := html.experiment_html(store, run, note=False)))
     run_list = ", ".join(f'<a href="{run_href(run["id"])}">{run["id"]}</a>' for run in runs) or "none yet"
-    return (f"<p>{escape(' '.join(study.question.split()))}</p>{_definition(study)}"
+    return (f"<p>{escape(' '.join(study.question.split()))}</p>{_definition(study)}{_conclusion(study, runs)}"
             f"<h2>What was measured</h2>{measured}"
             + f"<h2>Runs of this study</h2><p>{run_list}</p>"
             + (f"<h2>Hypotheses and their verdicts</h2><p class=\"note\">Each hypothesis was stated before its run; "
