@@ -7,6 +7,8 @@ link must resolve, and a view button must change the values plotted. The Chromiu
 only where Chromium is not installed (Debian: apt-get install -y chromium).
 """
 
+import dataclasses
+import datetime
 import html
 import json
 import os
@@ -22,7 +24,8 @@ from filelock import FileLock
 
 from context_records import ENV, METHOD, store_context_run
 from mage.registry import Implementation
-from mage.report import site
+from mage import studies
+from mage.report import site, study_pages
 from mage.spec import Case
 from mage.store import Result
 from test_report import make_run
@@ -134,8 +137,6 @@ def test_the_site_holds_every_run_op_and_experiment(built):
 
 
 def test_every_study_has_a_page_the_index_links_and_it_states_its_question(built):
-    from mage import studies
-
     _, root = built
     index = (root / "index.html").read_text(encoding="utf-8")
     assert index.index('id="best"') < index.index('id="studies"') < index.index('id="runs"')
@@ -148,27 +149,22 @@ def test_every_study_has_a_page_the_index_links_and_it_states_its_question(built
 
 
 def test_a_study_page_says_what_the_runs_showed_before_what_was_measured(built):
-    from mage import studies
-
     _, root = built
     for study in studies.every():
         page = (root / f"studies/{study.name}.html").read_text(encoding="utf-8")
         assert page.index(html.escape(" ".join(study.question.split()))) < page.index("<h2>What the runs showed</h2>") \
             < page.index(html.escape(" ".join(study.conclusion.split()))) < page.index("<h2>What was measured</h2>")
-    # Its source: the runs the page lists (the precision run, run 4, is the lower-precision study's), or none.
-    started = next(run["started_at"] for run in built[0].runs() if run["id"] == 4)[:10]
-    assert (f"Written from this study's runs listed below, the newest of them started on {started}."
-            in (root / "studies/lower-precision.html").read_text(encoding="utf-8"))
-    assert ("Written from runs of this study that this store does not hold."
-            in (root / "studies/schedule.html").read_text(encoding="utf-8"))
+    # When it was written, and which of the page's runs came after it.
+    study = studies.load("lower-precision")
+    note = f"Written on {study.concluded} from the runs of this study stored by then."
+    assert note + "</p>" in (root / "studies/lower-precision.html").read_text(encoding="utf-8")
+    runs = [run for run in built[0].runs() if run["suite"] == "large"]
+    earlier = dataclasses.replace(study, concluded=datetime.date(2026, 1, 1))
+    assert ("Written on 2026-01-01 from the runs of this study stored by then. 1 of the runs listed below started "
+            "after it, so it may not hold for it.") in study_pages.study_body(built[0], earlier, runs, {}, run_href=str)
 
 
 def test_a_study_without_a_conclusion_says_so_and_a_conclusion_is_escaped():
-    import dataclasses
-
-    from mage import studies
-    from mage.report import study_pages
-
     study = studies.load("wide-rows")
     body = study_pages.study_body(None, dataclasses.replace(study, conclusion=None), [], {}, run_href=str)
     assert "<h2>What the runs showed</h2><p>No conclusion written yet: the measurements below are all there is.</p>" \

@@ -4,6 +4,7 @@ says what its runs showed; every study of model blocks names blocks, precisions 
 takes; mage study lists them, refuses an unknown one, and runs one as mage run (or mage context) would, the
 study's name stored with the run."""
 
+import datetime
 import json
 import sqlite3
 
@@ -117,3 +118,16 @@ def test_mage_study_runs_a_study_of_model_blocks_as_mage_context_on_the_cpu(tmp_
             method["budget_s"]) == (["gnn/powerlaw-tiny"], ["ieee"], {"bias_gelu": "triton"}, [], False, 0.05)
     assigned = {row[0] for row in sqlite3.connect(db).execute("SELECT assignment FROM block_results")}
     assert {"eager", "bias_gelu=triton"} <= assigned
+
+
+@pytest.mark.parametrize("dated", ['conclusion = "It held."', "concluded = 2026-12-05",
+                                   'conclusion = "It held."\nconcluded = "last week"'])
+def test_a_conclusion_goes_with_the_date_it_was_written(tmp_path, monkeypatch, dated):
+    monkeypatch.setattr(studies, "FOLDER", tmp_path)
+    (tmp_path / "dated.toml").write_text(f'question = "q"\nops = ["softmax"]\ncases = ["1024x1024"]\n'
+                                         f'impls = ["eager"]\n{dated}\n')
+    with pytest.raises(MageError, match="dated.toml: a conclusion goes with the date it was written"):
+        studies.load("dated")
+    (tmp_path / "dated.toml").write_text('question = "q"\nops = ["softmax"]\ncases = ["1024x1024"]\n'
+                                         'impls = ["eager"]\nconclusion = "It held."\nconcluded = 2026-12-05\n')
+    assert studies.load("dated").concluded == datetime.date(2026, 12, 5)

@@ -4,7 +4,7 @@ A study is one TOML file in ``python/mage/studies/`` (its name is the file's): t
 cases in the order they should run (the targets first, so a run cut short keeps the most), the
 implementations, the cache states and launch paths, the sampling budget, optionally the hypothesis and
 predictions of its next run, and its conclusion: what its stored runs showed, a few sentences with their
-numbers, written by hand (its page links the runs). ``mage study NAME`` runs it as ``mage run`` would, with
+numbers, written by hand on the date ``concluded`` (its page links the runs and names those made after). ``mage study NAME`` runs it as ``mage run`` would, with
 the study's name stored in the run's request; ``mage study`` lists them. Every study is planned and its
 predictions validated in the tests, so a renamed case or implementation fails there, not on the GPU.
 
@@ -17,6 +17,7 @@ by every context run from measured fractions, so it states no hypothesis or pred
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,7 @@ class Study:
     predict: list[str] = dataclasses.field(default_factory=list)
     context: ContextPart | None = None  # a study of model blocks (mage context) instead of op cases
     conclusion: str | None = None  # what the stored runs showed; never the next run's hypothesis confirmed
+    concluded: datetime.date | None = None  # when it was written: runs after it may not bear it out
 
     @property
     def headline(self) -> str:
@@ -133,6 +135,9 @@ def load(name: str) -> Study:
             fields["context"] = ContextPart(**_fields(ContextPart, fields["context"], path, "its [context] table"))
         elif missing := [key for key in OP_KEYS if key not in fields]:
             raise MageError(f"{path}: missing keys {', '.join(missing)} (or a [context] table of model blocks)")
+        if ("conclusion" in fields) != isinstance(fields.get("concluded"), datetime.date):
+            raise MageError(f"{path}: a conclusion goes with the date it was written (concluded = YYYY-MM-DD), "
+                            "and a date with a conclusion")
         return Study(name=name, **fields)
     except TypeError as error:  # a required key missing
         raise MageError(f"{path}: {error}") from None

@@ -274,16 +274,17 @@ def _definition(study: Study) -> str:
 
 
 def _conclusion(study: Study, runs: list[dict]) -> str:
-    """The study's conclusion, with where it came from: the runs the page lists, the newest one's date."""
+    """The study's conclusion, with when it was written and which of the page's runs came after it (the conclusion
+    may not hold for them)."""
     if not study.conclusion:
         shown = "<p>No conclusion written yet: the measurements below are all there is.</p>"
     else:
-        if runs:
-            newest = max(run["started_at"] for run in runs)[:10]
-            source = f"Written from this study's runs listed below, the newest of them started on {escape(newest)}."
-        else:
-            source = "Written from runs of this study that this store does not hold."
-        shown = f"<p class=\"note\">{source}</p><p>{escape(' '.join(study.conclusion.split()))}</p>"
+        source = f"Written on {study.concluded} from the runs of this study stored by then."
+        later = [run for run in runs if run["started_at"][:10] > str(study.concluded)]
+        if later:
+            source += (f" {len(later)} of the runs listed below started after it, so it may not hold for "
+                       f"{'them' if len(later) > 1 else 'it'}.")
+        shown = f"<p class=\"note\">{escape(source)}</p><p>{escape(' '.join(study.conclusion.split()))}</p>"
     return f"<h2>What the runs showed</h2>{shown}"
 
 
