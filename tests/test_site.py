@@ -227,6 +227,23 @@ def test_no_page_speaks_of_work_items_or_sessions(committed_site):
         assert not words.search(text), f"{page.relative_to(committed_site)}: {words.search(text)[0]}"
 
 
+def _unlinked_run_numbers(page: Path, root: Path) -> list[str]:
+    """The run numbers a page's text names outside a link to the run: a run page naming itself and a command
+    quoted as it was typed (<code>) aside."""
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(r"<script\b.*?</script>|<title>.*?</title>|<a\b[^>]*>.*?</a>|<code>.*?</code>", "", text, flags=re.S)
+    if (own := re.fullmatch(r"runs/run-(\d+)/index.html", page.relative_to(root).as_posix())) is not None:
+        text = re.sub(rf"\b[Rr]un {own[1]}\b", "", text)
+    return re.findall(r"\b[Rr]uns? \d+", text)
+
+
+def test_a_run_number_on_a_page_is_a_link_to_the_run(built, committed_site):
+    for root in (built[1], committed_site):
+        found = {str(page.relative_to(root)): named for page in _pages(root)
+                 if (named := _unlinked_run_numbers(page, root))}
+        assert found == {}
+
+
 def test_one_copy_of_plotly_for_the_whole_site(built):
     _, root = built
     assert (root / site.PLOTLY).read_text(encoding="utf-8").startswith("/**")

@@ -515,9 +515,19 @@ def _results_table(rows: list[dict]) -> str:
     return _table(fields + ["suspect"], body, classes)
 
 
-def experiment_html(store, run: dict, note: bool = True) -> str:
+def run_linked(text: str, run_href=None) -> str:
+    """``text`` escaped, each run it names ("run 12") a link to that run's page by ``run_href(id)``; without
+    ``run_href`` (a report that opens alone, with no run pages around it) only escaped."""
+    if run_href is None:
+        return escape(text)
+    return re.sub(r"\b([Rr]uns?) (\d+)\b", lambda named: f'<a href="{run_href(int(named[2]))}">{named[0]}</a>',
+                  escape(text))
+
+
+def experiment_html(store, run: dict, note: bool = True, run_href=None) -> str:
     """The run's hypothesis and its predictions beside their outcomes; empty when it states neither. ``note``:
-    how predictions are judged (a page that lists many runs' experiments says it once)."""
+    how predictions are judged (a page that lists many runs' experiments says it once); ``run_href``: where a
+    run the hypothesis names is (run_linked)."""
     try:
         hypothesis, evaluations = evaluate_run(store, run["id"])
     except MageError as error:  # a stored prediction this version cannot read: say so, do not fail the report
@@ -538,7 +548,7 @@ def experiment_html(store, run: dict, note: bool = True) -> str:
     held, failed = counts["held"], counts["failed"]
     verdict = (" The hypothesis did not hold." if failed > held else " The hypothesis held." if held and not failed
                else "")
-    return (f"<p><b>Hypothesis, stated before the run:</b> {escape(hypothesis) if hypothesis else 'none stated'}</p>"
+    return (f"<p><b>Hypothesis, stated before the run:</b> {run_linked(hypothesis, run_href) if hypothesis else 'none stated'}</p>"
             + (f"<p><b>{len(evaluations)} prediction{'s' * (len(evaluations) != 1)}: {summary}.</b>{verdict}</p>"
                if evaluations else "")
             + table
@@ -630,14 +640,14 @@ ACCURACY_NOTE = ('<p class="note">Each case measured at two precisions or more: 
 
 
 def build(run: dict, rows: list[StoredRow], shares: dict[str, list[Share]] | None = None, store=None,
-          plotly_src: str | None = None, links: list[tuple[str, str]] = (), history_href=None) -> str:
+          plotly_src: str | None = None, links: list[tuple[str, str]] = (), history_href=None, run_href=None) -> str:
     """The whole report as one HTML string. ``shares``: each op's shares for Amdahl's law (default: those measured
     inside the store's model blocks, mage.report.context.op_shares). ``store``: where the run is stored; without
     one, the experiment and history sections are left out and Amdahl's law has no measured share. For a page of
     a site (mage.report.site): ``plotly_src``, the URL of plotly.js, when the page must not carry its own copy;
     ``links``, (href, text) of the pages around it; ``history_href(op)``, the page of an op's history, linked to
-    instead of drawn here."""
-    experiment = experiment_html(store, run) if store is not None else ""
+    instead of drawn here; ``run_href(id)``, the page of another run its texts name."""
+    experiment = experiment_html(store, run, run_href=run_href) if store is not None else ""
     if shares is None:
         shares = context.op_shares(store) if store is not None else {}
     if history_href is not None:

@@ -77,6 +77,10 @@ def run_folder(run_id: int) -> str:
     return f"runs/run-{run_id}"
 
 
+def _front_page_run(run_id: int) -> str:
+    return f"{run_folder(run_id)}/index.html"
+
+
 def _verdicts(store, run: dict) -> str:
     """'2 held, 1 failed' for the run's predictions; '' when it states none."""
     try:
@@ -115,7 +119,7 @@ def _experiments(store, runs: list[dict]) -> str:
         verdicts = _verdicts(store, run)
         if run.get("hypothesis") or verdicts:
             lines.append(f'<tr><td><a href="{run_folder(run["id"])}/index.html#experiment">run {run["id"]}</a></td>'
-                         f"<td>{html.escape(first_sentence(run.get('hypothesis') or ''))}</td>"
+                         f"<td>{html.run_linked(first_sentence(run.get('hypothesis') or ''), _front_page_run)}</td>"
                          f"<td>{html.escape(verdicts or 'no prediction')}</td></tr>")
     if not lines:
         return "<p>No run of this store states a hypothesis or a prediction.</p>"
@@ -158,10 +162,12 @@ def _steps_of(series: list[history.Series]) -> tuple[list[SeriesStep], list[Seri
 
 
 def _step_list(steps: list[SeriesStep], changed_with: bool) -> str:
-    lines = [f"{s.impl} · {s.case} · {s.path}/{s.cache} · {s.boundary}: run {step.run_id} ({step.commit}) "
-             f"{step.before:.3g} → {step.after:.3g} µs ({step.change:+.1%})"
-             + (f"; {step.changed_with}" if changed_with else "") for s, step in steps]
-    return "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>" if lines else "<p>none</p>"
+    """A step a line, its first run after linked (an op's page is one folder down from the site's root)."""
+    lines = [html.escape(f"{s.impl} · {s.case} · {s.path}/{s.cache} · {s.boundary}: ")
+             + f'<a href="../{run_folder(step.run_id)}/index.html">run {step.run_id}</a> '
+             + html.escape(f"({step.commit}) {step.before:.3g} → {step.after:.3g} µs ({step.change:+.1%})"
+                           + (f"; {step.changed_with}" if changed_with else "")) for s, step in steps]
+    return "<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>" if lines else "<p>none</p>"
 
 
 def _side_by_side(faster: list[SeriesStep], slower: list[SeriesStep]) -> str:
@@ -215,7 +221,7 @@ def _best_table(store) -> str:
     body = "".join(
         f"<tr><td>{html.escape(f'{op} {variant} {precision}')}</td><td>{html.escape(f'{case} · {cache} L2')}"
         f"{html.escape(f' · {device}') if len(lines.devices) > 1 else ''}</td>"
-        + "".join(f"<td>{'<br>'.join(map(html.escape, answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
+        + "".join(f"<td>{'<br>'.join(map(lambda line: html.run_linked(line, _front_page_run), answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
                   for b in best.BOUNDARIES) + "</tr>"
         for (device, op, case, variant, precision, cache), by_boundary in lines.items())
     return (f"<table><thead><tr><th>op</th><th>case</th>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -287,7 +293,8 @@ def build(store, out: Path, fraction: float | None = None) -> list[Path]:
         blocks, block_shares = store.context_results(run["id"]), store.context_shares(run["id"])
         links = [("../../index.html", "all runs"), ("tables.md", "tables")]
         page = html.build(stored, rows, amdahl_shares, store=store, plotly_src=f"../../{PLOTLY}", links=links,
-                          history_href=lambda op: f"../../ops/{op_file(op)}")
+                          history_href=lambda op: f"../../ops/{op_file(op)}",
+                          run_href=lambda other: f"../run-{other}/index.html")
         atomic.write_text(_within(out, folder / "index.html"), page)
         atomic.write_text(_within(out, folder / "tables.md"), markdown.tables(stored, rows, blocks, block_shares))
         written += [folder / "index.html", folder / "tables.md"]

@@ -100,7 +100,7 @@ def _times(value: float | None) -> str:
     return f"{value:,.0f}×" if value >= 10 else f"{value:.2f}×"
 
 
-def _times_table(study: Study, picked: dict[tuple[str, str], dict]) -> str:
+def _times_table(study: Study, picked: dict[tuple[str, str], dict], run_href) -> str:
     """Kernel time per implementation and case, each against the case's fastest; with several precisions,
     against the fastest of its own precision, its precision and error beside."""
     cases = [c for c in study.cases if any(case == c for case, _ in picked)]
@@ -122,7 +122,8 @@ def _times_table(study: Study, picked: dict[tuple[str, str], dict]) -> str:
             ratio = row["kernel_us"] / fastest
             mark = ' class="num best"' if ratio == 1.0 else ' class="num"'
             error = f"<br>error {_error(row)}" if several else ""
-            cells.append(f"<td{mark}>{row['kernel_us']:,.1f} µs<br>{ratio:.2f}×{error} · run {row['run_id']}</td>")
+            cells.append(f"<td{mark}>{row['kernel_us']:,.1f} µs<br>{ratio:.2f}×{error} · "
+                         f'<a href="{run_href(row["run_id"])}">run {row["run_id"]}</a></td>')
         precision = f"<td>{escape(precision_of[impl])}</td>" if several else ""
         body.append(f"<tr><td>{escape(impl)}</td>{precision}{''.join(cells)}</tr>")
     precision_head = "<th>precision</th>" if several else ""
@@ -243,12 +244,12 @@ def _blocks_measured(store, study: Study, runs: list[dict], run_href) -> str:
     return note + ("".join(sections) or "<p>No passing measurement of this study's blocks yet.</p>")
 
 
-def _ops_measured(study: Study, newest: dict[str, list[dict]]) -> str:
+def _ops_measured(study: Study, newest: dict[str, list[dict]], run_href) -> str:
     several = len({impl.precision for op in study.ops for impl in registry.select(op, study.impls)}) > 1
     within = (" at its precision (a ratio is never taken across precisions; the error is against the float64 "
               "reference)" if several else "")
     measured = "".join(
-        f"<h3>{escape(device)}, {escape(cache)} L2</h3>{_times_table(study, picked)}{_precision_table(study, picked)}"
+        f"<h3>{escape(device)}, {escape(cache)} L2</h3>{_times_table(study, picked, run_href)}{_precision_table(study, picked)}"
         f"{_times_figure(study, picked, f'times-{i}')}"
         for i, ((device, cache), picked) in enumerate(latest_times(study, newest).items()))
     return (f"<p class=\"note\">Kernel time on the single path, the latest passing result of each implementation "
@@ -297,9 +298,9 @@ def study_body(store, study: Study, runs: list[dict], newest: dict[str, list[dic
                + ("<ul>" + "".join(f"<li><code>{escape(p)}</code></li>" for p in study.predict) + "</ul>"
                   if study.predict else ""))
     measured = (_blocks_measured(store, study, runs, run_href) if study.context is not None
-                else _ops_measured(study, newest))
+                else _ops_measured(study, newest, run_href))
     stated = "".join(f'<h3><a href="{run_href(run["id"])}">run {run["id"]}</a> · {escape(run["started_at"])}</h3>{text}'
-                     for run in reversed(runs) if (text := html.experiment_html(store, run, note=False)))
+                     for run in reversed(runs) if (text := html.experiment_html(store, run, note=False, run_href=run_href)))
     run_list = ", ".join(f'<a href="{run_href(run["id"])}">{run["id"]}</a>' for run in runs) or "none yet"
     return (f"<p>{escape(' '.join(study.question.split()))}</p>{_definition(study)}{_conclusion(study, runs)}"
             f"<h2>What was measured</h2>{measured}"
