@@ -21,13 +21,14 @@ pytestmark = [
 ]
 
 registry.load()
-OPS = ("matmul", "bias_gelu", "layernorm", "triangle")
+OPS = ("matmul", "bias_gelu", "layernorm", "softmax", "triangle")
 TAGS = {"bf16": "bf16", "fp16": "f16"}
 LOWP = [i for op in OPS for i in registry.implementations(op)
         if i.family in ("native", "native-py") and i.precision in TAGS]
 # Ragged shapes that take every kernel choice on 132 SMs: matmul's 128-tiles (169 blocks, M and N not
 # multiples of 128), its 64-tiles with and without 16-byte rows, an empty K; bias_gelu's and layernorm's
-# 8-wide and scalar rows at each layernorm width class; triangle's 64- and 32-tiles, 4-channel and scalar.
+# 8-wide and scalar rows at each layernorm width class; softmax's warp, block and online rows, ragged
+# widths among them; triangle's 64- and 32-tiles, 4-channel and scalar.
 RAGGED = {
     "matmul": [{"m": 1544, "k": 1032, "n": 1552}, {"m": 129, "k": 257, "n": 131}, {"m": 1000, "k": 1000, "n": 1000},
                {"m": 17, "k": 31, "n": 9}, {"m": 5, "k": 0, "n": 4}],
@@ -36,6 +37,8 @@ RAGGED = {
     "layernorm": [{"rows": r, "cols": c} for r, c in (
         (3, 256), (2, 400), (5, 1000), (3, 2048), (5, 4096), (2, 8000), (2, 16384), (2, 20000),
         (3, 31), (7, 33), (4, 100), (2, 130), (4, 500), (9, 999), (3, 1030))],
+    "softmax": [{"rows": r, "cols": c} for r, c in (
+        (7, 33), (5, 64), (9, 200), (5, 1000), (3, 1030), (2, 4096), (2, 9000), (2, 16384), (2, 16411), (3, 70000))],
     "triangle": [{"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 257, "c": 7}, {"batch": 3, "n": 200, "c": 16},
                  {"batch": 1, "n": 384, "c": 64}, {"batch": 1, "n": 384, "c": 63}],
 }

@@ -1,5 +1,5 @@
-"""bf16 and fp16 native kernels (matmul on tensor cores; bias_gelu, layernorm and triangle in float32
-arithmetic on 16-bit data) without a GPU: NVRTC compiles them for sm_90, they are registered at those
+"""bf16 and fp16 native kernels (matmul on tensor cores; bias_gelu, layernorm, softmax and triangle in
+float32 arithmetic on 16-bit data) without a GPU: NVRTC compiles them for sm_90, they are registered at those
 precisions beside ieee, their launchers refuse other dtypes by name, and under the CPU emulation
 (native_emu; matmul's ldmatrix and mma computed by the PTX ISA's fragment layouts) every one of them
 meets its contract, rounds its output to nearest even, and is reached by the shapes below; their sm_90
@@ -24,7 +24,7 @@ from mage.spec import Case, input_dtype
 from native_emu import EmuHost, compiler, op_kernels
 
 registry.load()
-OPS = ("matmul", "bias_gelu", "layernorm", "triangle")
+OPS = ("matmul", "bias_gelu", "layernorm", "softmax", "triangle")
 PRECISIONS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the kernels' dtype tag
 HOPPER = 90
 needs_compiler = pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
@@ -100,7 +100,8 @@ def test_a_16_bit_kernel_refuses_float32_and_the_other_16_bit_dtype(op):
 
 # Shapes that reach every 16-bit kernel: matmul's 128-tiles (4 blocks on the emulation's 4 SMs, K and
 # N multiples of 8), its 64-tiles with and without 16-byte rows; bias_gelu's 8-wide and scalar
-# columns; layernorm's warp, block and looped rows of 8-element chunks, and scalar rows; triangle's
+# columns; layernorm's warp, block and looped rows of 8-element chunks, and scalar rows; softmax's
+# warp and block rows at each width class (ragged ones: 33, 1000) and its online rows; triangle's
 # 64- and 32-tiles with and without 4-channel loads.
 EMULATED = {
     "matmul": [{"m": 200, "k": 40, "n": 136}, {"m": 33, "k": 64, "n": 24}, {"m": 70, "k": 40, "n": 68},
@@ -109,6 +110,8 @@ EMULATED = {
     "layernorm": [{"rows": r, "cols": c} for r, c in (
         (6, 16), (2, 400), (5, 1024), (1, 2048), (3, 4096), (1, 8000), (1, 16384), (1, 20000),
         (3, 31), (7, 33), (2, 65), (2, 255), (2, 511), (2, 999), (2, 1030))],
+    "softmax": [{"rows": r, "cols": c} for r, c in (
+        (7, 33), (6, 64), (5, 200), (5, 1000), (2, 1030), (1, 4096), (1, 9000), (1, 16384), (1, 16411))],
     "triangle": [{"batch": 1, "n": 70, "c": 16}, {"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 12},
                  {"batch": 1, "n": 66, "c": 13}],
 }

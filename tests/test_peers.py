@@ -57,7 +57,7 @@ def test_what_each_peer_implements():
     names = {peer.family: sorted(f"{i.op}:{i.name}" for i in _peer_impls(peer)) for peer in PEERS}
     assert names == {
         "liger": ["layernorm:liger/affine/bf16", "layernorm:liger/affine/fp16", "layernorm:liger/affine/ieee",
-                  "softmax:liger/rows/ieee"],
+                  "softmax:liger/rows/bf16", "softmax:liger/rows/fp16", "softmax:liger/rows/ieee"],
         "pyg": ["neighbor_agg:pyg/mean/ieee", "neighbor_agg:pyg/sum/ieee"],
         "quack": ["layernorm:quack/affine/ieee", "softmax:quack/rows/ieee"],
         "cuequivariance": [],
@@ -83,8 +83,8 @@ def test_pyg_passes_its_contract_on_the_cpu_on_every_test_graph(impl):
 
 @required(LIGER.missing() is not None or not INTERPRETED,
           f"Liger-Kernel's softmax cannot run here: {LIGER.missing() or 'TRITON_INTERPRET=1 is not set'}")
-def test_liger_softmax_passes_its_contract_on_the_cpu_on_every_test_shape():
-    (impl,) = _peer_impls(LIGER, "softmax")
+@pytest.mark.parametrize("impl", _peer_impls(LIGER, "softmax"), ids=lambda impl: impl.name)
+def test_liger_softmax_passes_its_contract_on_the_cpu_on_every_test_shape(impl):
     assert impl.unavailable_reason("cpu") is None
     spec = registry.get_op("softmax")
     for case in _test_cases(spec):

@@ -23,6 +23,7 @@ from mage.store import Store
 registry.load()
 QUICK = Method(span_samples=6, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=2)
 MATMUL = Case("matmul", "test", "seed", {"m": 33, "k": 65, "n": 17}, seed=5)
+SOFTMAX_WIDE = Case("softmax", "test", "seed", {"rows": 3, "cols": 1000}, seed=5)
 
 
 def _matmul_at(precision: str, fn, impl_like):
@@ -149,6 +150,59 @@ def test_compulsory_bytes_narrow_with_the_input_dtype():
     assert spec.bytes_at(case, "default", "tf32x3") == spec.bytes(case, "default")
 
 
+def test_softmax_s_bytes_narrow_with_the_input_dtype_and_its_flops_do_not():
+    spec = registry.get_op("softmax")
+    case = spec.case("1024x1024")
+    assert spec.bytes_at(case, "rows", "bf16") == spec.bytes_at(case, "rows", "fp16") == 2 * 2 * 1024**2
+    assert spec.bytes_at(case, "rows", "ieee") == spec.bytes(case, "rows") == 4 * 2 * 1024**2
+    assert spec.flops(case, "rows") == 5 * 1024**2  # the same operations on every element, whatever its width
+
+
+def _softmax_summing_in(accumulator: torch.dtype, dtype: torch.dtype):
+    """Softmax with exp(x − max) in float32, summed along the row in ``accumulator`` (rounded at each
+    addition, as a kernel's running sum of that type is), the output in ``dtype``."""
+
+    def softmax(x):
+        wide = x.float()
+        e = torch.exp(wide - wide.amax(dim=-1, keepdim=True))
+        total = torch.zeros(x.shape[0], dtype=accumulator)
+        for column in e.to(accumulator).unbind(dim=1):
+            total = total + column
+        return (e / total.float()[:, None]).to(dtype)
+
+    return softmax
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+def test_a_16_bit_softmax_summing_a_wide_row_in_16_bits_fails_and_in_float32_passes(precision, impl_like):
+    """A thousand terms exp(x − max), mostly below 0.1, that sum to about 67: a bf16 running sum stops growing
+    where half its spacing passes the terms (0.0625 from 16 on), an fp16 one rounds each term to its spacing
+    (1/32 from 32, 1/16 from 64). The same sum in float32 passes."""
+    eager = registry.baseline_for("softmax", "rows", precision)
+    spec, dtype = registry.get_op("softmax"), input_dtype(precision)
+    wide = impl_like(eager, _softmax_summing_in(torch.float32, dtype))
+    assert check.check(wide, eager, spec, SOFTMAX_WIDE, "cpu", seed=1).passed
+    result = check.check(impl_like(eager, _softmax_summing_in(dtype, dtype)), eager, spec, SOFTMAX_WIDE, "cpu", seed=1)
+    assert not result.passed and result.reason.startswith("normal inputs: error")
+    assert f"{precision} ceiling 0.02" in result.reason
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+@pytest.mark.parametrize("cols", [33, 1000])
+def test_a_16_bit_softmax_four_ulps_off_fails(precision, cols, impl_like):
+    """Eager's output with every finite element four units in its last place larger (its bits + 4): about 2 %
+    at bf16 and 0.3 % at fp16, each above what is allowed (the ceiling, or 10× eager's error where lower)."""
+    eager = registry.baseline_for("softmax", "rows", precision)
+
+    def four_ulps_off(x):
+        out = eager.fn(x)
+        return torch.where(out.isfinite(), (out.view(torch.int16) + 4).view(out.dtype), out)
+
+    case = Case("softmax", "test", "seed", {"rows": 3, "cols": cols}, seed=5)
+    result = check.check(impl_like(eager, four_ulps_off), eager, registry.get_op("softmax"), case, "cpu", seed=1)
+    assert not result.passed and f"{precision} ceiling 0.02" in result.reason
+
+
 def test_16_bit_library_products_accumulate_in_float32_inside_the_mode_only():
     matmul = torch.backends.cuda.matmul
     before = (matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction)
@@ -194,7 +248,7 @@ def test_a_run_times_implementations_of_different_dtypes_together(three_precisio
     assert rows["eager/erf/ieee"]["rel_error"] < 1e-6 < 1e-4 < rows["eager/erf/fp16"]["rel_error"] < rows["eager/erf/bf16"]["rel_error"]
 
 
-@pytest.mark.parametrize("op", ["matmul", "bias_gelu", "layernorm"])
+@pytest.mark.parametrize("op", ["matmul", "bias_gelu", "layernorm", "softmax"])
 def test_the_ops_declare_bf16_and_fp16_with_eager_and_triton_at_each(op):
     spec = registry.get_op(op)
     assert {"bf16", "fp16"} <= set(spec.precisions)

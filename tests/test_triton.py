@@ -349,6 +349,22 @@ def test_numpy_rejects_what_the_interpreter_shim_works_around():
 
 
 @triton.jit
+def _store_probe_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + i))
+
+
+def test_the_interpreter_rounds_float32_to_bf16_to_nearest_even_as_compiled_stores_do():
+    """Triton 3.6's interpreter truncates (0.99999 became 0.99609375); the shim in backends/triton rounds."""
+    # A carry into the exponent, ties to even both ways, just above a tie, overflow, inf, NaN, a subnormal.
+    x = torch.tensor([0.99999, 1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-8 + 2**-20, 3.4e38, float("inf"), float("nan"),
+                      1e-40])
+    out = torch.empty(len(x), dtype=torch.bfloat16)
+    _store_probe_kernel[(1,)](x, out, N=len(x))
+    torch.testing.assert_close(out, x.to(torch.bfloat16), rtol=0, atol=0, equal_nan=True)
+
+
+@triton.jit
 def _row_major_tile_probe_kernel(rows_ptr, cols_ptr, n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     r, c = triton_backend.row_major_tile(n_cols, BLOCK_R, BLOCK_C)
     pid = tl.program_id(0)

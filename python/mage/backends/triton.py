@@ -199,6 +199,32 @@ def _patch_interpreter_bf16_dot() -> None:
     interpreter.InterpreterBuilder.create_dot = create_dot
 
 
+def _patch_interpreter_bf16_rounding() -> None:
+    """Let the Triton 3.6 interpreter round float32 to bf16 to nearest even, as compiled kernels do.
+
+    It truncates (its cast drops the low 16 bits): 0.99999 stored into a bf16 tensor is 0.99609375, not 1.0,
+    one unit in the last place off where a compiled kernel's store rounds. Rounded here as the native
+    kernels' CPU emulation rounds (mage/backends/native_half.cuh), NaN kept a NaN.
+    """
+    from triton.runtime import interpreter
+
+    original = interpreter.InterpreterBuilder.cast_impl
+    if getattr(original, "_mage_bf16_fix", False):
+        return
+
+    def cast_impl(self, src, dst_type):
+        if (src.dtype.scalar, dst_type.scalar) != (tl.float32, tl.bfloat16):
+            return original(self, src, dst_type)
+        bits = np.ascontiguousarray(src.data, dtype=np.float32).view(np.uint32)
+        rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        nan = (bits & 0x7FFFFFFF) > 0x7F800000
+        return interpreter.TensorHandle(np.where(nan, np.uint16(0x7FC0), rounded), dst_type.scalar)
+
+    cast_impl._mage_bf16_fix = True
+    interpreter.InterpreterBuilder.cast_impl = cast_impl
+
+
 if INTERPRETED:
     _patch_interpreter_for_numpy_2_4()
     _patch_interpreter_bf16_dot()
+    _patch_interpreter_bf16_rounding()

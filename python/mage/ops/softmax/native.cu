@@ -1,4 +1,4 @@
-// Softmax over the last dimension, float32 (see spec.py):
+// Softmax over the last dimension, float32 (see spec.py; bf16 and fp16 in native16.cu):
 //     out[r, c] = exp(x[r, c] − max_c x[r, ·]) / Σ_c exp(x[r, c] − max)
 //
 // Register kernels hold a row in registers, V elements a thread (coalesced: element t + i·THREADS),
@@ -10,6 +10,8 @@
 //
 // Reductions are deterministic: warp butterflies, then every thread combines the per-warp partials
 // in the same order.
+
+#include "../../backends/native_half.cuh"
 
 #define NO_VALUE (-3.402823466e38f)  // −FLT_MAX: the max of no value; exp(NO_VALUE − m) is 0, never NaN
 #define PAST_THE_END __int_as_float(0xff800000)  // −inf: exp(PAST_THE_END − m) is 0 even where m is NO_VALUE
@@ -41,10 +43,10 @@ __device__ __forceinline__ float row_reduce(float v, float* scratch, Op op) {
     return total;
 }
 
-// x, out: rows × cols contiguous; THREADS · V ≥ cols. THREADS == 32: block (128), grid ceil(rows / 4);
-// otherwise block (THREADS), grid (rows).
-template <int THREADS, int V>
-__device__ __forceinline__ void softmax_registers(const float* __restrict__ x, float* __restrict__ out, long long rows,
+// x, out: rows × cols contiguous, T float (or bf16, fp16: native16.cu, all arithmetic float32); THREADS · V ≥
+// cols. THREADS == 32: block (128), grid ceil(rows / 4); otherwise block (THREADS), grid (rows).
+template <int THREADS, int V, typename T>
+__device__ __forceinline__ void softmax_registers(const T* __restrict__ x, T* __restrict__ out, long long rows,
                                                   int cols) {
     __shared__ float scratch[THREADS > 32 ? THREADS / 32 : 1];
     // A warp kernel's block holds blockDim / 32 rows, a warp each; a block kernel's block one row.
@@ -60,7 +62,7 @@ __device__ __forceinline__ void softmax_registers(const float* __restrict__ x, f
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int c = t + i * THREADS;
-        v[i] = c < cols ? x[c] : PAST_THE_END;
+        v[i] = c < cols ? to_float(x[c]) : PAST_THE_END;
         m = fmaxf(m, v[i]);
     }
     m = row_reduce<THREADS>(m, scratch, MaxOp());
@@ -74,34 +76,26 @@ __device__ __forceinline__ void softmax_registers(const float* __restrict__ x, f
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int c = t + i * THREADS;
-        if (c < cols) out[c] = v[i] * inverse;
+        if (c < cols) out[c] = from_float<T>(v[i] * inverse);
     }
 }
 
-#define SOFTMAX_REGISTERS(NAME, THREADS, BLOCK, V)                                                              \
-    extern "C" __global__ void __launch_bounds__(BLOCK) NAME(const float* __restrict__ x, float* __restrict__ out, \
-                                                             long long rows, int cols) {                          \
-        softmax_registers<THREADS, V>(x, out, rows, cols);                                                      \
+#define SOFTMAX_REGISTERS(NAME, T, THREADS, BLOCK, V)                                                         \
+    extern "C" __global__ void __launch_bounds__(BLOCK) NAME(const T* __restrict__ x, T* __restrict__ out,     \
+                                                             long long rows, int cols) {                      \
+        softmax_registers<THREADS, V>(x, out, rows, cols);                                                  \
     }
 
-// A warp per row (four a block): up to 32·V columns.
-SOFTMAX_REGISTERS(softmax_f32_warp_v2, 32, 128, 2)
-SOFTMAX_REGISTERS(softmax_f32_warp_v8, 32, 128, 8)
-SOFTMAX_REGISTERS(softmax_f32_warp_v32, 32, 128, 32)
-// A block per row: up to THREADS·16 columns.
-SOFTMAX_REGISTERS(softmax_f32_block256_v16, 256, 256, 16)
-SOFTMAX_REGISTERS(softmax_f32_block1024_v16, 1024, 1024, 16)
-
-// Any width: block (256) per row, grid (rows); two reads of the row.
-extern "C" __global__ void __launch_bounds__(256) softmax_f32_online(const float* __restrict__ x, float* __restrict__ out,
-                                                                     long long rows, int cols) {
+// Any width: block (256) per row, grid (rows); two reads of the row. T as softmax_registers.
+template <typename T>
+__device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __restrict__ out, int cols) {
     __shared__ float scratch[256 / 32];
     const long long row = blockIdx.x;
-    const float* xr = x + row * cols;
-    float* outr = out + row * cols;
+    const T* xr = x + row * cols;
+    T* outr = out + row * cols;
     float m = NO_VALUE, s = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256) {
-        const float v = xr[c];
+        const float v = to_float(xr[c]);
         const float grown = fmaxf(m, v);
         s = s * expf(m - grown) + expf(v - grown);
         m = grown;
@@ -109,8 +103,29 @@ extern "C" __global__ void __launch_bounds__(256) softmax_f32_online(const float
     const float row_max = row_reduce<256>(m, scratch, MaxOp());
     // A thread that saw no value (cols < 256) holds s = 0: it adds 0.
     const float inverse = 1.0f / row_reduce<256>(s * expf(m - row_max), scratch, SumOp());
-    for (int c = threadIdx.x; c < cols; c += 256) outr[c] = expf(xr[c] - row_max) * inverse;
+    for (int c = threadIdx.x; c < cols; c += 256) outr[c] = from_float<T>(expf(to_float(xr[c]) - row_max) * inverse);
 }
+
+// The kernels of element type T, named softmax_TAG_…: float32 here (TAG f32); bf16 and fp16 in native16.cu.
+// mage.ops.softmax.native.plan chooses among them by row width.
+#define SOFTMAX_KERNELS(TAG, T)                                                                                \
+    /* A warp per row (four a block): up to 32·V columns. */                                                   \
+    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v2, T, 32, 128, 2)                                                  \
+    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v8, T, 32, 128, 8)                                                  \
+    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v32, T, 32, 128, 32)                                                \
+    /* A block per row: up to THREADS·16 columns. */                                                           \
+    SOFTMAX_REGISTERS(softmax_##TAG##_block256_v16, T, 256, 256, 16)                                           \
+    SOFTMAX_REGISTERS(softmax_##TAG##_block1024_v16, T, 1024, 1024, 16)                                        \
+    extern "C" __global__ void __launch_bounds__(256) softmax_##TAG##_online(const T* __restrict__ x,          \
+                                                                             T* __restrict__ out,              \
+                                                                             long long rows, int cols) {       \
+        softmax_online(x, out, cols);                                                                          \
+    }
+
+// native16.cu includes this file for its templates only: the float32 kernels and the cluster strategies
+// (float32 only) are compiled here alone.
+#ifndef NATIVE_TEMPLATES_ONLY
+SOFTMAX_KERNELS(f32, float)
 
 // ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
@@ -273,3 +288,4 @@ SOFTMAX_PIPE(4, 512, 4, 2)
 SOFTMAX_PIPE(8, 512, 4, 2)
 SOFTMAX_PIPE(8, 1024, 4, 1)
 SOFTMAX_PIPE(8, 1024, 8, 1)
+#endif

@@ -5,34 +5,45 @@ to 16387 columns in one block's registers whatever its alignment (a scalar head 
 16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
 a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
 read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
-memory while the current one is reduced (mage.backends.rows.pipe_plan)."""
+memory while the current one is reduced (mage.backends.rows.pipe_plan). bf16 and fp16 rows run the same
+register and online kernels over 16-bit elements, widened to float32 in registers (native16.cu), chosen by
+the same widths."""
 
 import torch
 
-from mage.backends.native import Kernel, cdiv, check_inputs, register
+from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe,
                                 launch_slice, pipe_takes, slice_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
+from mage.spec import input_dtype
 
 SIGNATURE = "ppli"  # x, out, rows, cols
 ROWS_PER_WARP_BLOCK = 4  # warp kernels run 128 threads: four rows a block
 
-# (widest row, kernel, threads a row), narrowest first.
-PLANS = [(32 * v, Kernel("softmax", f"softmax_f32_warp_v{v}", SIGNATURE), 32) for v in (2, 8, 32)] + [
-    (16 * t, Kernel("softmax", f"softmax_f32_block{t}_v16", SIGNATURE), t) for t in (256, 1024)
-]
-ONLINE = Kernel("softmax", "softmax_f32_online", SIGNATURE)
+
+def _plans(tag: str, file: str = "native.cu") -> tuple[list, Kernel]:
+    """The register kernels of dtype ``tag`` (f32, bf16, f16) as (widest row, kernel, threads a row), narrowest
+    first, and the online kernel for wider rows."""
+    registers = [(32 * v, Kernel("softmax", f"softmax_{tag}_warp_v{v}", SIGNATURE, file), 32) for v in (2, 8, 32)] + [
+        (16 * t, Kernel("softmax", f"softmax_{tag}_block{t}_v16", SIGNATURE, file), t) for t in (256, 1024)
+    ]
+    return registers, Kernel("softmax", f"softmax_{tag}_online", SIGNATURE, file)
 
 
-def plan(rows: int, cols: int) -> tuple[Kernel, tuple, tuple]:
-    """(kernel, grid, block) for a rows × cols input."""
-    for widest, kernel, threads in PLANS:
+# precision -> (register plans, online kernel)
+PLANS = {"ieee": _plans("f32")} | {p: _plans(tag, SIXTEEN_BIT_SOURCE) for p, tag in SIXTEEN_BIT_TAGS.items()}
+
+
+def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, tuple]:
+    """(kernel, grid, block) for a rows × cols input at ``precision``."""
+    registers, online = PLANS[precision]
+    for widest, kernel, threads in registers:
         if cols <= widest:
             if threads == 32:
                 return kernel, (cdiv(rows, ROWS_PER_WARP_BLOCK), 1, 1), (32 * ROWS_PER_WARP_BLOCK, 1, 1)
             return kernel, (rows, 1, 1), (threads, 1, 1)
-    return ONLINE, (rows, 1, 1), (256, 1, 1)
+    return online, (rows, 1, 1), (256, 1, 1)
 
 
 SLICE = {plan: Kernel("softmax", "softmax_f32_slice_t{}_v{}".format(*plan), SIGNATURE) for plan in SLICE_PLANS}
@@ -40,21 +51,21 @@ CLUSTER = {plan: Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan)
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 
 
-def require_inputs(host, x) -> None:
+def require_inputs(host, x, dtype=torch.float32) -> None:
     """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
-    ready = host.holds(x) and x.dtype == torch.float32 and x.dim() == 2 and x.is_contiguous()
+    ready = host.holds(x) and x.dtype == dtype and x.dim() == 2 and x.is_contiguous()
     if not ready:
-        check_inputs(host, SPEC, x=x)
+        check_inputs(host, SPEC, dtype=dtype, x=x)
 
 
-@register("softmax", variants=("rows",))
-def softmax(host, x):
-    require_inputs(host, x)
+@register("softmax", variants=("rows",), precisions=("ieee", "bf16", "fp16"))
+def softmax(host, x, precision="ieee"):
+    require_inputs(host, x, input_dtype(precision))
     rows, cols = x.shape
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
-    kernel, grid, block = plan(rows, cols)
+    kernel, grid, block = plan(rows, cols, precision)
     host.launch(kernel, grid, block, x, out, rows, cols)
     return out
 

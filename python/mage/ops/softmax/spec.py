@@ -1,4 +1,4 @@
-"""Softmax over the last dimension of a float32 matrix, numerically stable.
+"""Softmax over the last dimension of a matrix (float32, or bf16 and fp16 in and out), numerically stable.
 
     m[r]     = max_c x[r, c]
     s[r]     = Σ_c exp(x[r, c] − m[r])
@@ -9,6 +9,10 @@ large-mean inputs (1e4 + N(0, 1)) overflow exp(x) to infinity in any formula tha
 softmax they are not ill-conditioned (x − m is exact there, by Sterbenz's lemma), so the float32
 ceiling holds on them as on the others: an implementation must be within 1e-5 and within 10×
 eager's error, which is near float32 rounding.
+
+At bf16 and fp16 the input and the output are 16-bit and the arithmetic float32 inside. The contract's
+reference is computed on the rounded inputs, where a large-mean row (1e4 + N(0, 1)) rounds to one value
+(9984 in bf16, 10000 in fp16, but for a rare neighbour 8 away): a row that must come out uniform.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from mage.spec import (NONFINITE, Case, OpSpec, draw, drawn_index, generator, pl
 class SoftmaxSpec(OpSpec):
     name = "softmax"
     variants = ("rows",)
+    precisions = ("ieee", "bf16", "fp16")  # bf16/fp16: x and the output of that dtype
     distributions = ("normal", "heavy", "large-mean", NONFINITE)
     # For the tests: small cases, odd on purpose (a prime width, one row, a row too wide for registers).
     test_params = ({"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 2, "cols": 16411})
@@ -49,7 +54,7 @@ class SoftmaxSpec(OpSpec):
 
     def validate(self, x) -> None:
         require_tensor("x", x)
-        require_dtype("x", x, torch.float32)
+        require_dtype("x", x, *self.input_dtypes())
         require_ndim("x", x, 2, "rows × cols")
 
     def reference(self, inputs, variant):
@@ -69,7 +74,7 @@ class SoftmaxSpec(OpSpec):
         f32 = torch.randn
         return [
             (lambda: (f32(4, 8, 2),), r"x must be 2-D"),
-            (lambda: (f32(4, 8).double(),), r"x must have dtype float32, got float64"),
+            (lambda: (f32(4, 8).double(),), r"x must have dtype float32 or bfloat16 or float16, got float64"),
             (lambda: (f32(4, 8).numpy(),), r"x must be a torch.Tensor"),
         ]
 

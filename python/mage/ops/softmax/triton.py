@@ -50,7 +50,7 @@ def _softmax_rows_kernel(
     c = tl.arange(0, BLOCK_C)
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     r64 = r.to(tl.int64)
-    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=-float("inf"))
+    x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=-float("inf")).to(tl.float32)
     e = tl.exp(x - tl.max(x, axis=1)[:, None])  # NaN in a row that is all −inf (rows past the end too)
     tl.store(out_ptr + r64[:, None] * cols + c[None, :], e * (1.0 / tl.sum(e, axis=1))[:, None], mask=mask)
 
@@ -68,7 +68,7 @@ def _online_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.const
     s = tl.zeros([BLOCK_R, BLOCK_C], tl.float32)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
-        x = tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf"))
+        x = tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf")).to(tl.float32)
         grown = tl.maximum(m, x)
         s = s * tl.exp(m - grown) + tl.exp(x - grown)
         m = grown
@@ -112,7 +112,8 @@ def _softmax_streaming_kernel(
     c = tl.arange(0, BLOCK_C)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
-        x = tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf"))  # exp: 0 where nothing is stored
+        # exp: 0 where nothing is stored
+        x = tl.load(x_rows + start + c[None, :], mask=ok, other=-float("inf")).to(tl.float32)
         tl.store(out_rows + start + c[None, :], tl.exp(x - row_max[:, None]) * inverse[:, None], mask=ok)
 
 
@@ -230,7 +231,9 @@ def _softmax_lagged_kernel(
                     launch.pick(inverse, 0), launch.pick(row_max, 1), launch.pick(inverse, 1), CHUNK)
 
 
-@implementation("softmax", family="triton", variants=("rows",), available=triton_available)
+# bf16/fp16 (the registers and online kernels widen their loads to float32, and round once on the store).
+@implementation("softmax", family="triton", variants=("rows",), precisions=("ieee", "bf16", "fp16"),
+                available=triton_available)
 def softmax(x):
     x, out = launch.prepared(SPEC, x)
     if x.shape[1] <= MAX_FUSED_COLS:

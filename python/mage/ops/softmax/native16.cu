@@ -1,0 +1,13 @@
+// bf16 and fp16 kernels of softmax (the lower-precision study). They live in a source of their own so that compiling
+// them (NVRTC compiles a whole source at a kernel's first launch) costs nothing to the float32 kernels' users:
+// native.cu is included for its templates only, without its float32 kernels.
+//
+// native.cu's register and online kernels over 16-bit x and out: each element is widened to float32 as it is
+// loaded, so the max, Σ exp and the division are float32 exactly as there, and each output is rounded once on
+// the store. The same widths a kernel as for float32, so the same plan by width.
+
+#define NATIVE_TEMPLATES_ONLY
+#include "native.cu"
+
+SOFTMAX_KERNELS(bf16, bf16)
+SOFTMAX_KERNELS(f16, f16)
