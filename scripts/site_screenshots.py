@@ -3,7 +3,8 @@
     .venv/bin/python scripts/site_screenshots.py [--db results/h200/mage.db] [--out docs/screenshots]
 
 Builds the site into a temporary folder, then captures the front page and a study page at a desktop width
-(1440 px) and a phone width (430 px), and a run page and a history page at the desktop width. Chromium is
+(1440 px) and a phone width (430 px), the lower-precision study at the desktop width, and the newest run's page
+and neighbor_agg's history at both. Chromium is
 driven as the site's browser tests drive it (tests/test_report_browser.py: DevTools), so a page that logs
 an error there fails here the same way.
 """
@@ -23,19 +24,22 @@ from mage.store import Store  # noqa: E402
 from test_report_browser import DevTools  # noqa: E402
 
 DESKTOP, PHONE = 1440, 430
+MAX_HEIGHT = 8000
 # (page in the site, screenshot name, widths)
 PAGES = [("index.html", "front-page", (DESKTOP, PHONE)),
          ("studies/model-context.html", "study-model-context", (DESKTOP, PHONE)),
          ("studies/lower-precision.html", "study-lower-precision", (DESKTOP,)),
-         ("ops/neighbor_agg.html", "history-neighbor_agg", (DESKTOP,))]
+         ("ops/neighbor_agg.html", "history-neighbor_agg", (DESKTOP, PHONE))]
 
 
 def _to_palette(shot: Path) -> None:
-    """256 colours are plenty for a page of text, tables and plots: a quarter of the bytes in the tree."""
+    """256 colours are plenty for a page of text, tables and plots: a quarter of the bytes in the tree. A page
+    is kept down to its first MAX_HEIGHT pixels, the screens a reader meets first."""
     from PIL import Image
 
     with Image.open(shot) as image:
-        small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        top = image.crop((0, 0, image.width, min(image.height, MAX_HEIGHT)))
+        small = top.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     small.save(shot, optimize=True)
 
 
@@ -47,7 +51,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     store = Store(args.db)
     newest = max(run["id"] for run in store.runs() if run["result_count"])
-    pages = PAGES + [(f"runs/run-{newest}/index.html", f"run-{newest}", (DESKTOP,))]
+    pages = PAGES + [(f"runs/run-{newest}/index.html", f"run-{newest}", (DESKTOP, PHONE))]
     with tempfile.TemporaryDirectory() as scratch:
         built = Path(scratch) / "site"
         site.build(store, built)
