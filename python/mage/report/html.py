@@ -516,8 +516,8 @@ def _results_table(rows: list[dict]) -> str:
 
 
 def run_linked(text: str, run_href=None) -> str:
-    """``text`` escaped, each run it names ("run 12") a link to that run's page by ``run_href(id)``; without
-    ``run_href`` (a report that opens alone, with no run pages around it) only escaped."""
+    """``text`` escaped, each run it names ("run" and its number) a link to that run's page by
+    ``run_href(id)``; without ``run_href`` (a report that opens alone, no run pages around it) only escaped."""
     if run_href is None:
         return escape(text)
     return re.sub(r"\b([Rr]uns?) (\d+)\b", lambda named: f'<a href="{run_href(int(named[2]))}">{named[0]}</a>',
