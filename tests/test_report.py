@@ -183,8 +183,8 @@ def test_fraction_changes_amdahl(stored):
 def test_amdahl_needs_a_share_and_takes_a_measured_one_from_a_model_block(stored):
     _, run, rows = stored
     assert "Amdahl" not in findings.as_text(findings.findings(run, rows))  # no share: no assumed fraction
-    block = {"layernorm": [Share(0.07, "the eager mlp/gpt2-small block at tf32", True),
-                           Share(0.3, "the eager trimul/outgoing-384 block at ieee", True)]}
+    block = {"layernorm": [Share(0.4, "the eager mlp/gpt2-small block at tf32", True, "tf32"),
+                           Share(0.3, "the eager trimul/outgoing-384 block at ieee", True, "ieee")]}
     text = findings.as_text(findings.findings(run, rows, block))
     # The largest share at the best kernel's precision; 1 / (0.7 + 0.3 / 1.793) = 1.15.
     assert ("layernorm is 30% of the kernel time of the eager trimul/outgoing-384 block at ieee (measured inside "
@@ -328,7 +328,7 @@ def test_amdahl_is_applied_at_the_newest_eager_share_of_each_block(tmp_path):
     assert "Amdahl" not in html.build(store.run(run_id), store.rows(run_id), store=store)
     store_context_run(store, scale=2.0)
     store_context_run(store)
-    mlp = Share(48.0 / 1150.0, "the eager mlp/gpt2-small block at ieee", True)
+    mlp = Share(48.0 / 1150.0, "the eager mlp/gpt2-small block at ieee", True, "ieee")
     assert context.op_shares(store)["layernorm"] == [pytest.approx(mlp)]
     page = html.build(store.run(run_id), store.rows(run_id), store=store)
     assert "layernorm is 4% of the kernel time of the eager mlp/gpt2-small block at ieee (measured inside" in page

@@ -40,6 +40,12 @@ class Share:
     fraction: float
     whole: str  # "the eager mlp/gpt2-small block at tf32", or "a request"
     measured: bool
+    precision: str | None = None  # the block's, for a measured share
+
+
+def share_for(shares: list[Share], precision: str) -> Share:
+    """The share to apply a kernel at ``precision`` at: the largest of a block at that precision, else the largest."""
+    return max(shares, key=lambda share: (share.precision == precision, share.fraction))
 
 
 def share_clause(op: str, share: Share, speedup: float) -> str:

@@ -334,7 +334,8 @@ def op_shares(store) -> dict[str, list[Share]]:
     out: dict[str, list[Share]] = {}
     for (block, precision), fractions in newest.items():
         for op, fraction in fractions.items():
-            out.setdefault(op, []).append(Share(min(fraction, 1.0), f"the eager {block} block at {precision}", True))
+            out.setdefault(op, []).append(Share(min(fraction, 1.0), f"the eager {block} block at {precision}", True,
+                                                precision))
     return {op: sorted(shares, key=lambda s: -s.fraction) for op, shares in out.items()}
 
 

@@ -314,7 +314,7 @@ def _amdahl_sentence(single: list[dict], shares: list[amdahl.Share], labels: dic
         return [f"No kernel is shorter than {labels[base['impl']]}'s ({us(base['kernel_us'])} µs) beyond the "
                 f"{KERNEL_NOISE:.0%} threshold, so Amdahl's law has no speedup to scale."]
     speedup = base["kernel_us"] / best["kernel_us"]
-    share = max(shares, key=lambda s: (s.whole.endswith(f" at {best['precision']}"), s.fraction))
+    share = amdahl.share_for(shares, best["precision"])
     text = (f"Amdahl: {labels[best['impl']]}'s kernel is {speedup:.2f}× shorter than {labels[base['impl']]}'s "
             f"({us(best['kernel_us'])} vs {us(base['kernel_us'])} µs); "
             + amdahl.share_clause(best["op"], share, speedup))

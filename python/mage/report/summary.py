@@ -131,7 +131,7 @@ def _amdahl(groups: dict[str, list[dict]], cache: str, shares: list[amdahl.Share
     if not gains:
         return None
     speedup, where, best, base = max(gains, key=lambda gain: gain[0])
-    share = max(shares, key=lambda s: (s.whole.endswith(f" at {best['precision']}"), s.fraction))
+    share = amdahl.share_for(shares, best["precision"])
     return (f"Amdahl: {label(best, labels)}'s kernel is {speedup:.2f}× shorter than {label(base, labels)}'s "
             f"({where + ': ' if len(groups) > 1 else ''}{us(best['kernel_us'])} vs {us(base['kernel_us'])} µs); "
             + amdahl.share_clause(best["op"], share, speedup) + ".")
