@@ -101,14 +101,10 @@ def _runs_table(runs: list[dict]) -> str:
             f"<td>{html.escape(run['started_at'])}</td><td>{html.escape(run['status'])}</td><td>{html.escape(run['clock'])}</td>"
             f"<td>{html.escape(run['suite'])}</td><td>{html.escape(env.get('gpu') or env.get('host_cpu'))}</td>"
             f"<td>{html.escape(commit_label(env))}</td><td class=\"num\">{html.escape(results)}</td>"
-            f"<td>{html.escape(_study_of(run))}</td></tr>")
+            f"<td>{html.escape(studies.named_study(run) or '')}</td></tr>")
     return ("<table class=\"runs\"><thead><tr><th>run</th><th>started</th><th>status</th><th>clock</th><th>suite</th>"
             "<th>device</th><th>commit</th><th>results</th><th>study</th></tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
-
-
-def _study_of(run: dict) -> str:
-    return (run["method"].get("request") or {}).get("study") or ""
 
 
 def _experiments(store, runs: list[dict]) -> str:
@@ -221,7 +217,8 @@ def _best_table(store) -> str:
     body = "".join(
         f"<tr><td>{html.escape(f'{op} {variant} {precision}')}</td><td>{html.escape(f'{case} · {cache} L2')}"
         f"{html.escape(f' · {device}') if len(lines.devices) > 1 else ''}</td>"
-        + "".join(f"<td>{'<br>'.join(map(lambda line: html.run_linked(line, _front_page_run), answer.cell(by_boundary.get(b), True).splitlines()))}</td>"
+        + "".join("<td>" + "<br>".join(html.run_linked(line, _front_page_run)
+                                       for line in answer.cell(by_boundary.get(b), True).splitlines()) + "</td>"
                   for b in best.BOUNDARIES) + "</tr>"
         for (device, op, case, variant, precision, cache), by_boundary in lines.items())
     return (f"<table><thead><tr><th>op</th><th>case</th>{head}</tr></thead><tbody>{body}</tbody></table>"
