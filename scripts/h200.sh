@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run it there from the repo root, after `make wheel` here,
 # carrying dist/ (the abi3 native extension built on this machine) and .whl/ where it holds peers' wheels:
-#   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_STUDIES="schedule wide-rows"]
-#   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_RUN_TIMEOUT=seconds]
+#   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_TESTS_TIMEOUT=seconds]
+#   [MAGE_CHECK="--suite seed --all-strategies"] [MAGE_CHECK_TIMEOUT=seconds] [MAGE_STUDIES="schedule wide-rows"]
+#   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_CONTEXT_TIMEOUT=seconds] [MAGE_RUN_TIMEOUT=seconds]
 #   bash scripts/h200.sh [mage run options…]
-# MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files). MAGE_STUDIES runs each
+# MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files), interrupted (SIGINT, so pytest
+# still prints its summary) after MAGE_TESTS_TIMEOUT. MAGE_CHECK runs mage check with those options. MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
-# with those options (its model blocks, fused implementations and peers included); with studies or a context
-# and no run options, no run. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
+# with those options (its model blocks, fused implementations and peers included); with studies, a check or a
+# context and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
 # Results land in $OUT (or results/h200): runs are appended to a copy of the committed results/h200/mage.db,
 # so every run stays beside the earlier ones. The working tree's Python runs as is; only the compiled
 # extension comes from the wheel.
@@ -34,6 +36,13 @@ if [ -n "$wheels" ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/peers $wheels
     peers=:/tmp/peers
 fi
+# Wheels too large to travel as wheels (cuEquivariance's ops: 73 MB) travel unpacked and repacked as one xz
+# tarball of their installed files (`tar -C site -cJf .whl/NAME.tar.xz .`), unpacked here beside the others.
+for tarball in .whl/*.tar.xz; do
+    [ -e "$tarball" ] || continue
+    mkdir -p /tmp/peers && tar -C /tmp/peers -xJf "$tarball"
+    peers=:/tmp/peers
+done
 export PYTHONPATH=$PWD/python$peers PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
 mage() { python3 -m mage "$@"; }
 checkpoint() { python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db" || true; }
@@ -47,7 +56,17 @@ gpu_tests=${MAGE_GPU_TESTS:-}
 [ "$gpu_tests" != 1 ] || gpu_tests="tests/test_native_gpu.py tests/test_cheats_gpu.py tests/test_faults_gpu.py tests/test_peers_gpu.py"
 if [ -n "$gpu_tests" ]; then
     # shellcheck disable=SC2086
-    python3 -m pytest -q -rfEs -p no:cacheprovider -m gpu $gpu_tests -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
+    timeout -s INT -k 20 "${MAGE_TESTS_TIMEOUT:-0}" python3 -m pytest -q -rfEs -p no:cacheprovider -m gpu $gpu_tests \
+        -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
+fi
+if [ -n "${MAGE_CHECK:-}" ]; then
+    started=$SECONDS
+    # shellcheck disable=SC2086
+    timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK > "$out/check.log" 2>&1 \
+        || echo "mage check $MAGE_CHECK: exit $?" | tee -a "$out/check.log"
+    echo "mage check $MAGE_CHECK: $((SECONDS - started)) s wall" | tee -a "$out/check.log"
+    grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/check.log" | tail -30
+    echo "rows marked FAIL: $(grep -c FAIL "$out/check.log" || true)"; grep FAIL "$out/check.log" | head -40 || true
 fi
 mage env --ceilings > "$out/env.json"
 for study in ${MAGE_STUDIES:-}; do
@@ -62,12 +81,13 @@ done
 if [ -n "${MAGE_CONTEXT:-}" ]; then
     started=$SECONDS
     # shellcheck disable=SC2086
-    python3 -m mage context $MAGE_CONTEXT --db "$db" > "$out/context.log" 2>&1 || echo "mage context: exit $?" | tee -a "$out/context.log"
+    timeout -s TERM -k 5 "${MAGE_CONTEXT_TIMEOUT:-0}" python3 -m mage context $MAGE_CONTEXT --db "$db" > "$out/context.log" 2>&1 \
+        || echo "mage context: exit $?" | tee -a "$out/context.log"
     echo "mage context $MAGE_CONTEXT: $((SECONDS - started)) s wall" | tee -a "$out/context.log"
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/context.log" | tail -40
     checkpoint
 fi
-if [ -n "${MAGE_STUDIES:-}${MAGE_CONTEXT:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
+if [ -n "${MAGE_STUDIES:-}${MAGE_CONTEXT:-}${MAGE_CHECK:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
 run_started=$SECONDS
 [ $skip_run = 1 ] || timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
 [ $skip_run = 1 ] || echo "mage run $*: $((SECONDS - run_started)) s wall, process start to exit" | tee -a "$out/run.log"
