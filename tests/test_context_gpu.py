@@ -30,9 +30,9 @@ GPU_IMPLS = [impl for op in sorted(registry.ops()) for impl in registry.implemen
 SELECTORS = ("eager", "triton", "native", "native-py", "cubecl", "cusparse")
 
 
-def _inputs(op: str) -> tuple:
+def _inputs(op: str, precision: str) -> tuple:
     spec = registry.get_op(op)
-    return spec.make_inputs(Case(op, "gpu", "test", spec.test_params[0], seed=17), 17, "cuda")
+    return spec.make_inputs_at(Case(op, "gpu", "test", spec.test_params[0], seed=17), 17, "cuda", "normal", precision)
 
 
 def _assignment(block, family: str) -> dict[str, str]:
@@ -112,4 +112,4 @@ def test_blocks_compile_fullgraph_on_the_gpu_with_native_ops(name):
 
 @pytest.mark.parametrize("impl", GPU_IMPLS, ids=lambda impl: f"{impl.op}:{impl.name}")
 def test_opcheck_passes_for_every_gpu_implementation(impl):
-    torch.library.opcheck(library.custom_op(impl.op), (*_inputs(impl.op), impl.variant, impl.name))
+    torch.library.opcheck(library.custom_op(impl.op), (*_inputs(impl.op, impl.precision), impl.variant, impl.name))

@@ -102,7 +102,7 @@ def test_both_host_paths_give_identical_bits(impl):
         i for i in registry.implementations(impl.op)
         if i.backend == "native-py" and i.variant == impl.variant and i.precision == impl.precision
     )
-    inputs = registry.get_op(impl.op).make_inputs(_case(impl, "seed"), 3, "cuda", "heavy")
+    inputs = registry.get_op(impl.op).make_inputs_at(_case(impl, "seed"), 3, "cuda", "heavy", impl.precision)
     assert torch.equal(impl.fn(*inputs), twin.fn(*inputs))
 
 
@@ -117,7 +117,7 @@ def _float_input(inputs: tuple) -> int:
 def test_a_captured_launch_replays_to_the_same_output(impl):
     spec = registry.get_op(impl.op)
     case = _case(impl, "seed")
-    inputs = spec.make_inputs(case, 11, "cuda")
+    inputs = spec.make_inputs_at(case, 11, "cuda", "normal", impl.precision)
     expected = impl.fn(*inputs)  # compiles, loads and validates outside the capture
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -132,7 +132,7 @@ def test_a_captured_launch_replays_to_the_same_output(impl):
     torch.cuda.synchronize()
     assert torch.equal(out, expected)
     # The graph holds the kernel, not a copy of its result: new input values, new output.
-    fresh = spec.make_inputs(case, 12, "cuda")
+    fresh = spec.make_inputs_at(case, 12, "cuda", "normal", impl.precision)
     f = _float_input(inputs)
     inputs[f].copy_(fresh[f])
     graph.replay()
@@ -146,9 +146,9 @@ def test_launches_follow_the_current_stream(impl):
     """On a side stream that is still busy writing the input, the kernel must wait for it."""
     spec = registry.get_op(impl.op)
     case = _case(impl, "seed")
-    inputs = spec.make_inputs(case, 21, "cuda")
+    inputs = spec.make_inputs_at(case, 21, "cuda", "normal", impl.precision)
     f = _float_input(inputs)
-    new = spec.make_inputs(case, 22, "cuda")[f]
+    new = spec.make_inputs_at(case, 22, "cuda", "normal", impl.precision)[f]
     expected = impl.fn(*(new if i == f else t for i, t in enumerate(inputs)))
     torch.cuda.synchronize()
     side = torch.cuda.Stream()
