@@ -11,7 +11,7 @@ import torch
 
 from mage import registry
 from mage.backends import native
-from mage.check import check
+from mage.check import check, mage_s_own
 from mage.spec import Case, input_dtype
 from native_emu import op_kernels
 
@@ -105,3 +105,23 @@ def test_contract_at_the_seed_case_and_ragged_shapes(impl):
             _check(impl, case, 2024)
     for index, params in enumerate(RAGGED[impl.op]):
         _check(impl, Case(impl.op, f"ragged-{index}", "seed", params, seed=700 + index), 31 + index)
+
+
+@pytest.mark.parametrize("precision", tuple(TAGS))
+@pytest.mark.parametrize("cols", (4099, 16411, 1000))
+def test_a_16_bit_row_of_one_large_value_normalizes_to_its_bias_in_every_layernorm(precision, cols):
+    """1e4 + N(0, 1) rounds to one bf16 value (9984) a row: the row's spread is 0 and LayerNorm gives its bias
+    exactly, in float64 and eager. A mean divided approximately (Triton's float32 ``/``) is an ulp off at widths
+    that are not powers of two, which makes the row a full-scale error (16373×4099 bf16's large-mean failure)."""
+    dtype = input_dtype(precision)
+    x = torch.full((5, cols), 1e4, device="cuda").to(dtype)
+    weight, bias = torch.randn(cols, device="cuda").to(dtype), torch.randn(cols, device="cuda").to(dtype)
+    for impl in registry.implementations("layernorm"):
+        if impl.precision == precision and not impl.unavailable_reason("cuda") and not impl.fails \
+                and impl.case_skip_reason({"rows": 5, "cols": cols}) is None:
+            out = impl.fn(x, weight, bias)
+            off = f"{impl.name}: {(out.float() - bias.float()).abs().max()} off its bias"
+            if mage_s_own(impl):
+                assert torch.equal(out, bias.expand_as(out)), off
+            elif not torch.equal(out, bias.expand_as(out)):
+                print(off)  # a baseline's or a library's: reported, as its contract failure would be

@@ -122,6 +122,16 @@ def use_descriptor_workspace(device: torch.device) -> None:
 
 
 @triton.jit
+def rounded_div(numerator, denominator):
+    """``numerator / denominator`` rounded as IEEE division is (div.rn.f32). Triton's ``/`` on float32 compiles to
+    div.full.f32, up to 2 ulp off: for a mean that is harmless until the row's spread is near an ulp of its mean
+    (a bf16 row of mean 1e4 rounds to one value), where every centred value becomes ±2 ulp of the mean and the
+    normalized row a full-scale error. Rounded division keeps a constant row's mean exact. The interpreter
+    divides exactly either way, so only the compiled kernels (and the sm_90 compile test) tell them apart."""
+    return tl.math.div_rn(numerator, denominator * 1.0)
+
+
+@triton.jit
 def grouped_tile(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     """(pid_m, pid_n) of ``tile_id`` when GROUP_M row-tiles sweep the columns together.
 

@@ -28,7 +28,7 @@ import torch
 import triton
 import triton.language as tl
 
-from mage.backends.triton import pick_configs, triton_available, triton_tf32_available
+from mage.backends.triton import pick_configs, rounded_div, triton_available, triton_tf32_available
 from mage.context.fusion import fused
 from mage.ops.triangle import triton_relayout
 
@@ -81,7 +81,7 @@ def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr):
 def _layernorm_rows(x, w_ptr, b_ptr, offs_c, C, EPS):
     """Each row of x (ROWS × BLOCK_CH, zero past C) normalized over its C channels, then scaled and shifted."""
     in_c = offs_c < C
-    mean = tl.sum(x, axis=1) / C
+    mean = rounded_div(tl.sum(x, axis=1), C)
     centred = tl.where(in_c[None, :], x - mean[:, None], 0.0)
     rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=1) / C + EPS)
     weight = tl.load(w_ptr + offs_c, mask=in_c, other=0.0)

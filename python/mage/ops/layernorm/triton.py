@@ -13,6 +13,10 @@
 - ``twopass``: a program streams the sum, then the squared deviations, then writes: three reads.
 - ``naive``: one streamed pass of Σx and Σx², var = E[x²] − E[x]²: as fast as online, and wrong
   when a row's mean is large next to its spread (the large-mean contract, which it must fail).
+
+Every mean is divided with IEEE rounding (``rounded_div``), not Triton's approximate ``/``: at 16-bit a row of
+large mean rounds to a handful of values, and a mean 2 ulp off turns the row's tiny spread into a full-scale
+error (bf16 at 16373×4099 failed its large-mean contract on the H200 before this).
 """
 
 import triton
@@ -20,7 +24,7 @@ import triton.language as tl
 
 from mage.backends import rows as shared
 from mage.backends import triton_rows as launch
-from mage.backends.triton import INTERPRETED, triton_available
+from mage.backends.triton import INTERPRETED, rounded_div, triton_available
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.registry import implementation
 
@@ -48,7 +52,7 @@ def _layernorm_rows_kernel(
     mask = row_ok[:, None] & col_ok[None, :]
     r64 = r.to(tl.int64)
     x = tl.load(x_ptr + r64[:, None] * x_stride + c[None, :], mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=1) / cols
+    mean = rounded_div(tl.sum(x, axis=1), cols)
     centered = tl.where(mask, x - mean[:, None], 0.0)
     var = tl.sum(centered * centered, axis=1) / cols
     rstd = 1.0 / tl.sqrt(var + eps)
@@ -64,7 +68,7 @@ _layernorm_registers_kernel = launch.registers_autotune(_layernorm_rows_kernel)
 @triton.jit
 def _chunk_stats(x, ok, n):
     """(mean, M2) of each row of a chunk held in registers, two-pass: no cancellation inside the chunk."""
-    chunk_mean = tl.sum(x, axis=1) / n
+    chunk_mean = rounded_div(tl.sum(x, axis=1), n)
     d = tl.where(ok, x - chunk_mean[:, None], 0.0)
     return chunk_mean, tl.sum(d * d, axis=1)
 
@@ -84,7 +88,7 @@ def _online_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.const
         chunk_mean, chunk_m2 = _chunk_stats(x, ok, n)
         total = seen + n
         delta = chunk_mean - mean
-        mean = mean + delta * (n / total)
+        mean = mean + delta * rounded_div(n, total)
         m2 = m2 + chunk_m2 + delta * delta * (seen * n / total)
         seen = total
     return mean, m2
@@ -98,7 +102,7 @@ def _twopass_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.cons
     total = tl.zeros([BLOCK_R, BLOCK_C], tl.float32)
     for start in range(0, cols, BLOCK_C):
         total += tl.load(x_rows + start + c[None, :], mask=row_ok[:, None] & (start + c < cols)[None, :], other=0.0)
-    mean = tl.sum(total, axis=1) / cols
+    mean = rounded_div(tl.sum(total, axis=1), cols)
     squares = tl.zeros([BLOCK_R, BLOCK_C], tl.float32)
     for start in range(0, cols, BLOCK_C):
         ok = row_ok[:, None] & (start + c < cols)[None, :]
@@ -119,7 +123,7 @@ def _naive_stats(x_rows, row_ok, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.conste
         x = tl.load(x_rows + start + c[None, :], mask=row_ok[:, None] & (start + c < cols)[None, :], other=0.0)
         total += x
         squares += x * x
-    mean = tl.sum(total, axis=1) / cols
+    mean = rounded_div(tl.sum(total, axis=1), cols)
     # Cancellation can leave M2 below 0: clamped, a NaN kept (a row with NaN or an infinity is NaN, as in float64).
     return mean, tl.maximum(tl.sum(squares, axis=1) - cols * mean * mean, 0.0, propagate_nan=tl.PropagateNan.ALL)
 
@@ -162,8 +166,8 @@ def _tile_stats(x_ptr, part_ptr, tile, total, cols, whole, CHUNK: tl.constexpr):
     ok, later = local < n, local >= split
     n1 = tl.maximum(n - split, 0).to(tl.float32)
     n0 = n.to(tl.float32) - n1
-    mean0 = tl.sum(tl.where(ok & ~later, x, 0.0), axis=0) / tl.maximum(n0, 1.0)
-    mean1 = tl.sum(tl.where(ok & later, x, 0.0), axis=0) / tl.maximum(n1, 1.0)
+    mean0 = rounded_div(tl.sum(tl.where(ok & ~later, x, 0.0), axis=0), tl.maximum(n0, 1.0))
+    mean1 = rounded_div(tl.sum(tl.where(ok & later, x, 0.0), axis=0), tl.maximum(n1, 1.0))
     d = tl.where(ok, x - tl.where(later, mean1, mean0), 0.0)
     slot = part_ptr + tile.to(tl.int64) * 6
     tl.store(slot, n0)
@@ -183,7 +187,7 @@ def _row_stats(part_ptr, r, row_ok, cols, eps, CHUNK: tl.constexpr, TILES: tl.co
     ok = ok & row_ok[:, None]
     n = tl.load(part_ptr + slots * 3, mask=ok, other=0.0, cache_modifier=".cg")
     means = tl.load(part_ptr + slots * 3 + 1, mask=ok, other=0.0, cache_modifier=".cg")
-    mean = tl.sum(n * means, axis=1) / cols
+    mean = rounded_div(tl.sum(n * means, axis=1), cols)
     d = tl.where(ok, means - mean[:, None], 0.0)
     m2 = tl.sum(tl.load(part_ptr + slots * 3 + 2, mask=ok, other=0.0, cache_modifier=".cg"), axis=1) + tl.sum(n * d * d, axis=1)
     return mean, 1.0 / tl.sqrt(m2 / cols + eps)
