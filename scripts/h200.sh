@@ -66,7 +66,7 @@ if [ -n "${MAGE_CHECK:-}" ]; then
         || echo "mage check $MAGE_CHECK: exit $?" | tee -a "$out/check.log"
     echo "mage check $MAGE_CHECK: $((SECONDS - started)) s wall" | tee -a "$out/check.log"
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/check.log" | tail -30
-    echo "rows marked FAIL: $(grep -c FAIL "$out/check.log" || true)"; grep FAIL "$out/check.log" | head -40 || true
+    echo "contracts failed: $(grep -c "^FAIL " "$out/check.log" || true)"; grep "^FAIL " "$out/check.log" | head -40 || true
 fi
 mage env --ceilings > "$out/env.json"
 for study in ${MAGE_STUDIES:-}; do

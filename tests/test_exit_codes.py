@@ -37,6 +37,10 @@ def test_check_exits_1_naming_the_implementation_that_failed(tmp_path):
                   plugins="tests.plugins.cli_faults")
     assert result.returncode == 1, result.stdout + result.stderr
     assert _last_line(result.stdout).startswith("1 implementation failed: layernorm wrong/affine/ieee (contract on ")
+    # Said when it happens too, before the table: a check stopped part way still names what failed.
+    said = result.stdout.index("FAIL layernorm ")
+    assert "wrong/affine/ieee: normal inputs: error" in result.stdout[said:].splitlines()[0]
+    assert said < result.stdout.index("contracts on cpu")
 
 
 def test_run_exits_1_when_an_implementation_fails_and_0_when_all_pass(tmp_path):

@@ -595,6 +595,8 @@ def _check_one(table, skipped: list, planned, implementation, where: str, seed: 
     if result.passed or implementation.failed_as_registered(result.reason) or check.timed_despite(result,
                                                                                                    implementation):
         return []
+    # Said at once, not only in the table at the end: a check stopped part way still names what failed.
+    _log_line(f"FAIL {planned.spec.name} {planned.case.name} {implementation.name}: {result.reason}")
     return [(planned.spec.name, implementation.name, f"contract on {planned.case.name}")]
 
 
