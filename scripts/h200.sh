@@ -6,7 +6,8 @@
 #   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_CONTEXT_TIMEOUT=seconds] [MAGE_RUN_TIMEOUT=seconds]
 #   bash scripts/h200.sh [mage run options…]
 # MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files), interrupted (SIGINT, so pytest
-# still prints its summary) after MAGE_TESTS_TIMEOUT. MAGE_CHECK runs mage check with those options. MAGE_STUDIES runs each
+# still prints its summary) after MAGE_TESTS_TIMEOUT. MAGE_CHECK runs mage check with those options, an op a
+# process, all at once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
 # with those options (its model blocks, fused implementations and peers included); with studies, a check or a
 # context and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
@@ -61,10 +62,21 @@ if [ -n "$gpu_tests" ]; then
 fi
 if [ -n "${MAGE_CHECK:-}" ]; then
     started=$SECONDS
-    # shellcheck disable=SC2086
-    timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK > "$out/check.log" 2>&1 \
-        || echo "mage check $MAGE_CHECK: exit $?" | tee -a "$out/check.log"
-    echo "mage check $MAGE_CHECK: $((SECONDS - started)) s wall" | tee -a "$out/check.log"
+    # Contracts are not timed, so one check per op runs at once on the one GPU: the cold compiles (Triton's,
+    # inductor's autotuning) then share the host's cores instead of queueing. Options naming --op run as given.
+    case " $MAGE_CHECK " in
+        *" --op "*) ops=all ;;
+        *) ops=$(python3 -c 'from mage import registry; registry.load(); print(*sorted(registry.ops()))') ;;
+    esac
+    for op in $ops; do
+        [ "$op" = all ] && only= || only="--op $op"
+        # shellcheck disable=SC2086
+        { timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK $only > "$out/check-$op.log" 2>&1 \
+            || echo "mage check $MAGE_CHECK $only: exit $?" >> "$out/check-$op.log"; } &
+    done
+    wait
+    for op in $ops; do cat "$out/check-$op.log"; done > "$out/check.log"
+    echo "mage check $MAGE_CHECK (an op a process: $ops): $((SECONDS - started)) s wall" | tee -a "$out/check.log"
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/check.log" | tail -30
     echo "contracts failed: $(grep -c "^FAIL " "$out/check.log" || true)"; grep "^FAIL " "$out/check.log" | head -40 || true
 fi
