@@ -20,12 +20,12 @@ mkdir -p "$out"
 python3 -m zipfile -e dist/*.whl /tmp/wheel >/dev/null
 cp /tmp/wheel/mage/_native*.so python/mage/
 # Peer libraries the image lacks (Liger-Kernel, say) travel as wheels in .whl/, carried: installed beside Mage.
-# A wheel too large for one call travels in parts over several calls to the same machine (`split -b 20M
-# NAME.whl .whl-1/NAME.whl.part-`, the parts in folders .whl-1, .whl-2, … each carried by one call; an ignored
-# folder stays on the machine between calls): the parts found are joined here, in the order of their names.
+# A wheel or tarball too large for one call travels in parts over several calls to the same machine (`split -b
+# 20M NAME.whl .whl-1/NAME.whl.part-`, the parts in folders .whl-1, .whl-2, … each carried by one call; an
+# ignored folder stays on the machine between calls): the parts found are joined here, in the order of their names.
 peers=
 mkdir -p /tmp/joined
-for first in .whl*/*.whl.part-aa; do
+for first in .whl*/*.part-aa; do
     [ -e "$first" ] || continue
     name=$(basename "$first" .part-aa)
     # shellcheck disable=SC2046
@@ -39,7 +39,7 @@ if [ -n "$wheels" ]; then
 fi
 # Wheels too large to travel as wheels (cuEquivariance's ops: 73 MB) travel unpacked and repacked as one xz
 # tarball of their installed files (`tar -C site -cJf .whl/NAME.tar.xz .`), unpacked here beside the others.
-for tarball in .whl/*.tar.xz; do
+for tarball in .whl/*.tar.xz /tmp/joined/*.tar.xz; do
     [ -e "$tarball" ] || continue
     mkdir -p /tmp/peers && tar -C /tmp/peers -xJf "$tarball"
     peers=:/tmp/peers
