@@ -53,6 +53,7 @@ def test_the_tables_of_a_cpu_run_name_its_own_timer(tmp_path):
     (["--gpus", "abc"], "positive number or 'all'"),
     (["--gpus", "1", "--ray", "local"], "give one of them"),
     (["--ray", "bogus:1"], "cannot reach the Ray cluster at bogus:1"),
+    (["--hypothesis", "\udcff"], "argument 7 ('\\xff') is not UTF-8 text"),  # the byte 0xff, as argv holds it
 ])
 def test_a_usage_error_of_run_leaves_no_store_and_never_hangs(tmp_path, options, message):
     refused = mage("run", "--op", "softmax", "--impl", "eager", *options, cwd=tmp_path, timeout=60)

@@ -260,16 +260,19 @@ def test_a_damaged_page_is_named_when_read_and_refused_before_a_run_starts(tmp_p
     assert path.read_bytes() == bytes(data)
 
 
-def test_a_run_with_an_environment_that_is_not_json_is_one_line(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("stored, problem", [("{not json", "is not valid JSON"), ("[]", "is not a JSON object (a list)"),
+                                             ("null", "is not a JSON object (a NoneType)"),
+                                             ('"x"', "is not a JSON object (a str)")])
+def test_a_run_with_an_environment_that_is_not_json_is_one_line(tmp_path, monkeypatch, capsys, stored, problem):
     path = tmp_path / "mage.db"
     store = Store(path)
     store_run(store)
-    store.db.execute("UPDATE runs SET env_json = '{not json'")
+    store.db.execute("UPDATE runs SET env_json = ?", (stored,))
     store.db.commit()
     store.close()
     for command in (["runs"], ["show", "1"]):
         code, _, err = mage_here(monkeypatch, capsys, *command, "--db", str(path))
-        assert code == 2 and f"{path}: run 1's env_json is not valid JSON" in err and "Traceback" not in err
+        assert code == 2 and f"{path}: run 1's env_json {problem}" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("make, problem", [

@@ -1005,12 +1005,27 @@ def _whole_summaries() -> None:
 _whole_summaries()
 
 
+def _undecodable_argument(arguments: list[str]) -> str:
+    """The usage error for the first argument that is not UTF-8 text (Python keeps its bytes as surrogates), else ''."""
+    for position, argument in enumerate(arguments, 1):
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = argument.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            return f"argument {position} ('{shown}') is not UTF-8 text"
+    return ""
+
+
 def main() -> None:
     """The `mage` command. Exit codes (README, "Exit codes"): 0 everything asked for passed; 1 an implementation
     failed its contract, a launch path or a re-check; 2 a usage, input or environment error; 3 a bug in Mage;
     130 / 143 interrupted by SIGINT / SIGTERM."""
     signals.install()  # a timeout's SIGTERM ends a run like Ctrl-C: results kept, run marked incomplete
     OPENED_STORES.clear()
+    undecodable = _undecodable_argument(sys.argv[1:])
+    if undecodable:  # refused before anything is made: stored text is UTF-8
+        _error(undecodable)
+        sys.exit(2)
     try:
         code = app(standalone_mode=False)  # what a command's typer.Exit gave; None when it returned
     except MageError as error:

@@ -617,9 +617,13 @@ class Store:
         run = dict(row)
         for key in ("env_json", "env_end_json", "method_json", "ceilings_json"):
             try:
-                run[key.removesuffix("_json")] = json.loads(run.pop(key) or "{}")
+                value = json.loads(run.pop(key) or "{}")
             except (json.JSONDecodeError, TypeError) as error:  # edited or damaged outside Mage
                 raise StoreError(f"{self.path}: run {run['id']}'s {key} is not valid JSON ({error})") from None
+            if not isinstance(value, dict):  # valid JSON, but not the object Mage wrote
+                raise StoreError(f"{self.path}: run {run['id']}'s {key} is not a JSON object "
+                                 f"(a {type(value).__name__})")
+            run[key.removesuffix("_json")] = value
         if run["status"] == "running" and not claim_is_live(row):
             run["status"] = "incomplete"  # its process died without marking it
         return run
