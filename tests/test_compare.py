@@ -225,3 +225,38 @@ def test_different_hosts_are_different_machines(store):
     # A value recorded in one run only is not a difference.
     c = store_run(store, seed=3, env={"uuid": "GPU-aaaa"})
     assert compare.different_machines(store.run(c), store.run(store_run(store, seed=4))) is None
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_at_a_narrow_width_names_break_at_their_separators_and_numbers_stay_whole(store, width):
+    """At 80 columns every one of eleven columns once shrank to three characters ('sof'/'tma', 'p=7e-'/'09'):
+    now the keys and the verdict are kept, names break after a separator, and what does not fit is named."""
+    from rich.console import Console
+
+    rows = [("softmax", "1024x1024-study", "triton.registers/rows/ieee", 40.0, 5.2)]
+    a, b = store_run(store, seed=1, rows=rows), store_run(store, seed=2, rows=rows, span_factor=1.5)
+    console = Console(width=width, record=True, force_terminal=False)
+    for part in compare.render(compare.compare(store, a, b), show_all=True, width=width):
+        console.print(part)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width, text
+    pieces: list[list[list[str]]] = []  # per row, per column, the lines of its cell
+    for line in text.splitlines():
+        if line.startswith("│"):
+            cells = [cell.strip() for cell in line.strip("│").split("│")]
+            if cells[0]:
+                pieces.append([[cell] for cell in cells])
+            else:  # a name's next piece, under the row it belongs to
+                for column, cell in zip(pieces[-1], cells):
+                    column.append(cell)
+    rows_seen = [["".join(column) for column in row] for row in pieces]
+    assert rows_seen and all(row[:3] == ["softmax", "1024x1024-study", "triton.registers/rows/ieee"]
+                             for row in rows_seen), text  # nothing lost
+    breaks = [(before, after) for row in pieces for column in row[:3]
+              for before, after in zip(column, column[1:]) if before and after]
+    separators = ("/", ".", "-", "x")
+    assert all(before.endswith(separators) or after.startswith(separators) for before, after in breaks), text
+    header = next([cell.strip() for cell in line.strip("┃").split("┃")] for line in text.splitlines()
+                  if line.startswith("┃"))
+    span = dict(zip(header, next(row for row in rows_seen if row[header.index("boundary")] == "span")))
+    assert span["verdict"] == "slower" and all(span[n].replace(".", "").isdigit() for n in "AB"), text

@@ -779,7 +779,7 @@ def compare_runs(run_a: int = typer.Argument(..., help="The run compared against
     if as_json:
         _write_out(json.dumps(compare.as_json(comparison), indent=1))
         return
-    for part in compare.render(comparison, show_all):
+    for part in compare.render(comparison, show_all, width=console.width):
         console.print(part)
 
 

@@ -51,6 +51,7 @@ import numpy
 
 from mage.errors import MageError
 from mage.report.format import at_boundary
+from mage.report.tables import Fit
 from mage.store import BlockResult, RowBoundary, block_row_key
 
 MIN_EFFECT = 0.02
@@ -395,12 +396,23 @@ def _value(value) -> str:
     return str(value)
 
 
-def render(comparison: Comparison, show_all: bool = False) -> list:
-    """Rich renderables: the environment differences first, then the clocks, the verdicts, the counts."""
+# The verdict tables at a narrow width: the keys and the verdict kept, names broken at their separators.
+VERDICTS_FIT = Fit(priority=("op", "case", "impl", "boundary", "A", "B", "change", "verdict", "path", "cache", "note"),
+                   essential=("boundary", "A", "B", "change", "verdict", "path", "cache"),
+                   folded={"op": 12, "case": 20, "impl": 20}, narrowed=("case", "impl"))
+BLOCKS_FIT = Fit(priority=("block", "precision", "assignment", "boundary", "A", "B", "change", "verdict", "path",
+                           "note"),
+                 essential=("boundary", "A", "B", "change", "verdict", "path"),
+                 folded={"block": 20, "assignment": 24}, narrowed=("assignment", "block"))
+
+
+def render(comparison: Comparison, show_all: bool = False, width: int | None = None) -> list:
+    """Rich renderables: the environment differences first, then the clocks, the verdicts, the counts; the verdict
+    tables within ``width`` characters (mage.report.tables.fitted_table; every column when None)."""
     from rich.table import Table
     from rich.text import Text
 
-    from mage.report.tables import add_literal_row, hold_numbers
+    from mage.report.tables import add_literal_row, fitted_table
 
     a, b = comparison.run_a, comparison.run_b
     out: list = [Text.assemble((f"{label} = run {run['id']}", "bold"), f" ({run['started_at']}, {run['command']})")
@@ -418,21 +430,19 @@ def render(comparison: Comparison, show_all: bool = False) -> list:
     # an empty table would fold its title into its narrow columns
     out += [env if comparison.env_differences else Text("environment differences (A → B): none"),
             Text(comparison.clocks.statement())]
-    for title, key_columns, verdicts in (
-            ("verdicts, B against A (µs per call)", ("op", "case", "impl", "path", "cache"), comparison.verdicts),
+    for title, key_columns, verdicts, fit in (
+            ("verdicts, B against A (µs per call)", ("op", "case", "impl", "path", "cache"), comparison.verdicts,
+             VERDICTS_FIT),
             ("model blocks, B against A (µs per block call; speedup over the eager assignment)",
-             ("block", "precision", "assignment", "path"), comparison.blocks)):
-        table = Table(title=title, title_justify="left")
-        for column in (*key_columns, "boundary", "A", "B", "change", "verdict", "note"):
-            table.add_column(column, overflow="fold")
+             ("block", "precision", "assignment", "path"), comparison.blocks, BLOCKS_FIT)):
         shown = [v for v in verdicts if show_all or v.verdict != "same"]
-        for v in shown:
-            key = (v.op, v.case, v.impl, v.path, v.cache)[:len(key_columns)]
-            add_literal_row(table, *key, v.boundary, at_boundary(v.a, v.boundary), at_boundary(v.b, v.boundary),
-                            "—" if v.change is None else f"{v.change:+.1%}",
-                            Text(v.verdict, style=STYLE.get(v.verdict, "")), v.note)
+        cells = [[*(v.op, v.case, v.impl, v.path, v.cache)[:len(key_columns)], v.boundary,
+                  at_boundary(v.a, v.boundary), at_boundary(v.b, v.boundary),
+                  "—" if v.change is None else f"{v.change:+.1%}", Text(v.verdict, style=STYLE.get(v.verdict, "")),
+                  v.note] for v in shown]
         if shown:
-            out.append(hold_numbers(table, "A", "B", "change"))
+            out.append(fitted_table(title, [*key_columns, "boundary", "A", "B", "change", "verdict", "note"], cells,
+                                    width, fit))
     counts = comparison.counts()
     summary = " · ".join(f"{n} {word}" for word, n in sorted(counts.items(), key=lambda item: -item[1]))
     hidden = "" if show_all or not counts.get("same") else " (same rows hidden; --all shows them)"

@@ -60,24 +60,34 @@ def add_literal_row(table: Table, *cells) -> None:
     table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells))
 
 
-# The results table's columns, most wanted first: a narrow terminal keeps those that fit, in this order.
-PRIORITY = ("op", "case", "impl", "contract", "rel err", "kernel", "span mean", "launches", "path", "cache",
-            "floor/kernel", "host", "span rounds", "span median", "noise", "floor", "in practice", "SM clock")
-# The columns a narrow terminal keeps by narrowing the names rather than leaving them out.
-ESSENTIAL = ("contract", "rel err", "kernel", "span mean", "launches", "path", "cache")
-# Columns of names, folded onto more lines rather than push a column of numbers out: at most this wide, and,
-# to make room for an ESSENTIAL column, down to NAME_FLOOR (an op's name, a word, is never narrowed).
-FOLDED = {"op": 12, "case": 20, "impl": 20}
-NARROWED = ("case", "impl")
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """How a table meets a narrow terminal: its columns most wanted first (those that fit are kept, in this
+    order; the first three always); the essential ones, kept by narrowing the names rather than left out; the
+    columns of names, folded onto more lines at most this wide rather than push a column of numbers out; and
+    those of them that may narrow down to NAME_FLOOR for an essential column (an op's name, a word, never is)."""
+
+    priority: tuple[str, ...]
+    essential: tuple[str, ...]
+    folded: dict
+    narrowed: tuple[str, ...]
+
+
+RESULTS_FIT = Fit(priority=("op", "case", "impl", "contract", "rel err", "kernel", "span mean", "launches", "path",
+                            "cache", "floor/kernel", "host", "span rounds", "span median", "noise", "floor",
+                            "in practice", "SM clock"),
+                  essential=("contract", "rel err", "kernel", "span mean", "launches", "path", "cache"),
+                  folded={"op": 12, "case": 20, "impl": 20}, narrowed=("case", "impl"))
 NAME_FLOOR = 6
 # A piece of a name ending at a separator; a point between digits is a number's (CV 0.04), never a break.
 NAME_BREAKS = re.compile(r"(?:[^/.\-_@ x]|(?<=\d)\.(?=\d))*[/.\-_@ x]?")
 
 
 def results_table(run: dict, rows: list[StoredRow], width: int | None = None) -> Table:
-    """Every result; ``width``: the characters it may take, the columns of lowest PRIORITY left out (and named in
-    its caption) until it fits, the names narrowed for the ESSENTIAL ones, the cache column only when its rows
-    hold more than one cache state (the title names the one); None for every column. A number is never folded."""
+    """Every result; ``width``: the characters it may take, the columns of lowest priority (RESULTS_FIT) left
+    out (and named in its caption) until it fits, the names narrowed for the essential ones, the cache column
+    only when its rows hold more than one cache state (the title names the one); None for every column. A number
+    is never folded."""
     clocked = any(row.get("sm_clock_min_mhz") is not None for row in rows)  # runs before schema 5 have none
     noise = any(row.get("span_rse") is not None for row in rows)  # nor runs before schema 8 a span noise
     names = ["op", "case", "impl", "path", "cache", "contract", "rel err", "kernel", "launches", "host",
@@ -86,7 +96,8 @@ def results_table(run: dict, rows: list[StoredRow], width: int | None = None) ->
     cells = [_result_cells(run, stored, row, noise, clocked) for stored, row in zip(rows, export_rows(rows))]
     caches = {row["cache"] for row in rows}
     one_cache = width is not None and len(caches) == 1
-    widths = _fitting([name for name in names if not (one_cache and name == "cache")], cells, width, names)
+    widths = _fitting([name for name in names if not (one_cache and name == "cache")], cells, width, names,
+                      RESULTS_FIT)
     unit = "CPU wall clock" if run["clock"] == "cpu" else "GPU"
     left_out = [name for name in names if name not in widths and not (one_cache and name == "cache")]
     l2 = f" · {next(iter(caches))} L2" if one_cache else ""
@@ -95,10 +106,29 @@ def results_table(run: dict, rows: list[StoredRow], width: int | None = None) ->
                                + ", ".join(left_out)) if left_out else None)
     for name, fitted in widths.items():
         table.add_column(name, overflow="fold", width=fitted)  # a fixed width: rich never narrows a number
-    for row in cells:
-        add_literal_row(table, *(broken_name(cell, widths[name]) if name in FOLDED and widths[name] else cell
-                                 for name, cell in zip(names, row) if name in widths))
+    _add_fitted_rows(table, names, cells, widths, RESULTS_FIT)
     return table
+
+
+def fitted_table(title: str, names: list[str], cells: list[list], width: int | None, fit: Fit) -> Table:
+    """A table of ``cells`` (``names`` its columns) within ``width`` characters as ``fit`` says (every column
+    when None): the columns left out named in its caption, names broken after their separators, a number never
+    folded."""
+    widths = _fitting(names, cells, width, names, fit)
+    left_out = [name for name in names if name not in widths]
+    table = Table(title=Text(title), title_justify="left",
+                  caption=Text(f"{len(left_out)} columns left out to fit {width}: " + ", ".join(left_out))
+                  if left_out else None)
+    for name, fitted in widths.items():
+        table.add_column(name, overflow="fold", width=fitted)
+    _add_fitted_rows(table, names, cells, widths, fit)
+    return table
+
+
+def _add_fitted_rows(table: Table, names: list[str], cells: list[list], widths: dict, fit: Fit) -> None:
+    for row in cells:
+        add_literal_row(table, *(broken_name(cell, widths[name]) if name in fit.folded and widths[name] else cell
+                                 for name, cell in zip(names, row) if name in widths))
 
 
 def broken_name(name: str, width: int) -> str:
@@ -127,39 +157,41 @@ def _plain_width(cell) -> int:
     return max((len(line) for line in _plain(cell).splitlines()), default=0)
 
 
-def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str]) -> dict[str, int | None]:
+def _fitting(names: list[str], cells: list[list], width: int | None, columns: list[str],
+             fit: Fit) -> dict[str, int | None]:
     """Of ``names`` (``columns``, the cells' columns, or some of them), those kept with the width of their text:
-    all, at their own width, without a ``width``; else the most wanted whose cells fit it, a column of FOLDED names
-    at most its cap and NARROWED (the widest first, to NAME_FLOOR) to keep an ESSENTIAL column; never a column
-    that holds nothing, such as kernel time on the CPU. A header folds at its spaces: "span mean" takes 4."""
+    all, at their own width, without a ``width``; else the most wanted whose cells fit it, a column of ``fit``'s
+    folded names at most its cap and its narrowed ones (the widest first, to NAME_FLOOR) to keep an essential
+    column; never a column that holds nothing, such as kernel time on the CPU. A header folds at its spaces:
+    "span mean" takes 4."""
     if width is None:
         return {name: None for name in names}
     index = {name: columns.index(name) for name in names}
-    header = {name: max(len(name), *(len(word) for word in name.split())) if name in FOLDED
+    header = {name: max(len(name), *(len(word) for word in name.split())) if name in fit.folded
               else max(len(word) for word in name.split()) for name in names}
     natural = {name: max([header[name], *(_plain_width(row[index[name]]) for row in cells)]) for name in names}
     empty = {name for name in names if all(_plain(row[index[name]]) in ("", "—") for row in cells)}
     kept: dict[str, int] = {}
-    for name in sorted(names, key=PRIORITY.index):
+    for name in sorted(names, key=fit.priority.index):
         if name in empty:  # nothing measured there (kernel time on the CPU): named in the caption instead
             continue
-        wanted = min(natural[name], FOLDED.get(name, natural[name]))
+        wanted = min(natural[name], fit.folded.get(name, natural[name]))
         over = 1 + sum(w + 3 for w in kept.values()) + wanted + 3 - width  # a cell's padding and border
-        if name in ESSENTIAL:
-            over = _narrow_names(kept, over)
+        if name in fit.essential:
+            over = _narrow_names(kept, over, fit.narrowed)
         if over <= 0 or len(kept) < 3:  # op, case and implementation always
             kept[name] = wanted
     return {name: kept[name] for name in names if name in kept}
 
 
-def _narrow_names(kept: dict[str, int], over: int) -> int:
+def _narrow_names(kept: dict[str, int], over: int, narrowed: tuple[str, ...]) -> int:
     """Take up to ``over`` characters from the widest kept name columns, none below NAME_FLOOR, only if that is
     enough; what is still over (nothing narrowed then)."""
-    room = sum(max(kept[name] - NAME_FLOOR, 0) for name in NARROWED if name in kept)
+    room = sum(max(kept[name] - NAME_FLOOR, 0) for name in narrowed if name in kept)
     if over <= 0 or room < over:
         return over
     while over > 0:
-        widest = max((name for name in NARROWED if name in kept), key=kept.get)
+        widest = max((name for name in narrowed if name in kept), key=kept.get)
         kept[widest] -= 1
         over -= 1
     return 0
