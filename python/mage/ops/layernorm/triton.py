@@ -16,7 +16,7 @@
 
 Every mean is divided with IEEE rounding (``rounded_div``), not Triton's approximate ``/``: at 16-bit a row of
 large mean rounds to a handful of values, and a mean 2 ulp off turns the row's tiny spread into a full-scale
-error (bf16 at 16373×4099 failed its large-mean contract on the H200 before this).
+error at widths that are not powers of two.
 """
 
 import triton
