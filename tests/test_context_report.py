@@ -173,11 +173,19 @@ def test_show_prints_the_table_and_the_sentences(imported):
     assert "0 results" not in shown.stdout and "µs per call" not in shown.stdout  # no empty table of op results
 
 
-def test_show_at_a_narrow_width_folds_no_number_of_the_blocks(imported):
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_show_at_a_narrow_width_folds_no_number_of_the_blocks(imported, columns):
+    """At 80 columns the block, path and status columns once shrank to nothing and a span folded ("39,972." / "7"):
+    now the measured columns are kept whole, the names folded at their separators, the rest named as left out."""
     shown = subprocess.run([*MAGE, "show", "1", "--db", "mage.db"], cwd=imported, capture_output=True, text=True,
-                           env=os.environ | {"COLUMNS": "100"})
+                           env=os.environ | {"COLUMNS": columns})
     assert shown.returncode == 0, shown.stderr
     assert "962.0" in shown.stdout and "1,210.0" in shown.stdout  # whole, on one line
+    table = shown.stdout[shown.stdout.index("model blocks: Amdahl"):shown.stdout.index("Model blocks (mage")]
+    assert max(len(line) for line in table.splitlines()) <= int(columns), table
+    header = " ".join(line for line in table.splitlines() if line.startswith("┃"))
+    assert all(name in header for name in ("block", "path", "status", "span", "measured")), table
+    assert "mlp/gpt2-" in table and "single" in table and "pass" in table, table
 
 
 def test_a_run_without_context_results_shows_no_context_section(tmp_path):

@@ -663,7 +663,7 @@ def _print_context(store, run_id: int) -> None:
 
     results = store.context_results(run_id)
     if results:
-        console.print(context_table(results))
+        console.print(context_table(results, width=console.width))
         console.print(Text("\nModel blocks (mage.report.context)\n", style="bold"))
         console.print(Text(context.as_text(context.findings(results, store.context_shares(run_id)))))
 
@@ -943,24 +943,23 @@ def _measure_context(request, db: Path) -> None:
 
 
 def _context_table(results: list):
-    from rich.table import Table
-
-    from mage.report.tables import add_literal_row, hold_numbers
-
-    table = Table(title="blocks in context (µs per block call; speedups against eager, same path)")
-    for column in ("block", "precision", "assignment", "kind", "path", "status", "span median", "kernel",
-                   "launches", "predicted", "measured"):
-        table.add_column(column, overflow="fold")
+    from mage.report.tables import Fit, fitted_table
 
     def number(value, form: str) -> str:
         return "" if value is None else format(value, form)
 
-    for row in results:
-        add_literal_row(table, row.block, row.precision, row.assignment, row.kind, row.path,
-                        row.status if row.status == "pass" else f"{row.status}: {row.reason}",
-                        number(row.span_median_us, ",.1f"), number(row.kernel_us, ",.1f"), number(row.launches, ".1f"),
-                        number(row.predicted_speedup, ".3f"), number(row.measured_speedup, ".3f"))
-    return hold_numbers(table, "span median", "kernel", "launches", "predicted", "measured")
+    names = ["block", "precision", "assignment", "kind", "path", "status", "span median", "kernel", "launches",
+             "predicted", "measured"]
+    cells = [[row.block, row.precision, row.assignment, row.kind, row.path,
+              row.status if row.status == "pass" else f"{row.status}: {row.reason}",
+              number(row.span_median_us, ",.1f"), number(row.kernel_us, ",.1f"), number(row.launches, ".1f"),
+              number(row.predicted_speedup, ".3f"), number(row.measured_speedup, ".3f")] for row in results]
+    fit = Fit(priority=("block", "precision", "assignment", "path", "span median", "kernel", "measured", "predicted",
+                        "status", "launches", "kind"),
+              essential=("path", "span median", "kernel", "measured", "predicted", "status"),
+              folded={"block": 20, "assignment": 24, "status": 24}, narrowed=("assignment", "block", "status"))
+    return fitted_table("blocks in context (µs per block call; speedups against eager, same path)", names, cells,
+                        console.width, fit)
 
 
 def _error(message: str) -> None:

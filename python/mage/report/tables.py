@@ -43,15 +43,14 @@ def export_context(results: list[BlockResult], shares: list[BlockOpShare]) -> li
             for r in results]
 
 
-def context_table(results: list[BlockResult]) -> Table:
-    """Predicted against measured speedup of every block, precision, path and assignment (mage.report.context)."""
-    table = Table(title="model blocks: Amdahl predicted against measured speedup (µs per block call)")
-    for column in context.PREDICTION_COLUMNS:
-        table.add_column(column, overflow="fold")
+def context_table(results: list[BlockResult], width: int | None = None) -> Table:
+    """Predicted against measured speedup of every block, precision, path and assignment (mage.report.context),
+    within ``width`` characters (every column when None)."""
     styles = {"FAIL": "bold red", "SKIP": "yellow"}
-    for cells in context.prediction_rows(results):
-        add_literal_row(table, *cells[:5], Text(cells[5], style=styles.get(cells[5], "green")), *cells[6:])
-    return hold_numbers(table, *context.PREDICTION_COLUMNS[6:])
+    cells = [[*row[:5], Text(row[5], style=styles.get(row[5], "green")), *row[6:]]
+             for row in context.prediction_rows(results)]
+    return fitted_table("model blocks: Amdahl predicted against measured speedup (µs per block call)",
+                        context.PREDICTION_COLUMNS, cells, width, PREDICTIONS_FIT)
 
 
 def add_literal_row(table: Table, *cells) -> None:
@@ -78,6 +77,11 @@ RESULTS_FIT = Fit(priority=("op", "case", "impl", "contract", "rel err", "kernel
                             "in practice", "SM clock"),
                   essential=("contract", "rel err", "kernel", "span mean", "launches", "path", "cache"),
                   folded={"op": 12, "case": 20, "impl": 20}, narrowed=("case", "impl"))
+# A model block's assignments: what was measured and predicted kept, then how it was judged.
+PREDICTIONS_FIT = Fit(priority=("block", "precision", "assignment", "path", "status", "span median µs",
+                                "measured speedup", "Amdahl predicted", "difference", "launches", "kind", "noise"),
+                      essential=("path", "status", "span median µs", "measured speedup", "Amdahl predicted"),
+                      folded={"block": 20, "assignment": 24}, narrowed=("assignment", "block"))
 NAME_FLOOR = 6
 # A piece of a name ending at a separator; a point between digits is a number's (CV 0.04), never a break.
 NAME_BREAKS = re.compile(r"(?:[^/.\-_@ x]|(?<=\d)\.(?=\d))*[/.\-_@ x]?")
