@@ -57,10 +57,11 @@ def _page(title: str, body: str, depth: int, plots: bool) -> str:
 
 def op_file(op: str) -> str:
     """The history page of ``op``: its name where that is a safe file name, else the name made safe and a
-    short digest of it, so that two names (a/b and a-b) never share a page."""
+    short digest of it after a '~', which no safe name holds, so that two names (a/b and a-b, or a-b-<digest of
+    a/b>) never share a page."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", op).strip(".") or "op"
     if safe != op:
-        safe += "-" + hashlib.sha256(op.encode()).hexdigest()[:8]
+        safe += "~" + hashlib.sha256(op.encode()).hexdigest()[:8]
     return safe + ".html"
 
 
