@@ -255,8 +255,9 @@ def test_a_damaged_page_is_named_when_read_and_refused_before_a_run_starts(tmp_p
     path.write_bytes(bytes(data))
     code, _, err = mage_here(monkeypatch, capsys, "show", "1", "--db", str(path))
     assert code == 2 and str(path) in err and "damaged" in err and "Traceback" not in err
-    with pytest.raises(StoreError, match="damaged"):
+    with pytest.raises(StoreError, match="damaged") as refused:
         Store(path)  # mage run and mage import: nothing is begun inside it
+    assert "\n" not in str(refused.value)  # one line, though SQLite's own report of the damage has several
     assert path.read_bytes() == bytes(data)
 
 

@@ -779,7 +779,7 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
 
 def _refuse_damaged(db: sqlite3.Connection, path: Path) -> None:
     """Refuse to write into a store whose pages are damaged: a run started there could not be stored whole."""
-    problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+    problems = [" ".join(row[0].split()) for row in db.execute("PRAGMA quick_check(3)")]  # SQLite's have newlines
     if problems != ["ok"]:
         raise StoreError(f"{path} is damaged ({'; '.join(problems)}); nothing is written to it. Keep a copy, then "
                          f"recover what it holds with: sqlite3 {path} .recover | sqlite3 recovered.db")
