@@ -51,6 +51,13 @@ def test_syntax_errors_are_clear(text, message):
     assert message in str(error.value)
 
 
+def test_an_error_quotes_a_long_prediction_only_as_far_as_needed_to_find_it():
+    with pytest.raises(PredictionError) as error:
+        parse("layernorm/triton kernel<600" + "x" * 100_000, OPS)
+    assert "expected OP/IMPL:BOUNDARY<BOUND" in str(error.value) and len(str(error.value)) < 300
+    assert "'layernorm/triton kernel<600xx" in str(error.value) and "…'" in str(error.value)
+
+
 def request(**overrides):
     fields = dict(suites=["seed"], ops=["layernorm"], impls=["eager", "triton"], paths=["single"],
                   caches=["warm"], device="cpu") | overrides

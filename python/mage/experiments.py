@@ -99,24 +99,33 @@ class Evaluation:
     judgements: list[Judgement]
 
 
+SHOWN_CHARS = 80  # of a prediction's text quoted in an error: enough to find it, never a page of it
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…")
+
+
 def parse(text: str, ops) -> Prediction:
     """Read one prediction; ``ops`` are the op names it may refer to. Raises PredictionError."""
     ops = set(ops)
     source = text.strip()
     if ":" not in source:
-        raise PredictionError(f"prediction {text!r}: expected OP/IMPL:BOUNDARY<BOUND, e.g. layernorm/triton:kernel<600")
+        raise PredictionError(f"prediction {_shown(text)}: expected OP/IMPL:BOUNDARY<BOUND, "
+                              "e.g. layernorm/triton:kernel<600")
     target, condition = (part.strip() for part in source.rsplit(":", 1))
     match = _TARGET.match(target)
     if not match:
-        raise PredictionError(f"prediction {text!r}: cannot read {target!r} as OP/IMPL[@CASE][[PATH/CACHE]]")
+        raise PredictionError(f"prediction {_shown(text)}: cannot read {_shown(target)} as "
+                              "OP/IMPL[@CASE][[PATH/CACHE]]")
     op, impl = _op_and_impl(text, match["names"], ops)
     cond = _CONDITION.match(condition)
     if not cond:
-        raise PredictionError(f"prediction {text!r}: cannot read {condition!r} as BOUNDARY<BOUND "
+        raise PredictionError(f"prediction {_shown(text)}: cannot read {_shown(condition)} as BOUNDARY<BOUND "
                               f"(comparators: {', '.join(COMPARATORS)})")
     boundary = cond["boundary"].removesuffix("_us")
     if boundary not in BOUNDARIES:
-        raise PredictionError(f"prediction {text!r}: unknown boundary {cond['boundary']!r}; "
+        raise PredictionError(f"prediction {_shown(text)}: unknown boundary {cond['boundary']!r}; "
                               f"known: {', '.join(BOUNDARIES)} (a _us suffix is accepted)")
     value, factor, reference = _bound(text, cond["bound"].strip(), boundary)
     return Prediction(text=source, op=op, impl=impl, case=match["case"], path=match["path"] or DEFAULT_PATH,
@@ -127,26 +136,28 @@ def parse(text: str, ops) -> Prediction:
 def _op_and_impl(text: str, names: str, ops: set) -> tuple[str, str]:
     parts = [p for p in names.split("/")]
     if len(parts) < 2 or not all(parts):
-        raise PredictionError(f"prediction {text!r}: name the op and the implementation, e.g. layernorm/triton")
+        raise PredictionError(f"prediction {_shown(text)}: name the op and the implementation, e.g. layernorm/triton")
     if parts[0] in ops:
         return parts[0], "/".join(parts[1:])
     if parts[-1] in ops:
         return parts[-1], "/".join(parts[:-1])
-    raise PredictionError(f"prediction {text!r}: no op named in {names!r}; known ops: {', '.join(sorted(ops))}")
+    raise PredictionError(f"prediction {_shown(text)}: no op named in {_shown(names)}; "
+                          f"known ops: {', '.join(sorted(ops))}")
 
 
 def _bound(text: str, bound: str, boundary: str) -> tuple[float | None, float, str | None]:
     number = _NUMBER.match(bound)
     if number:
         if number["unit"] and boundary not in TIME_BOUNDARIES:
-            raise PredictionError(f"prediction {text!r}: {boundary} is not a time; drop the unit")
+            raise PredictionError(f"prediction {_shown(text)}: {boundary} is not a time; drop the unit")
         return float(number["value"]) * (1000.0 if number["unit"] == "ms" else 1.0), 1.0, None
     relative = _RELATIVE.match(bound)
     if not relative:
-        raise PredictionError(f"prediction {text!r}: the bound {bound!r} is neither a number nor [FACTOR*]IMPL")
+        raise PredictionError(f"prediction {_shown(text)}: the bound {_shown(bound)} is neither a number nor "
+                              "[FACTOR*]IMPL")
     factor = float(relative["factor"]) if relative["factor"] else 1.0
     if factor <= 0:
-        raise PredictionError(f"prediction {text!r}: the factor must be positive")
+        raise PredictionError(f"prediction {_shown(text)}: the factor must be positive")
     return None, factor, relative["impl"].rstrip("/")
 
 
