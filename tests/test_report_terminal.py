@@ -117,3 +117,7 @@ def test_control_characters_of_stored_text_never_reach_the_terminal(tmp_path):
         assert shown.returncode == 0, shown.stderr
         assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout, command
     assert "clears [2J the screen" in _mage(tmp_path, "show", "1", columns="200").stdout
+    # nor a page: the report drops them as the terminal does
+    assert _mage(tmp_path, "report", "1", "--out", "r", columns="200").returncode == 0
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert "clears [2J the screen" in page and "\x1b" not in page and "\x07" not in page

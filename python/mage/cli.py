@@ -7,7 +7,6 @@ import contextlib
 import json
 import math
 import os
-import re
 import shlex
 import sqlite3
 import sys
@@ -27,6 +26,7 @@ from mage.errors import (FOREIGN_FAULTS, DeviceLost, Interrupted, MageError, Run
                          WorkersLost)
 from mage.measure.method import SEED_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
+from mage.report.format import without_control
 
 # Plain help (rich_markup_mode=None): an example such as 'triton[graph]' is text, not markup, and a flag shows no
 # value placeholder.
@@ -54,9 +54,6 @@ def _reader_gone() -> int:
     return READER_GONE
 
 
-CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but newline and tab
-
-
 class _Output(Console):
     """rich's console, for what Mage prints: text from a store, a document or a plugin is data, so a control
     character in it (ESC[2J clears the screen) is dropped (rich measures it as no width: tables stay aligned);
@@ -64,7 +61,7 @@ class _Output(Console):
 
     def _render_buffer(self, buffer) -> str:
         return super()._render_buffer(
-            Segment(CONTROL_CHARACTERS.sub("", text), style, control) if not control else Segment(text, style, control)
+            Segment(without_control(text), style, control) if not control else Segment(text, style, control)
             for text, style, control in buffer)
 
     def on_broken_pipe(self) -> None:  # rich's own exits 1, which the README keeps for failed implementations

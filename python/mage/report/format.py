@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
+# Text from a store, a document or a plugin is data: its control characters (ESC[2J clears a screen) are dropped
+# wherever it is shown, all but newline and tab.
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def without_control(text: str) -> str:
+    return CONTROL_CHARACTERS.sub("", text)
+
 
 def first_sentence(text: str) -> str:
     """A text's first sentence, its whitespace collapsed: up to the first '. ' or '? ', or all of it."""

@@ -30,7 +30,7 @@ from mage.errors import MageError
 from mage.experiments import evaluate_run, evaluation_rows
 from mage.report.findings import Section, caches_of, findings, short_labels, skip_lines
 from mage.report.summary import op_summary
-from mage.report.format import commit_label, floor_fraction, hardware_floor_us, span_timer, us
+from mage.report.format import commit_label, floor_fraction, hardware_floor_us, span_timer, us, without_control
 from mage.report.history_html import history_section
 from mage.report.plots import figure_html, plotly_scripts
 from mage.report.tables import case_label, export_rows
@@ -75,8 +75,9 @@ tr.this td { font-weight: 600; }
 
 
 def escape(value) -> str:
-    """A value as page text: a missing one shows as a dash, markup characters as entities."""
-    return html.escape("—" if value is None else str(value))
+    """A value as page text: a missing one shows as a dash, markup characters as entities, control characters
+    dropped."""
+    return html.escape("—" if value is None else without_control(str(value)))
 
 
 def _table(header: list[str], body: list[list], classes: list[str] | None = None) -> str:
