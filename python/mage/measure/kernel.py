@@ -13,6 +13,7 @@ alone.
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -114,6 +115,10 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
     if on_gpu:
         torch.cuda.synchronize()
+    elif not torch.cuda.is_available():
+        # Kineto logs "gpuGetDeviceCount failed" and its stages to stderr on a machine without a GPU, where
+        # only host ranges are asked for: noise beside Mage's own lines. Read when it first starts.
+        os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         with profile(activities=activities) as prof:
