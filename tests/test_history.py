@@ -125,7 +125,8 @@ def test_the_history_command_says_where_a_series_starts_on_new_hardware(tmp_path
     result = subprocess.run([sys.executable, "-c", "from mage.cli import main; main()", "history", "--impl", "triton"],
                             cwd=tmp_path, capture_output=True, text=True, env=os.environ | {"COLUMNS": "320"})
     assert result.returncode == 0, result.stderr
-    assert "starts on new hardware at run 4: AMD EPYC (CPU clock)" in result.stdout
+    steps = " ".join(line.split("│")[-2].strip() for line in result.stdout.splitlines() if line.startswith("│"))
+    assert "starts on new hardware at run 4: AMD EPYC (CPU clock)" in " ".join(steps.split())  # wrapped at spaces
     assert "NVIDIA H200 (gpu)" in result.stdout and "AMD EPYC (cpu)" in result.stdout  # the device column
     assert "4 series, 0 steps" in result.stdout  # no "+681.8 % slower" step between the machines
 
@@ -196,6 +197,10 @@ def test_the_history_at_a_narrow_width_folds_no_number(tmp_path, columns):
     assert result.returncode == 0, result.stderr
     assert re.search(r"│ \d,\d{3}\.\d +│", result.stdout)  # a time in thousands of µs, whole in its cell
     assert not re.search(r"\d,\d{0,3} +│", result.stdout)  # never cut after its comma or before its decimal
+    assert re.search(r"│ layernorm +│", result.stdout), result.stdout  # a name is never cut mid-word
+    summary = result.stdout[:result.stdout.index("└")]
+    if columns == "100":  # the step is kept, folded at its spaces, rather than left out
+        assert "slower +" in summary and "steps" in summary, result.stdout
 
 
 def on_gpu(uuid, **env):

@@ -800,7 +800,7 @@ def history_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op
     series = history.load(_read_store(db), op, impl, case, path, cache, boundary)
     if not series:
         raise MageError("no stored result matches")
-    console.print(history.summary_table(series))
+    console.print(history.summary_table(series, width=console.width))
     for s in series:
         if points or s.steps:
             console.print(history.points_table(s))

@@ -288,16 +288,19 @@ def load(store, op: str | None = None, impl: str | None = None, case: str | None
 
 _STEP_STYLE = {"slower": "bold red", "faster": "green"}
 
-def summary_table(series: list[Series]):
-    from rich.table import Table
+def summary_table(series: list[Series], width: int | None = None):
+    """One row per series, within ``width`` characters (every column when None): the names broken after their
+    separators, the numbers and the steps kept before the device and launch path."""
     from rich.text import Text
 
-    from mage.report.tables import add_literal_row, hold_numbers
+    from mage.report.tables import Fit, fitted_table
 
-    table = Table(title="history: one row per series (µs per call)", title_justify="left")
-    for column in ("op", "case", "impl", "path", "cache", "boundary", "device", "runs", "first", "best", "latest",
-                   "steps"):
-        table.add_column(column, overflow="fold")
+    names = ["op", "case", "impl", "path", "cache", "boundary", "device", "runs", "first", "best", "latest", "steps"]
+    fit = Fit(priority=("op", "case", "impl", "boundary", "first", "best", "latest", "steps", "path", "cache", "runs",
+                        "device"),
+              essential=("boundary", "first", "best", "latest", "steps"),
+              folded={"op": 12, "case": 20, "impl": 20, "steps": 40}, narrowed=("case", "impl"))
+    cells = []
     for s in series:
         values = [p.value for p in s.measured()]
         steps = Text("\n").join(
@@ -306,10 +309,10 @@ def summary_table(series: list[Series]):
                + Text(f", {st.changed_with}")
                for st in s.steps])
         best = min(values)  # fewest µs, fewest launches
-        add_literal_row(table, s.op, s.case, s.impl, s.path, s.cache, s.boundary, f"{s.device} ({s.clock})",
-                        str(len(s.points)), at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
-                        at_boundary(values[-1], s.boundary), steps or "—")
-    return hold_numbers(table, "runs", "first", "best", "latest")
+        cells.append([s.op, s.case, s.impl, s.path, s.cache, s.boundary, f"{s.device} ({s.clock})",
+                      str(len(s.points)), at_boundary(values[0], s.boundary), at_boundary(best, s.boundary),
+                      at_boundary(values[-1], s.boundary), steps or "—"])
+    return fitted_table("history: one row per series (µs per call)", names, cells, width, fit)
 
 
 def points_table(s: Series):

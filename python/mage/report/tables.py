@@ -83,6 +83,7 @@ PREDICTIONS_FIT = Fit(priority=("block", "precision", "assignment", "path", "sta
                       essential=("path", "status", "span median µs", "measured speedup", "Amdahl predicted"),
                       folded={"block": 20, "assignment": 24}, narrowed=("assignment", "block"))
 NAME_FLOOR = 6
+FOLDED_FLOOR = 20  # the narrowest an essential column of text is folded to, rather than left out
 # A piece of a name ending at a separator; a point between digits is a number's (CV 0.04), never a break.
 NAME_BREAKS = re.compile(r"(?:[^/.\-_@ x]|(?<=\d)\.(?=\d))*[/.\-_@ x]?")
 
@@ -182,6 +183,9 @@ def _fitting(names: list[str], cells: list[list], width: int | None, columns: li
         wanted = min(natural[name], fit.folded.get(name, natural[name]))
         over = 1 + sum(w + 3 for w in kept.values()) + wanted + 3 - width  # a cell's padding and border
         if name in fit.essential:
+            if name in fit.folded and over > 0:  # an essential text (a history's steps) folds onto more lines first
+                folded_by = min(over, max(wanted - FOLDED_FLOOR, 0))
+                wanted, over = wanted - folded_by, over - folded_by
             over = _narrow_names(kept, over, fit.narrowed)
         if over <= 0 or len(kept) < 3:  # op, case and implementation always
             kept[name] = wanted
