@@ -5,9 +5,15 @@ Each implementation is called on its spec's test cases with CPU tensors; the lau
 compiled for an sm_90 target and never run (the driver below answers for a device that is not there;
 autotuners take their first surviving config). Prints one line per compiled kernel:
 ``compiled IMPL KERNEL products: wgmma|mma.sync|none``. Imported, ``compile_signature`` compiles one kernel
-from its argument types, for the kernels CPU tensors never reach.
+from its argument types, for the kernels CPU tensors never reach; ``run_compiled`` runs a script that compiles
+in a process of its own, which tests marked ``needs_ptxas`` do.
 """
 
+import os
+import subprocess
+import sys
+
+import pytest
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
@@ -18,6 +24,20 @@ from triton.runtime.jit import JITFunction
 
 from mage import registry
 from mage.spec import Case
+
+
+PTXAS = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+needs_ptxas = pytest.mark.skipif(not os.path.exists(PTXAS), reason="Triton's bundled ptxas is missing")
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_compiled(*arguments: str) -> subprocess.CompletedProcess:
+    """``python ARGUMENTS`` in a process of its own that compiles (no TRITON_INTERPRET), with mage and tests/
+    (this module) importable: the interpreter accepts code that Triton's compiler refuses."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), TESTS,
+                                                      env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, *arguments], env=env, capture_output=True, text=True, timeout=600)
 
 
 class Hopper:

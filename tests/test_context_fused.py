@@ -6,8 +6,6 @@ The interpreter's dot is float32 whatever its input_precision, so tf32 and tf32x
 LayerNorms, gates and layouts, not rounding; their rounding on an H200: tests/test_context_fused_gpu.py."""
 
 import os
-import subprocess
-import sys
 from types import SimpleNamespace
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported, by mage or by this file
@@ -23,7 +21,7 @@ from mage.context.fused import trimul_cuequivariance, trimul_triton  # noqa: E40
 from mage.measure.device import Timer  # noqa: E402
 from mage.measure.method import Method  # noqa: E402
 from mage.ops.triangle import triton_relayout  # noqa: E402
-from test_triton import needs_ptxas  # noqa: E402
+from sm90_compile import needs_ptxas, run_compiled  # noqa: E402
 
 QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
 MAGE_FUSED = "fused(triton.pairformer)"
@@ -210,10 +208,7 @@ for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimu
 def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
     """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision, its
     first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    tests = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(tests), "python"), tests])
-    done = subprocess.run([sys.executable, "-c", SM90_COMPILE], env=env, capture_output=True, text=True, timeout=600)
+    done = run_compiled("-c", SM90_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line.split() for line in done.stdout.splitlines()]
     assert {(name, precision) for name, precision, _, _ in lines} == {

@@ -3,9 +3,7 @@ python/mage/ops/matmul/triton_k3.py and triton_swap.py, under TRITON_INTERPRET=1
 and layout, the K' pairing, the contracts on ragged tiles and over several chunks, the launches; and, compiled
 for sm_90 without a GPU, what Triton makes of the two product loops (one async wgmma chain, a register operand)."""
 
-import os
 import subprocess
-import sys
 
 import pytest
 import torch
@@ -14,6 +12,7 @@ import triton
 from mage import registry
 from mage.check import check
 from mage.spec import Case, draw, generator
+from sm90_compile import PTXAS, needs_ptxas, run_compiled
 
 registry.load()
 k3 = pytest.importorskip("mage.ops.matmul.triton_k3")
@@ -205,20 +204,11 @@ for shape in triton_swap.SWAP_SHAPES + triton_swap.REFUSED_SHAPES:
 '''
 
 
-def _sm90_env() -> dict:
-    """The environment that compiles for sm_90 here: no interpreter; mage, and tests/ for sm90_compile."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(registry.__file__)),
-                                         os.path.dirname(os.path.abspath(__file__))])
-    return env
-
-
 def test_every_swap_config_issues_n128_wgmmas_the_shape_the_h200_got_right():
     """Runs 66-67 refused swap exactly where the autotuner chose BLOCK_M 256 (wgmma m64n256k8, its register operand
     read for twice as long while the next one is loaded: see triton_swap's docstring) and passed everywhere it
     chose 128. Every registered config compiles to m64n128k8 wgmmas; the refused ones to m64n256k8."""
-    done = subprocess.run([sys.executable, "-c", _SWAP_CONFIGS_COMPILE], env=_sm90_env(), capture_output=True,
-                          text=True, timeout=600)
+    done = run_compiled("-c", _SWAP_CONFIGS_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     wgmmas = dict(line.split("\t") for line in done.stdout.strip().splitlines() if line.startswith("("))
     for shape in swap.SWAP_SHAPES:
@@ -253,8 +243,7 @@ for name, kernel in kernels.items():
 def hopper(tmp_path_factory):
     """The k3, k3map and swap products (first config) compiled for sm_90: {name: (ttgir, ptx)}."""
     folder = tmp_path_factory.mktemp("sm90")
-    done = subprocess.run([sys.executable, "-c", _SM90_COMPILE, str(folder)], env=_sm90_env(), capture_output=True,
-                          text=True, timeout=600)
+    done = run_compiled("-c", _SM90_COMPILE, str(folder))
     assert done.returncode == 0, done.stderr[-3000:]
     return {name: ((folder / f"{name}.ttgir").read_text(), (folder / f"{name}.ptx").read_text())
             for name in ("k3", "k3map", "swap")}
@@ -283,10 +272,7 @@ def test_swap_feeds_b_to_the_wgmma_from_registers_and_a_from_shared_memory(hoppe
     assert "3" in _waits(ptx)  # several wgmmas in flight, not a full wait after each
 
 
-PTXAS = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
-
-
-@pytest.mark.skipif(not os.path.exists(PTXAS), reason="Triton's bundled ptxas is missing")
+@needs_ptxas
 @pytest.mark.parametrize("name", ["k3", "k3map", "swap"])
 def test_ptxas_keeps_the_wgmmas_pipelined_without_spilling(hopper, tmp_path, name):
     (tmp_path / "kernel.ptx").write_text(hopper[name][1])

@@ -11,9 +11,6 @@ test below proves it does, and the GPU tier (tests/test_nonfinite_gpu.py) runs t
 """
 
 import copy
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -36,6 +33,7 @@ from test_cubecl_emu import _emulated as cubecl_emulated
 from test_implementations import _runnable, _small_case
 from test_native import _emulated as native_emulated
 from test_native import needs_compiler
+from sm90_compile import needs_ptxas, run_compiled
 
 registry.load()
 QUICK = Method(span_samples=6, min_samples=1, kernel_calls=2, host_calls=4, host_chunk=2, warmup_calls=2)
@@ -263,16 +261,11 @@ for impl in registry.implementations("neighbor_agg"):
 """
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
-                                                    "ptxas")), reason="Triton's bundled ptxas is missing")
+@needs_ptxas
 def test_neighbor_agg_triton_compiles_for_a_graph_of_one_row():
     """n_rows = 1 specialized into a constant made Triton's coalesce pass fail (PassManager::run failed); the
     interpreter never compiles, so this compiles for sm_90 (without a GPU, in a process of its own)."""
-    tests = os.path.dirname(__file__)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # compiled, not interpreted
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), tests,
-                                                      env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", _SM90_ONE_ROW], env=env, capture_output=True, text=True, timeout=600)
+    done = run_compiled("-c", _SM90_ONE_ROW)
     assert done.returncode == 0, done.stderr[-3000:]
     assert sorted(done.stdout.split()) == sorted(
         [*(i.name for i in registry.implementations("neighbor_agg") if i.family == "triton"), "1", "1"])

@@ -11,12 +11,8 @@ Also LayerNorm's 16384 columns: Triton's registers kernels compile for sm_90 to 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-import triton
 
 from mage import registry
 from mage.backends import native, rows
@@ -24,6 +20,7 @@ from mage.errors import InputError
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 from cubin_info import resources
+from sm90_compile import needs_ptxas, run_compiled
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
 MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
@@ -189,16 +186,11 @@ for op in ("layernorm", "softmax"):
 """
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
-                                                    "ptxas")), reason="Triton's bundled ptxas is missing")
+@needs_ptxas
 def test_the_registers_kernels_hold_a_16384_column_row_with_two_programs_an_sm():
     """Uncapped, LayerNorm's row kernel took 86 registers a thread at 16 warps (one program an SM) where
     softmax's took 64 (two); the geometry's cap gives both two programs an SM, with no spill."""
-    tests = os.path.dirname(__file__)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # compiled, not interpreted
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), tests,
-                                                      env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", _SM90_REGISTERS], env=env, capture_output=True, text=True, timeout=600)
+    done = run_compiled("-c", _SM90_REGISTERS)
     assert done.returncode == 0, done.stderr[-3000:]
     compiled = [json.loads(line) for line in done.stdout.splitlines()]
     assert {name for name, _, _ in compiled} == {i.name for op in OPS for i in registry.implementations(op)

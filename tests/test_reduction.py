@@ -3,13 +3,8 @@ split's and the lagged kernel's tiles combined across rows, forced on small rows
 large-mean contract that the naive one-pass variance fails while Welford and two-pass pass, the
 widths each strategy declares it cannot take, and the study's cases."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 import torch
-import triton
 
 from mage import registry
 from mage.backends import rows
@@ -17,6 +12,7 @@ from mage.check import check
 from mage.errors import InputError
 from mage.plan import skip_reason
 from mage.spec import Case, draw, generator
+from sm90_compile import needs_ptxas, run_compiled
 
 registry.load()
 OPS = ("layernorm", "softmax")
@@ -189,18 +185,12 @@ for impl in registry.implementations("layernorm"):
 """
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
-                                                    "ptxas")), reason="Triton's bundled ptxas is missing")
+@needs_ptxas
 def test_every_triton_layernorm_divides_its_means_with_ieee_rounding_when_compiled():
     """Triton's float32 ``/`` compiles to the approximate div.full.f32; a mean 2 ulp off fails the large-mean
     contract at 16 bits (16373×4099 bf16 on the H200). The interpreter divides exactly, so this compiles each
     strategy for sm_90 (without a GPU, in a process of its own) and reads its PTX for the rounded division."""
-    tests = os.path.dirname(__file__)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # compiled, not interpreted
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), tests,
-                                                      env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", _SM90_LAYERNORM_DIVISIONS], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = run_compiled("-c", _SM90_LAYERNORM_DIVISIONS)
     assert done.returncode == 0, done.stderr[-3000:]
     counts = dict(line.split() for line in done.stdout.splitlines())
     assert "triton/affine/bf16" in counts and "triton.split/affine/ieee" in counts, counts

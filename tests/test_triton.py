@@ -34,6 +34,7 @@ from mage.plan import Planned, Request  # noqa: E402
 from mage.runner import Runner  # noqa: E402
 from mage.spec import Case, draw, generator  # noqa: E402
 from mage.store import Store  # noqa: E402
+from sm90_compile import TESTS, needs_ptxas, run_compiled  # noqa: E402
 
 registry.load()
 TRITON = [impl for op in sorted(registry.ops()) for impl in registry.implementations(op) if impl.family == "triton"]
@@ -494,21 +495,11 @@ for mapped in (False, True):
 compile_first(swap._matmul_swap_kernel, {"a_ptr": f32, "b_ptr": f32, "c_ptr": f32, "M": "i32", "N": "i32", "K": "i32",
                                          "stride_am": "i32", "stride_bk": "i32"}, {"NUM_SMS": 132})
 '''
-TESTS = os.path.dirname(os.path.abspath(__file__))
-needs_ptxas = pytest.mark.skipif(
-    not os.path.exists(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")),
-    reason="Triton's bundled ptxas is missing",
-)
 
 
 def _compile_for_hopper(*command) -> dict[str, set[str]]:
     """{kernel: {implementation, …}} from the "compiled IMPL KERNEL products: …" lines of ``command``."""
-    import subprocess
-
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(registry.__file__)), TESTS,
-                                                      env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, *command], env=env, capture_output=True, text=True, timeout=600)
+    done = run_compiled(*command)
     assert done.returncode == 0, done.stderr[-3000:]
     compiled = {}
     for line in done.stdout.splitlines():
