@@ -87,3 +87,16 @@ def test_an_implementation_a_ratio_already_calls_the_same_is_not_listed_again():
     console.print(answer_table(best.from_rows(rows, "cpu-model"), "answer"))
     text = console.export_text()
     assert text.count("≈ compile") == 1 and "≈ triton" in text
+
+
+def test_a_library_timed_despite_its_failed_contract_is_never_named_fastest_silently():
+    rows = [_row("eager/affine/ieee", kernel=15.0) | {"contract": "fail"}, _row("triton/affine/ieee", kernel=12.0),
+            _row("compile/affine/ieee", kernel=3.0) | {"contract": "fail"}]
+    answer = best.from_rows(rows, "cpu-model")[0]
+    assert answer.fastest.impl == "compile/affine/ieee" and answer.fastest.failed_contract
+    assert answer.as_dict()["fastest_failed_contract"] is True
+    console = Console(width=100, record=True)
+    console.print(answer_table([answer], "answer"))
+    assert "fails its contract" in console.export_text()
+    honest = best.from_rows(rows[:2], "cpu-model")[0]
+    assert honest.fastest.impl == "triton/affine/ieee" and not honest.fastest.failed_contract

@@ -35,6 +35,9 @@ class Measured:
     value: float
     run_id: int | None = None
     started_at: str | None = None
+    # A library or baseline that failed its contract is timed on finite inputs all the same (users run it): the
+    # answer may name it, never without saying so.
+    failed_contract: bool = False
 
     @property
     def family(self) -> str:
@@ -76,7 +79,8 @@ class Answer:
     def as_dict(self) -> dict:
         return {"device": self.device, "op": self.op, "case": self.case, "variant": self.variant,
                 "precision": self.precision, "cache": self.cache, "boundary": self.boundary,
-                "fastest": self.fastest.impl, "us": self.fastest.value, "run": self.fastest.run_id,
+                "fastest": self.fastest.impl, "fastest_failed_contract": self.fastest.failed_contract,
+                "us": self.fastest.value, "run": self.fastest.run_id,
                 "date": self.fastest.started_at, "within_noise": [m.impl for m in self.within_noise],
                 "eager": self.eager.impl if self.eager else None, "eager_us": self.eager.value if self.eager else None,
                 "vs_eager": self.vs_eager, "library": self.library.impl if self.library else None,
@@ -102,7 +106,8 @@ def answers(rows: list[dict], device: str) -> list[Answer]:
         eager_precision = BASELINE_PRECISION.get(precision, precision)
         for boundary, (path, column) in BOUNDARIES.items():
             def measured(r) -> Measured:
-                return Measured(r["impl"], r[column], r.get("run_id"), r.get("started_at"))
+                return Measured(r["impl"], r[column], r.get("run_id"), r.get("started_at"),
+                                failed_contract=r.get("contract") == "fail")
 
             here = [r for r in rows if (r["op"], r["case"], r["path"]) == (op, case, path) and r[column] is not None]
             ranked = sorted((measured(r) for r in here if _parts(r["impl"]) == (variant, precision)),

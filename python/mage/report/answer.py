@@ -28,7 +28,8 @@ def cell(answer: Answer | None, provenance: bool) -> str:
         return "—"
     ratios = [_ratio(answer, answer.eager, answer.vs_eager, "eager"),
               _ratio(answer, answer.library, answer.vs_library, _backend(answer.library) if answer.library else "")]
-    lines = [_backend(answer.fastest), f"{us(answer.fastest.value)} µs", *ratios]  # a number a line: never broken
+    lines = [_backend(answer.fastest), "fails its contract" if answer.fastest.failed_contract else None,
+             f"{us(answer.fastest.value)} µs", *ratios]  # a number a line: never broken
     named = {m.impl for m in (answer.eager, answer.library) if m}  # a ratio line above already says ≈ of these
     if others := [m for m in answer.within_noise if m.impl not in named]:
         lines.append("≈ " + ", ".join(_backend(m) for m in others))
