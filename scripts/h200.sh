@@ -44,6 +44,8 @@ for tarball in .whl/*.tar.xz /tmp/joined/*.tar.xz; do
     mkdir -p /tmp/peers && tar -C /tmp/peers -xJf "$tarball"
     peers=:/tmp/peers
 done
+# QuACK's CuTe DSL finds its MLIR packages through a .pth file, which Python reads from site-packages only.
+[ ! -d /tmp/peers/nvidia_cutlass_dsl/dsl_packages ] || peers=$peers:/tmp/peers/nvidia_cutlass_dsl/dsl_packages
 export PYTHONPATH=$PWD/python$peers PYTHONUNBUFFERED=1 COLUMNS=220 TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-/tmp/triton-cache} TRITON_INTERPRET=0
 mage() { python3 -m mage "$@"; }
 checkpoint() { python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db" || true; }
