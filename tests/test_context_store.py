@@ -82,7 +82,7 @@ def test_the_committed_schema_10_store_gains_the_context_tables_when_migrated(tm
     runs, results = (before.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "results"))
     before.close()
     store = Store(db)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
     assert len(store.runs()) == runs and sum(len(store.rows(r["id"])) for r in store.runs()) == results
     assert all(store.context_results(r["id"]) == [] for r in store.runs())
     run = store_context_run(store)

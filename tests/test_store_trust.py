@@ -13,7 +13,7 @@ import pytest
 
 from mage import cli
 from mage.errors import StoreError
-from mage.store import SCHEMA_VERSION, Result, Store, pack_samples, unpack_samples
+from mage.store import SCHEMA_VERSION, Result, Store, decode_values, pack_samples, unpack_samples
 
 from test_transfer import V1_RUNS, store_run
 
@@ -87,9 +87,10 @@ def row_samples_copy(path: Path, version: int = 13) -> None:
     db.execute("CREATE TABLE samples (result_id INTEGER NOT NULL REFERENCES results(id), round INTEGER NOT NULL,"
                " value_us REAL NOT NULL)")
     db.execute("CREATE INDEX samples_by_result ON samples(result_id)")
-    for result_id, rounds, values in db.execute("SELECT * FROM result_samples ORDER BY result_id").fetchall():
+    for result_id, rounds, values, codec in db.execute(
+            "SELECT result_id, rounds, values_us, values_codec FROM result_samples ORDER BY result_id").fetchall():
         db.executemany("INSERT INTO samples VALUES (?, ?, ?)",
-                       [(result_id, *sample) for sample in unpack_samples(rounds, values)])
+                       [(result_id, *sample) for sample in unpack_samples(rounds, decode_values(values, codec))])
     db.execute("DROP TABLE result_samples")
     db.execute(f"PRAGMA user_version = {version}")
     db.commit()
@@ -163,6 +164,34 @@ def test_migrating_row_samples_packs_each_result_in_order_and_drops_the_rows(tmp
     assert len(before) > 1000 and all(store.samples(result_id) == taken for result_id, taken in before.items())
     tables = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "samples" not in tables and store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_migrating_to_compressed_samples_keeps_every_value_bit_for_bit(tmp_path):
+    path = tmp_path / "mage.db"
+    shutil.copy(COMMITTED, path)
+    db = sqlite3.connect(path)  # the committed store as schema 14 held it: the values as they are
+    raw = {result_id: decode_values(values, codec) for result_id, values, codec in
+           db.execute("SELECT result_id, values_us, values_codec FROM result_samples").fetchall()}
+    db.executemany("UPDATE result_samples SET values_us = ? WHERE result_id = ?", [(v, k) for k, v in raw.items()])
+    db.execute("ALTER TABLE result_samples DROP COLUMN values_codec")
+    db.execute("PRAGMA user_version = 14")
+    db.commit()
+    db.close()
+    old = Store(path, read_only=True)
+    taken = {result_id: old.samples(result_id) for result_id in raw}
+    old.close()
+    store = Store(path)
+    assert len(raw) > 1000 and all(store.samples(result_id) == taken[result_id] for result_id in raw)
+    codecs = [tuple(row) for row in store.db.execute("SELECT DISTINCT values_codec FROM result_samples")]
+    packed = store.db.execute("SELECT sum(length(values_us)) FROM result_samples").fetchone()[0]
+    assert codecs == [("zlib",)] and packed < 0.6 * sum(map(len, raw.values()))
+    some = next(iter(raw))
+    store.db.execute("UPDATE result_samples SET values_us = x'00ff' WHERE result_id = ?", (some,))
+    with pytest.raises(StoreError, match="cannot be decompressed .* it is damaged"):
+        store.samples(some)
+    store.db.execute("UPDATE result_samples SET values_codec = 'lz4' WHERE result_id = ?", (some,))
+    with pytest.raises(StoreError, match="in 'lz4', which this Mage cannot read"):
+        store.samples(some)
 
 
 def test_packed_samples_keep_rounds_values_and_order():
