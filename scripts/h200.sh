@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Check and time on the GPU machine in one call. Run it there from the repo root, after `make wheel` here,
 # carrying dist/ (the abi3 native extension built on this machine) and .whl/ where it holds peers' wheels:
-#   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_TESTS_TIMEOUT=seconds]
+#   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_TESTS_TIMEOUT=seconds] [MAGE_TESTS_K=expression]
 #   [MAGE_CHECK="--suite seed --all-strategies"] [MAGE_CHECK_TIMEOUT=seconds] [MAGE_STUDIES="schedule wide-rows"]
 #   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_CONTEXT_TIMEOUT=seconds] [MAGE_RUN_TIMEOUT=seconds]
 #   bash scripts/h200.sh [mage run options…]
 # MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files), interrupted (SIGINT, so pytest
-# still prints its summary) after MAGE_TESTS_TIMEOUT. MAGE_CHECK runs mage check with those options, an op a
+# still prints its summary) after MAGE_TESTS_TIMEOUT, their tests selected by MAGE_TESTS_K (pytest -k; default
+# "not large", which also deselects a test whose parameters name a large case: MAGE_TESTS_K= runs every one).
+# The copy of the tree here may carry the git metadata of an older checkout: set MAGE_GIT_COMMIT to the commit
+# it was made from (git rev-parse HEAD where it was made), which every run then records. MAGE_CHECK runs mage check with those options, an op a
 # process, all at once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
 # with those options (its model blocks, fused implementations and peers included); with studies, a check or a
@@ -60,7 +63,7 @@ gpu_tests=${MAGE_GPU_TESTS:-}
 if [ -n "$gpu_tests" ]; then
     # shellcheck disable=SC2086
     timeout -s INT -k 20 "${MAGE_TESTS_TIMEOUT:-0}" python3 -m pytest -q -rfEs -p no:cacheprovider -m gpu $gpu_tests \
-        -k "not large" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
+        -k "${MAGE_TESTS_K-not large}" 2>&1 | tee "$out/gpu-tests.log" | tail -80 || true
 fi
 if [ -n "${MAGE_CHECK:-}" ]; then
     started=$SECONDS
