@@ -107,6 +107,19 @@ def test_the_floor_holds_at_a_zero_budget_and_the_sample_cap_holds_without_one()
     assert len(stats["x"].samples) == 50 and stats["x"].noisy
 
 
+def test_a_wall_budget_caps_samples_whose_refresh_costs_more_than_their_spans():
+    timer = FakeTimer()
+    slow_refresh = lambda: time.sleep(0.002)  # noqa: E731 - 2 ms of wall time a sample around a 10 µs span
+    noisy = span.Contender("x", timer.scripted(5.0, 15.0))
+    capped = Method(min_samples=30, rounds=3, budget_s=1e9, span_samples=10_000, wall_budget_s=0.1)
+    stats, _ = span.measure([noisy], "single", timer, capped, refresh=slow_refresh)
+    assert 30 <= len(stats["x"].samples) <= 60 and stats["x"].noisy  # about 50 samples fill 0.1 s
+    assert 0.1 <= stats["x"].wall_s and stats["x"].spent_s < 0.001
+    floor = Method(min_samples=30, rounds=3, budget_s=1e9, span_samples=10_000, wall_budget_s=1e-6)
+    stats, _ = span.measure([noisy], "single", timer, floor, refresh=slow_refresh)
+    assert len(stats["x"].samples) == 30  # the floor holds whatever the wall budget
+
+
 def test_no_spread_stops_at_the_floor_and_the_rounds():
     timer = FakeTimer()
     stats, _ = span.measure([span.Contender("x", timer.scripted(5.0))], "single", timer,

@@ -24,7 +24,7 @@ from rich.text import Text
 from mage import amdahl as amdahl_law, signals
 from mage.errors import (FOREIGN_FAULTS, DeviceLost, Interrupted, MageError, RunClaimedError, StoreError,
                          WorkersLost)
-from mage.measure.method import SEED_BUDGET_S, Method
+from mage.measure.method import SEED_BUDGET_S, SEED_WALL_BUDGET_S, Method
 from mage.progress import CaseLines, StepLines
 from mage.report.format import without_control
 
@@ -115,11 +115,16 @@ def _positive(value: float | None) -> float | None:
     return value
 
 
+def _seed_alone(budget: float | None, suites: list[Suite]) -> bool:
+    """Whether the seed suite's shorter caps apply: it runs alone and --budget is not given."""
+    return budget is None and set(suites) == {Suite.seed}
+
+
 def _budget(budget: float | None, suites: list[Suite]) -> float:
     """--budget where given; else the seed suite's shorter cap when the seed suite runs alone."""
     if budget is not None:
         return budget
-    return SEED_BUDGET_S if set(suites) == {Suite.seed} else Method.budget_s
+    return SEED_BUDGET_S if _seed_alone(budget, suites) else Method.budget_s
 
 
 def _suite_choice(suites: list[Suite] | None, cases: list[str] | None) -> list[Suite]:
@@ -197,8 +202,10 @@ def run(
     budget: Optional[float] = typer.Option(None, callback=_positive, help="Seconds of timed spans one "
                                            "implementation may spend per path and cache: the cap on noise-driven "
                                            "sampling (never below --min-samples); it also bounds the kernel and "
-                                           f"host-time calls. Default: {SEED_BUDGET_S:g} for the seed suite alone, "
-                                           f"else {Method.budget_s:g}."),
+                                           f"host-time calls. Default: {SEED_BUDGET_S:g} for the seed suite alone "
+                                           f"(which also caps each measurement at {SEED_WALL_BUDGET_S:g} s of wall "
+                                           f"time, its refreshes and synchronizations included), else "
+                                           f"{Method.budget_s:g}."),
     noise_target: Optional[float] = typer.Option(None, "--noise-target", callback=_fraction,
                                                  help="Span sampling stops once the relative standard error of "
                                                  "the mean is below this (0.005 = 0.5 %); --min-samples is the "
@@ -257,6 +264,8 @@ def run(
         request = Request(suites=_suites(suite), ops=op, impls=impl, paths=paths, cases=case,
                           caches=["warm", "cold"] if cold else ["warm"], device=where, all_strategies=all_strategies,
                           method=fresh_method(Method(budget_s=_budget(budget, suite),
+                                                     wall_budget_s=SEED_WALL_BUDGET_S if _seed_alone(budget, suite)
+                                                     else None,
                                                      batch=Method.batch if batch is None else batch,
                                                      min_samples=Method.min_samples if min_samples is None
                                                      else min_samples,

@@ -48,8 +48,8 @@ NOISE_FLOOR = 0.01
 # then the method settings that set how much is sampled and how (budget_s is the sampling budget).
 ENV_KEYS = (("uuid", "GPU"), ("driver", "driver"), ("cuda", "CUDA"), ("torch", "torch"), ("triton", "Triton"),
             ("python", "Python"))
-METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_s", "batch", "span_samples",
-               "l2_flush_bytes")
+METHOD_KEYS = ("kernel_calls", "rounds", "noise_target", "min_samples", "budget_s", "wall_budget_s", "batch",
+               "span_samples", "l2_flush_bytes")
 
 
 @dataclass

@@ -7,7 +7,8 @@ the min and max of the round means, not a confidence interval.
 Sampling stops on measured noise, as nvbench does: a contender is done once the relative standard
 error of its mean (RSE) is below ``method.noise_target``, never before ``min_samples`` samples in
 ``rounds`` rounds (the floor), and at the latest when its samples have spent ``budget_s`` of timed
-spans or number ``span_samples`` (the caps). One capped above the target is marked noisy.
+spans, or ``wall_budget_s`` of wall time where the method sets it, or number ``span_samples`` (the caps). One
+capped above the target is marked noisy.
 
 Answering from memory must not pay (GUIDE §2): before every sample, outside the timed window,
 ``refresh`` gives the inputs new values in place, and one timed output per block, at a random
@@ -25,6 +26,7 @@ import contextlib
 import math
 import random
 import statistics
+import time
 from dataclasses import dataclass, field
 from typing import Callable, ContextManager
 
@@ -52,6 +54,7 @@ class SpanStats:
     samples: list[tuple[int, float]] = field(default_factory=list)  # (round, µs per call); grown by add()
     calls_per_sample: int = 1
     spent_s: float = 0.0  # timed span seconds of its samples, what the budget caps
+    wall_s: float = 0.0  # wall seconds its samples took, refreshes, flushes and synchronizations included
     noisy: bool = False  # capped with its RSE above the noise target
     stale: str | None = None  # why a verified timed output was wrong
     _mean: float = field(default=0.0, repr=False)  # running mean and sum of squared deviations (Welford)
@@ -178,7 +181,8 @@ def _stops(stats: SpanStats, round_index: int, method: Method) -> bool:
     that stops at a cap above the target is marked noisy."""
     if len(stats.samples) < method.min_samples or round_index + 1 < method.rounds:
         return False
-    capped = stats.spent_s >= method.budget_s or len(stats.samples) >= method.span_samples
+    capped = (stats.spent_s >= method.budget_s or len(stats.samples) >= method.span_samples
+              or method.wall_budget_s is not None and stats.wall_s >= method.wall_budget_s)
     if stats.rse <= method.noise_target:
         return True
     stats.noisy = capped
@@ -233,6 +237,7 @@ def measure(
             try:
                 with contender.mode(), window(contender.key):
                     for position in range(block):
+                        started = time.perf_counter()
                         # New values first, then the flush: the copy itself warms L2, so it must come before.
                         if refresh is not None:
                             refresh()
@@ -244,6 +249,7 @@ def measure(
                         else:
                             span_us = timer.span_us(region)
                         result.add(round_index, span_us)
+                        result.wall_s += time.perf_counter() - started
                         if result.stale or _stops(result, round_index, method):
                             finished.add(contender.key)
                             break

@@ -469,6 +469,8 @@ def _span_sampling(method: dict) -> str:
     if "noise_target" not in method:
         return f"{method.get('span_samples', '?')} samples"
     caps = " or ".join(cap for cap in (f"{method['budget_s']:g} s of spans" if "budget_s" in method else None,
+                                       f"{method['wall_budget_s']:g} s of wall time" if method.get("wall_budget_s")
+                                       else None,
                                        f"{method['span_samples']} samples" if "span_samples" in method else None) if cap)
     limits = [f"at least {method['min_samples']} samples" if "min_samples" in method else None,
               f"at most {caps}" if caps else None]
