@@ -26,7 +26,8 @@ class Method:
     host_chunk: int = 20  # calls between synchronizations, so the GPU queue never fills
     warmup_calls: int = 10
     budget_s: float = 2.0  # time one measurement may take: the cap on noise-driven span sampling
-    # The cap on a measurement's wall time, its samples' refreshes, flushes and synchronizations included; None: spans only.
+    # The cap on a measurement's wall time, its samples' refreshes, flushes and synchronizations included (None:
+    # spans alone are capped, by budget_s).
     wall_budget_s: float | None = None
     refresh_sets: int = 3  # input sets copied into the timing buffers between samples (check.InputRefresh)
     check_seed: int = 1_000_003  # contracts draw fresh inputs from seeds derived from this
