@@ -73,6 +73,10 @@ def test_mage_best_reads_the_committed_store(monkeypatch, capsys):
     assert tf32x3["eager"] == "eager/default/ieee" and tf32x3["vs_eager"] > 1.5 and tf32x3["run"] > 0
     code, out, _ = mage_here(monkeypatch, capsys, "best", "--db", str(COMMITTED), "--op", "softmax")
     assert code == 0 and "The best measured in" in out and "softmax" in out and "× eager" in out and "run " in out
+    # Answers of one device model name it once, in the title; those of several, row by row.
+    code, out, _ = mage_here(monkeypatch, capsys, "best", "--db", str(COMMITTED), "--op", "matmul", "--case",
+                             "8192x8192x8192")
+    assert code == 0 and "The best measured in" in out and " on NVIDIA H200" in out
 
 
 def test_mage_best_says_when_nothing_matches(monkeypatch, capsys):

@@ -474,7 +474,9 @@ def best_of(op: Optional[str] = typer.Option(None, "--op", help="Only this op.")
         raise MageError(f"no passing measurement in {db} matches" + "".join(
             f" {name} {value!r}" for name, value in (("--op", op), ("--case", case), ("--precision", precision))
             if value))
-    console.print(answer_table(answers, f"The best measured in {db}", provenance=True))
+    devices = {answer.device for answer in answers}  # several: each row names its own
+    on = f" on {next(iter(devices))}" if len(devices) == 1 else ""
+    console.print(answer_table(answers, f"The best measured in {db}{on}", provenance=True))
 
 
 def _gpu_slots(gpus: str, where: str) -> list[str]:
