@@ -69,19 +69,19 @@ if [ -n "${MAGE_CHECK:-}" ]; then
     started=$SECONDS
     # Contracts are not timed, so one check per op runs at once on the one GPU: the cold compiles (Triton's,
     # inductor's autotuning) then share the host's cores instead of queueing. Options naming --op run as given.
-    case " $MAGE_CHECK " in
-        *" --op "*) ops=all ;;
-        *) ops=$(python3 -c 'from mage import registry; registry.load(); print(*sorted(registry.ops()))') ;;
-    esac
-    for op in $ops; do
-        [ "$op" = all ] && only= || only="--op $op"
+    # Where every strategy is checked, compile.max-autotune (minutes of autotuning each contract shape) gets a
+    # process of its own, so that the rest of its op is not left without verdicts behind it (check_units.py).
+    units=$(python3 scripts/check_units.py "$MAGE_CHECK")
+    labels=
+    while IFS=$'\t' read -r label only; do
+        labels="$labels $label"
         # shellcheck disable=SC2086
-        { timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK $only > "$out/check-$op.log" 2>&1 \
-            || echo "mage check $MAGE_CHECK $only: exit $?" >> "$out/check-$op.log"; } &
-    done
+        { timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK $only > "$out/check-$label.log" 2>&1 \
+            || echo "mage check $MAGE_CHECK ($label): exit $?" >> "$out/check-$label.log"; } &
+    done <<< "$units"
     wait
-    for op in $ops; do cat "$out/check-$op.log"; done > "$out/check.log"
-    echo "mage check $MAGE_CHECK (an op a process: $ops): $((SECONDS - started)) s wall" | tee -a "$out/check.log"
+    for label in $labels; do cat "$out/check-$label.log"; done > "$out/check.log"
+    echo "mage check $MAGE_CHECK (a process each:$labels): $((SECONDS - started)) s wall" | tee -a "$out/check.log"
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/check.log" | tail -30
     echo "contracts failed: $(grep -c "^FAIL " "$out/check.log" || true)"; grep "^FAIL " "$out/check.log" | head -40 || true
 fi
