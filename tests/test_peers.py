@@ -209,3 +209,25 @@ def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
     assert kernel.library.impl == "liger/rows/ieee" and kernel.vs_library == 1.25
     (won,) = [a for a in best.from_rows(rows[:3], "cpu-model") if a.boundary == "kernel"]
     assert won.fastest.impl == won.library.impl == "liger/rows/ieee"  # a peer that wins is the answer
+
+
+def test_the_answer_names_the_fastest_peer_where_torch_compile_is_the_fastest_library():
+    from rich.console import Console
+
+    from mage.report.answer import answer_table
+
+    def row(impl, kernel):
+        return {"op": "softmax", "case": "64x64", "impl": impl, "path": "single", "cache": "warm",
+                "status": "pass", "kernel_us": kernel, "span_mean_us": None}
+
+    rows = [row("eager/rows/ieee", 10.0), row("compile/rows/ieee", 5.0), row("liger/rows/ieee", 8.0),
+            row("quack/rows/ieee", 6.0), row("triton/rows/ieee", 4.0)]
+    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    assert kernel.library.impl == "compile/rows/ieee" and kernel.peer.impl == "quack/rows/ieee"
+    assert kernel.vs_peer == 1.5 and kernel.as_dict()["peer"] == "quack/rows/ieee"
+    console = Console(width=100, record=True)
+    console.print(answer_table([kernel], "answer"))
+    text = console.export_text()
+    assert "1.25× compile" in text and "1.50× quack" in text
+    (alone,) = [a for a in best.from_rows(rows[:2] + rows[4:], "cpu-model") if a.boundary == "kernel"]
+    assert alone.peer is None and alone.as_dict()["vs_peer"] is None  # no peer ran: none is named

@@ -3,9 +3,10 @@ against the best library or peer.
 
 For each op, case, variant and precision, three boundaries are answered side by side, never combined:
 kernel time, call span on the single path and call span on the graph path. Each answer names the
-fastest implementation, its ratio to eager (the baseline at the precision its contract compares with)
-and to the fastest library implementation, named (torch.compile, cuSPARSE, the peers Liger-Kernel, PyG and
-QuACK: identity.LIBRARY_FAMILIES), and the implementations within the noise of it (mage.compare's point
+fastest implementation, its ratio to eager (the baseline at the precision its contract compares with),
+to the fastest library implementation, named (torch.compile, cuSPARSE, the peers Liger-Kernel, PyG and
+QuACK: identity.LIBRARY_FAMILIES), and to the fastest peer where that is another (identity.PEER_FAMILIES: the
+library a user would pick instead), and the implementations within the noise of it (mage.compare's point
 resolution: a difference below it is not a ranking).
 
 ``from_rows`` answers from the rows of one run (what ``mage run`` ends with); ``latest`` reads a whole
@@ -59,6 +60,7 @@ class Answer:
     within_noise: list[Measured] = field(default_factory=list)  # others no slower beyond the resolution
     eager: Measured | None = None
     library: Measured | None = None  # the fastest library implementation (a peer's too)
+    peer: Measured | None = None  # the fastest peer library's (identity.PEER_FAMILIES), whether or not it is that
 
     @property
     def vs_eager(self) -> float | None:
@@ -67,6 +69,10 @@ class Answer:
     @property
     def vs_library(self) -> float | None:
         return self.library.value / self.fastest.value if self.library else None
+
+    @property
+    def vs_peer(self) -> float | None:
+        return self.peer.value / self.fastest.value if self.peer else None
 
     def same_as(self, other: Measured | None) -> bool:
         """Whether ``other`` is within the noise of the fastest (so a ratio to it says ≈, not faster)."""
@@ -84,7 +90,9 @@ class Answer:
                 "date": self.fastest.started_at, "within_noise": [m.impl for m in self.within_noise],
                 "eager": self.eager.impl if self.eager else None, "eager_us": self.eager.value if self.eager else None,
                 "vs_eager": self.vs_eager, "library": self.library.impl if self.library else None,
-                "library_us": self.library.value if self.library else None, "vs_library": self.vs_library}
+                "library_us": self.library.value if self.library else None, "vs_library": self.vs_library,
+                "peer": self.peer.impl if self.peer else None, "peer_us": self.peer.value if self.peer else None,
+                "vs_peer": self.vs_peer}
 
 
 def _parts(impl: str) -> tuple[str, str]:
@@ -117,8 +125,10 @@ def answers(rows: list[dict], device: str) -> list[Answer]:
             eager = [measured(r) for r in here if _parts(r["impl"]) == (variant, eager_precision)
                      and identity.family_of(r["impl"]) == "eager"]
             library = [m for m in ranked if m.family in identity.LIBRARY_FAMILIES]
+            peer = [m for m in library if m.family in identity.PEER_FAMILIES]
             answer = Answer(device, op, case, variant, precision, here[0]["cache"], boundary, ranked[0],
-                            eager=eager[0] if eager else None, library=library[0] if library else None)
+                            eager=eager[0] if eager else None, library=library[0] if library else None,
+                            peer=peer[0] if peer else None)
             answer.within_noise = [m for m in ranked[1:] if answer.same_as(m)]
             out.append(answer)
     return out

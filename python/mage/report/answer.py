@@ -1,6 +1,6 @@
 """The answer as a terminal table: a line per op, case, variant and precision, a column per boundary
-(mage.best), each cell the fastest implementation with its time and its ratios to eager and to the
-fastest library implementation."""
+(mage.best), each cell the fastest implementation with its time and its ratios to eager, to the
+fastest library implementation and to the fastest peer where that is another."""
 
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ def cell(answer: Answer | None, provenance: bool) -> str:
         return "—"
     ratios = [_ratio(answer, answer.eager, answer.vs_eager, "eager"),
               _ratio(answer, answer.library, answer.vs_library, _backend(answer.library) if answer.library else "")]
+    if answer.peer and answer.peer is not answer.library:  # the peer a user would pick, where compile or cuSPARSE led
+        ratios.append(_ratio(answer, answer.peer, answer.vs_peer, _backend(answer.peer)))
     lines = [_backend(answer.fastest), "fails its contract" if answer.fastest.failed_contract else None,
              f"{us(answer.fastest.value)} µs", *ratios]  # a number a line: never broken
-    named = {m.impl for m in (answer.eager, answer.library) if m}  # a ratio line above already says ≈ of these
+    named = {m.impl for m in (answer.eager, answer.library, answer.peer) if m}  # a ratio line above says ≈ of these
     if others := [m for m in answer.within_noise if m.impl not in named]:
         lines.append("≈ " + ", ".join(_backend(m) for m in others))
     if provenance and answer.fastest.run_id is not None:
