@@ -10,6 +10,7 @@ import importlib.metadata
 import sys
 
 import pytest
+from rich.console import Console
 
 from mage import best, identity, registry
 from mage.backends.peers import LIGER, LIGER_MAX_COLS, PEERS, PYG, QUACK, Peer, PeerMissing
@@ -19,6 +20,7 @@ from mage.context import blocks, fusion
 from mage.measure import env
 from mage.measure.method import Method
 from mage.plan import Planned, Request, skip_reason
+from mage.report.answer import answer_table
 from mage.runner import Runner
 from mage.spec import Case
 from mage.store import Store
@@ -197,13 +199,14 @@ def test_each_run_records_every_peer_s_version():
     assert "cuequivariance-ops-torch-cu13" in captured  # the kernels of a peer whose front end comes apart
 
 
-def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
-    def row(impl, kernel):
-        return {"op": "softmax", "case": "64x64", "impl": impl, "path": "single", "cache": "warm",
-                "status": "pass", "kernel_us": kernel, "span_mean_us": None}
+def _softmax_rows(**kernel_us: float) -> list[dict]:
+    """A softmax result of each family with a kernel time alone, in the order given, as the answer reads them."""
+    return [{"op": "softmax", "case": "64x64", "impl": f"{family}/rows/ieee", "path": "single", "cache": "warm",
+             "status": "pass", "kernel_us": us, "span_mean_us": None} for family, us in kernel_us.items()]
 
-    rows = [row("eager/rows/ieee", 10.0), row("compile/rows/ieee", 8.0), row("liger/rows/ieee", 5.0),
-            row("quack/rows/ieee", 6.0), row("triton/rows/ieee", 4.0)]
+
+def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
+    rows = _softmax_rows(eager=10.0, compile=8.0, liger=5.0, quack=6.0, triton=4.0)
     (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
     assert kernel.fastest.impl == "triton/rows/ieee"
     assert kernel.library.impl == "liger/rows/ieee" and kernel.vs_library == 1.25
@@ -212,16 +215,7 @@ def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
 
 
 def test_the_answer_names_the_fastest_peer_where_torch_compile_is_the_fastest_library():
-    from rich.console import Console
-
-    from mage.report.answer import answer_table
-
-    def row(impl, kernel):
-        return {"op": "softmax", "case": "64x64", "impl": impl, "path": "single", "cache": "warm",
-                "status": "pass", "kernel_us": kernel, "span_mean_us": None}
-
-    rows = [row("eager/rows/ieee", 10.0), row("compile/rows/ieee", 5.0), row("liger/rows/ieee", 8.0),
-            row("quack/rows/ieee", 6.0), row("triton/rows/ieee", 4.0)]
+    rows = _softmax_rows(eager=10.0, compile=5.0, liger=8.0, quack=6.0, triton=4.0)
     (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
     assert kernel.library.impl == "compile/rows/ieee" and kernel.peer.impl == "quack/rows/ieee"
     assert kernel.vs_peer == 1.5 and kernel.as_dict()["peer"] == "quack/rows/ieee"
