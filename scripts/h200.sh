@@ -33,6 +33,12 @@ for first in .whl*/*.part-aa; do
     name=$(basename "$first" .part-aa)
     # shellcheck disable=SC2046
     cat $(for part in .whl*/"$name".part-*; do echo "$(basename "$part") $part"; done | sort | cut -d' ' -f2) > "/tmp/joined/$name"
+    # Until the last part has come, the joined file is cut short: left for a later call, not installed.
+    case $name in
+        *.xz) xz -t "/tmp/joined/$name" 2>/dev/null && whole=1 || whole=0 ;;
+        *) python3 -m zipfile -t "/tmp/joined/$name" >/dev/null 2>&1 && whole=1 || whole=0 ;;
+    esac
+    [ $whole = 1 ] || { echo "$name: its parts so far do not make the whole file; left for a later call"; rm "/tmp/joined/$name"; }
 done
 wheels=$(ls .whl/*.whl /tmp/joined/*.whl 2>/dev/null || true)
 if [ -n "$wheels" ]; then

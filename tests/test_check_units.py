@@ -6,7 +6,7 @@ from pathlib import Path
 from mage import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from check_units import SLOW, units  # noqa: E402
+from check_units import SHARE, SLOW, units  # noqa: E402
 
 
 def _selected(op: str, added: str) -> set[str]:
@@ -15,12 +15,16 @@ def _selected(op: str, added: str) -> set[str]:
 
 
 def test_every_strategy_is_checked_once_with_max_autotune_in_a_process_of_its_own():
-    found = dict(units(["--suite", "seed", "--all-strategies"]))
+    found = units(["--suite", "seed", "--all-strategies"])
+    assert len({label for label, _ in found}) == len(found)
     for op in registry.ops():
         every = {impl.name for impl in registry.implementations(op)}
-        rest, slow = _selected(op, found[op]), _selected(op, found[f"{op}-{SLOW}"])
+        slow = _selected(op, dict(found)[f"{op}-{SLOW}"])
         assert slow and all(name.startswith(f"{SLOW}/") for name in slow)
-        assert rest | slow == every and not rest & slow
+        shares = [_selected(op, added) for label, added in found if label == op or label.startswith(f"{op}-")
+                  and label != f"{op}-{SLOW}"]
+        assert all(0 < len(share) <= SHARE for share in shares)
+        assert sum(map(len, shares)) + len(slow) == len(every) and set().union(slow, *shares) == every
 
 
 def test_a_check_of_champions_or_of_named_ops_is_not_split():

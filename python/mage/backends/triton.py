@@ -11,6 +11,7 @@ shapes that span several blocks with ragged edges.
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 import torch
@@ -22,6 +23,14 @@ from mage.backends.precision import cuda_only
 
 # Decided once, like the kernels themselves (they are decorated after this module is imported).
 INTERPRETED = bool(knobs.runtime.interpret)
+
+# Autotune timings persist in Triton's disk cache (keyed by the kernel's source, its configs, the tuning key
+# and the GPU's architecture), so a later process re-uses an earlier one's choice instead of re-timing every
+# config at every new shape: most of a warm main job's contract time was that re-timing. The choice is still
+# recorded with each result; TRITON_CACHE_AUTOTUNING=0 re-times in every process.
+if "TRITON_CACHE_AUTOTUNING" not in os.environ:
+    knobs.autotuning.cache = True
+AUTOTUNE_CACHED = bool(knobs.autotuning.cache) and not INTERPRETED
 
 # Persistent kernels launch this many programs under the interpreter: few enough that each
 # walks several tiles of a small test shape.

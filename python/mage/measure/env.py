@@ -160,6 +160,7 @@ def capture(device: str) -> dict:
         "python": sys.version.split()[0],
         "torch": torch.__version__,
         "triton": _package_version("triton"),
+        "triton_autotune_cache": _triton_autotune_cache(),
         "mage": mage.__version__,
         "native_build": _native_build(),
         # A copy of the tree without .git (the GPU machine's) is told its commit by the caller.
@@ -183,6 +184,15 @@ def capture(device: str) -> dict:
             **_gpu_identity(),
         }
     return env
+
+
+def _triton_autotune_cache() -> bool | None:
+    """Whether Triton's autotune choices come from its disk cache when one is there (None: no Triton)."""
+    try:
+        from mage.backends import triton as triton_backend
+    except ImportError:
+        return None
+    return triton_backend.AUTOTUNE_CACHED
 
 
 def _peer_versions() -> dict[str, str | None]:
