@@ -49,9 +49,8 @@ def test_softmax_declares_both_16_bit_precisions_in_every_family_that_takes_them
     names = {impl.name for impl in registry.select("softmax", None)}
     for precision in SIXTEEN_BIT:
         assert {f"{family}/rows/{precision}" for family in FAMILIES} <= names
-    # QuACK's and CubeCL's softmax kernels are float32 only.
-    assert {impl.precision for impl in registry.implementations("softmax") if impl.family in ("quack", "cubecl")} \
-        == {"ieee"}
+    # CubeCL's softmax kernels are float32 only.
+    assert {impl.precision for impl in registry.implementations("softmax") if impl.family == "cubecl"} == {"ieee"}
 
 
 @pytest.mark.parametrize("params", WIDTHS, ids=lambda p: f"{p['rows']}x{p['cols']}")

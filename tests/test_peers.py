@@ -61,7 +61,8 @@ def test_what_each_peer_implements():
         "liger": ["layernorm:liger/affine/bf16", "layernorm:liger/affine/fp16", "layernorm:liger/affine/ieee",
                   "softmax:liger/rows/bf16", "softmax:liger/rows/fp16", "softmax:liger/rows/ieee"],
         "pyg": ["neighbor_agg:pyg/mean/ieee", "neighbor_agg:pyg/sum/ieee"],
-        "quack": ["layernorm:quack/affine/ieee", "softmax:quack/rows/ieee"],
+        "quack": ["layernorm:quack/affine/bf16", "layernorm:quack/affine/fp16", "layernorm:quack/affine/ieee",
+                  "softmax:quack/rows/bf16", "softmax:quack/rows/fp16", "softmax:quack/rows/ieee"],
         "cuequivariance": [],
     }
     fused = {peer.family: sorted(f"{i.block_family}:{i.label}@{i.precision}" for i in _fused_impls(peer))
@@ -126,9 +127,13 @@ def test_liger_declares_the_rows_it_refuses():
 
 
 def test_quack_softmax_declares_widths_its_vector_loads_cannot_take():
-    (impl,) = _peer_impls(QUACK, "softmax")
-    assert "4099 columns do not" in impl.case_skip_reason({"rows": 8, "cols": 4099})
-    assert impl.case_skip_reason({"rows": 8, "cols": 4096}) is None
+    impls = {impl.precision: impl for impl in _peer_impls(QUACK, "softmax")}
+    for precision, impl in impls.items():
+        assert "4099 columns do not" in impl.case_skip_reason({"rows": 8, "cols": 4099})
+        assert impl.case_skip_reason({"rows": 8, "cols": 4096}) is None
+    # 16 bytes: four float32 elements, eight 16-bit ones.
+    assert impls["ieee"].case_skip_reason({"rows": 8, "cols": 1004}) is None
+    assert "1004 columns do not" in impls["bf16"].case_skip_reason({"rows": 8, "cols": 1004})
 
 
 ABSENT = Peer("Absent Library", "absent", "mage-absent-peer", "mage_absent_peer")
