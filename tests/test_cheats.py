@@ -4,6 +4,7 @@ import io
 import time
 
 import pytest
+import torch
 from rich.console import Console
 
 from cheats import deferred_output, honest_only_under_profiler, silent_while_profiled, stale_answer, warm_cache_memo
@@ -54,6 +55,29 @@ def test_returning_the_same_tensor_every_call_fails(layernorm, impl_like):
 
     result = _check(layernorm, impl_like(eager, cached))
     assert not result.passed and "output of the previous call" in result.reason
+
+
+def test_a_few_wrong_elements_fail_where_the_norm_wise_error_would_pass():
+    """A race that corrupts a few elements of a 16-bit output: four elements of 65,536 off by twice the
+    output's root mean square make a norm-wise error of 0.016, inside bf16's ceiling of 0.02; the worst
+    element fails it, and without the corruption the same implementation passes."""
+    spec = registry.get_op("layernorm")
+    eager = registry.baseline_for("layernorm", "affine", "bf16")
+    case = Case("layernorm", "256x256", "seed", {"rows": 256, "cols": 256}, seed=5)
+
+    def racing(x, w, b):
+        out = eager.fn(x, w, b)
+        rms = out.float().square().mean().sqrt()
+        out.view(-1)[torch.tensor([17, 4099, 30000, 65000])] += (2 * rms).to(out.dtype)
+        return out
+
+    honest = registry.Implementation(op="layernorm", family="fixture", variant="affine", precision="bf16",
+                                     fn=lambda x, w, b: eager.fn(x, w, b))
+    planted = registry.Implementation(op="layernorm", family="fixture", variant="affine", precision="bf16", fn=racing)
+    assert check.check(honest, eager, spec, case, "cpu", seed=3).passed
+    result = check.check(planted, eager, spec, case, "cpu", seed=3)
+    assert not result.passed and result.rel_error < 0.02, result
+    assert "a few wrong elements hide in the norm-wise error" in result.reason
 
 
 def test_an_honest_implementation_is_not_called_an_alias(layernorm):
