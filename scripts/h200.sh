@@ -9,7 +9,8 @@
 # still prints its summary) after MAGE_TESTS_TIMEOUT, their tests selected by MAGE_TESTS_K (pytest -k; default
 # "not large", which also deselects a test whose parameters name a large case: MAGE_TESTS_K= runs every one).
 # The copy of the tree here may carry the git metadata of an older checkout: set MAGE_GIT_COMMIT to the commit
-# it was made from (git rev-parse HEAD where it was made), which every run then records. MAGE_CHECK runs mage
+# it was made from (git rev-parse HEAD where it was made), which every run then records, clean unless
+# MAGE_GIT_DIRTY=1 says otherwise (the copy's own git status then says nothing). MAGE_CHECK runs mage
 # check with those options, an op a process, all at once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
 # with those options (its model blocks, fused implementations and peers included); with studies, a check or a

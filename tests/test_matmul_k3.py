@@ -205,16 +205,17 @@ for shape in triton_swap.SWAP_SHAPES + triton_swap.REFUSED_SHAPES:
 
 
 def test_every_swap_config_issues_n128_wgmmas_the_shape_the_h200_got_right():
-    """Runs 66-67 refused swap exactly where the autotuner chose BLOCK_M 256 (wgmma m64n256k8, its register operand
-    read for twice as long while the next one is loaded: see triton_swap's docstring) and passed everywhere it
-    chose 128. Every registered config compiles to m64n128k8 wgmmas; the refused ones to m64n256k8."""
+    """Runs 66-67 refused swap where the autotuner chose BLOCK_M 256 (wgmma m64n256k8, its register operand read
+    for twice as long while the next one is loaded: see triton_swap's docstring). Every registered config compiles
+    to m64n128k8 wgmmas, each refused one to m64n{BLOCK_M}k8: the BLOCK_M 256 ones to n256, and the one refused
+    later for its second epilogue slice to n128, the wgmma of the configs that are right."""
     done = run_compiled("-c", _SWAP_CONFIGS_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     wgmmas = dict(line.split("\t") for line in done.stdout.strip().splitlines() if line.startswith("("))
     for shape in swap.SWAP_SHAPES:
         assert wgmmas[repr(shape)] == "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", shape
     for shape in swap.REFUSED_SHAPES:
-        assert wgmmas[repr(shape)] == "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", shape
+        assert wgmmas[repr(shape)] == f"wgmma.mma_async.sync.aligned.m64n{shape[0]}k8.f32.tf32.tf32", shape
 
 
 _SM90_COMPILE = r'''

@@ -74,8 +74,9 @@ def test_the_launches_are_the_split_and_the_product_or_the_product_alone(name, e
 
 @pytest.mark.parametrize("shape", [*swap.SWAP_SHAPES, *swap.REFUSED_SHAPES], ids=str)
 def test_every_swap_config_is_right_where_block_m_256_was_refused(shape):
-    """2048³ (128 tiles of 256 × 128: one a program) and 4096³, where runs 66-67 refused the BLOCK_M 256 configs;
-    each config launched as it is. Only the kept configs must pass: the refused ones' errors are printed."""
+    """2048³ (128 tiles of 256 × 128: one a program) and 4096³, where runs 66-67 refused the BLOCK_M 256 configs
+    (and an H100 the 128 × 256 one in two epilogue slices); each config launched as it is. Only the kept configs
+    must pass: the refused ones' errors are printed."""
     right = 1e-3  # half the contract's tf32 ceiling; a right swap errs by 4.7e-4 (runs 66-67), a wrong one by 0.02-0.2
     for n in (2048, 4096):
         a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")

@@ -16,7 +16,7 @@ import torch
 
 from mage import registry
 from mage.backends.peers import LIGER, LIGER_MAX_COLS, PEERS, QUACK
-from mage.check import check, rel_error
+from mage.check import check, rel_error, timed_despite
 from mage.spec import Case
 
 pytestmark = [
@@ -61,8 +61,11 @@ def test_row_peers_pass_the_contract_or_declare_the_width_refused(impl, rows, co
     if reason := impl.case_skip_reason(case.params):
         pytest.skip(reason)
     result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
-    print(f"{impl.op} {impl.name} {rows}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
-    assert result.passed, result.reason
+    print(f"{impl.op} {impl.name} {rows}x{cols}: worst error {result.rel_error}, eager {result.eager_error}"
+          f"{'' if result.passed else ': ' + result.reason}")
+    # A library's failure on non-finite inputs alone is stored beside its numbers (users run it anyway), and a
+    # known flaw it is registered with is stored failing: either is printed above, neither fails the test.
+    assert result.passed or impl.failed_as_registered(result.reason) or timed_despite(result, impl), result.reason
 
 
 @pytest.mark.parametrize("case", GRAPHS, ids=lambda case: case.name)

@@ -52,7 +52,7 @@ class Implementation:
     takes: CaseRule = field(default=lambda params: None, compare=False, repr=False)
     # A formula registered to be seen failing its contract (an unstable one, measured beside the stable
     # ones): how its contract's failure reason begins. Such a failure is stored, and is not the run's.
-    fails: str = ""
+    fails: str | tuple[str, ...] = ""
     # Whether it runs by default: a baseline, or its family's champion for its variant and precision
     # (OpSpec.champions; torch.compile's is its default mode). Every other strategy is a study, run when named.
     champion: bool = True
@@ -77,7 +77,8 @@ class Implementation:
 
     def failed_as_registered(self, reason: str) -> bool:
         """Whether a contract failure with ``reason`` is the one this implementation is registered to show."""
-        return bool(self.fails) and reason.startswith(self.fails)
+        prefixes = (self.fails,) if isinstance(self.fails, str) else self.fails
+        return any(prefix and reason.startswith(prefix) for prefix in prefixes)
 
 
 _OPS: dict[str, object] = {}
@@ -103,12 +104,12 @@ def implementation(
     baseline: bool = False,
     available: Availability | None = None,
     takes: CaseRule | None = None,
-    fails: str = "",
+    fails: str | tuple[str, ...] = "",
     champion_of: str | None = None,
 ):
     """Register ``fn`` for every (variant, precision) pair it declares (every variant of the spec
     when it declares none). ``takes`` says which cases its design can run (all when None); ``fails``,
-    how the contract failure it is registered to show begins (none when empty); ``champion_of``, the
+    how the contract failure it is registered to show begins, or each way it may (none when empty); ``champion_of``, the
     family whose champion it follows (its own when None: a second host path of the same kernels names
     the first, so both run the same strategy by default)."""
 

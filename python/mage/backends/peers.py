@@ -122,3 +122,16 @@ def liger_takes(params: dict) -> str | None:
         return (f"Liger-Kernel holds a row in one Triton block of at most {LIGER_MAX_COLS} elements and refuses "
                 f"{params['cols']} columns")
     return None
+
+
+
+def quack_widths(kernel: str, elements: int, why: str):
+    """Case rule of a QuACK row kernel: the width must be a multiple of ``elements`` (``why`` says what of the
+    kernel needs it)."""
+
+    def rule(params: dict) -> str | None:
+        if params["cols"] % elements:
+            return f"QuACK's {kernel} {why}, so the width must divide by {elements}; {params['cols']} columns do not"
+        return None
+
+    return rule

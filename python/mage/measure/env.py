@@ -165,8 +165,9 @@ def capture(device: str) -> dict:
         "native_build": _native_build(),
         # A copy of the tree without .git (the GPU machine's) is told its commit by the caller.
         "git_commit": os.environ.get("MAGE_GIT_COMMIT") or _git("rev-parse", "HEAD"),
+        # Told the commit, the copy's own git status (stale metadata, say) says nothing: only the caller's word does.
         "git_dirty": os.environ.get("MAGE_GIT_DIRTY", "") == "1"
-        or bool(_git("status", "--porcelain", "--untracked-files=no")),
+        or (not os.environ.get("MAGE_GIT_COMMIT") and bool(_git("status", "--porcelain", "--untracked-files=no"))),
         "host_cpu": _host_cpu(),
         "hostname": platform.node(),
         "os": platform.platform(),

@@ -33,6 +33,12 @@ loaded and rounded, and a register they read may be rewritten first (triton-lang
 reuse fixed after CUDA 12.9, triton-lang/triton#11781: Triton 3.6 assembles sm_90 with its ptxas 12.8). A wgmma
 twice as long (N 256) leaves that window open twice as long. N 128 is the size every measurement got right;
 a GPU check of each config's error, the dropped ones too, would confirm or refute this.
+
+It is not the whole story: with wgmma N 128, the 128 × 256 tile over three stages stored in two epilogue slices
+was wrong on an H100 in 14 % of its elements, all in the second slice (the tile's columns 128-255), where the
+same tile over four stages in four slices was right in every element (tests/test_matmul_k3_gpu.py checks each
+config element by element). The second slice reuses the epilogue's shared buffer of the first; the cause is not
+yet read from the SASS. That config is dropped too.
 """
 
 import triton
@@ -49,10 +55,13 @@ from mage.registry import implementation
 # (wgmma N 128: see the docstring). 128 × 256 reuses each a tile over 256 columns of b (two m64 wgmmas a warpgroup
 # a k piece, 128 accumulator registers a thread); 128 × 128 over more stages, or K steps of 64 (half the loop's
 # TMA waits).
-SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 256, 32, 8, 3, 2), (128, 128, 32, 8, 5, 2), (128, 128, 32, 8, 4, 2),
-               (128, 128, 64, 8, 3, 2)]
-# The BLOCK_M 256 configs the H200 refused, kept so that a GPU check can show that they are what fails.
-REFUSED_SHAPES = [(256, 128, 32, 8, 4, 4), (256, 128, 32, 8, 3, 2)]
+SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 128, 32, 8, 5, 2), (128, 128, 32, 8, 4, 2), (128, 128, 64, 8, 3, 2)]
+# Configs found wrong on the GPU, kept so that a GPU check can show that they are what fails: the BLOCK_M 256 ones
+# the H200 refused, and 128 × 256 over three stages in two epilogue slices, which an H100 got wrong in 14 % of the
+# elements at 1024³ (error 0.13 at 2048³), every one in the second slice of a tile's columns (128-255), while the
+# same tile in four slices over four stages was right in every element: the seed check refused the autotuner's
+# pick at 0.0069 on heavy-tailed inputs, and the non-finite contract before it at 0.0040.
+REFUSED_SHAPES = [(256, 128, 32, 8, 4, 4), (256, 128, 32, 8, 3, 2), (128, 256, 32, 8, 3, 2)]
 
 
 def swap_config(bm, bn, bk, warps, stages, slices) -> triton.Config:
