@@ -78,12 +78,14 @@ if [ -n "${MAGE_CHECK:-}" ]; then
     # inductor's autotuning) then share the host's cores instead of queueing. Options naming --op run as given.
     # Where every strategy is checked, compile.max-autotune (minutes of autotuning each contract shape) gets a
     # process of its own, so that the rest of its op is not left without verdicts behind it (check_units.py).
+    # Autotuning timed by processes sharing the GPU is timed under contention: kept out of Triton's disk cache,
+    # so that the runs after the check time their configs afresh and keep those.
     units=$(python3 scripts/check_units.py "$MAGE_CHECK")
     labels=
     while IFS=$'\t' read -r label only; do
         labels="$labels $label"
         # shellcheck disable=SC2086
-        { timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK $only > "$out/check-$label.log" 2>&1 \
+        { TRITON_CACHE_AUTOTUNING=0 timeout -s TERM -k 5 "${MAGE_CHECK_TIMEOUT:-0}" python3 -m mage check $MAGE_CHECK $only > "$out/check-$label.log" 2>&1 \
             || echo "mage check $MAGE_CHECK ($label): exit $?" >> "$out/check-$label.log"; } &
     done <<< "$units"
     wait
