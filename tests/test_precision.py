@@ -281,3 +281,22 @@ def test_show_prints_the_accuracy_table(three_precisions):
     assert shown.returncode == 0, shown.stderr
     table = shown.stdout[shown.stdout.index("accuracy against speed"):]
     assert all(f"eager/erf/{p}" in table for p in ("ieee", "bf16", "fp16")) and "1.00×" in table
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_show_at_a_narrow_width_breaks_the_accuracy_table_s_names_at_their_separators(three_precisions, columns):
+    """The accuracy table once folded names mid-word at 80 and 100 columns (eager/erf/ie|ee): now it is fitted as
+    the results table is, every number and mark kept whole."""
+    path, run_id, _ = three_precisions
+    shown = subprocess.run([sys.executable, "-m", "mage", "show", str(run_id), "--db", str(path)], capture_output=True,
+                           text=True, timeout=300, env=os.environ | {"COLUMNS": columns})
+    assert shown.returncode == 0, shown.stderr
+    table = shown.stdout[shown.stdout.index("accuracy against speed"):]
+    table = table[:table.index("└") + 1 + table[table.index("└"):].index("\n")]
+    assert max(len(line) for line in table.splitlines()) <= int(columns), table
+    names = [line.split("│")[3].strip() for line in table.splitlines() if line.count("│") > 4]
+    pieces = [piece for piece in names if piece]
+    # Every piece of an implementation's name ends at a separator or is a whole last part of it.
+    assert all(piece.endswith(("/", "."))
+               or piece.split("/")[-1] in ("ieee", "bf16", "fp16", "erf", "tanh") for piece in pieces), pieces
+    assert "1.00×" in table

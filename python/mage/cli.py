@@ -654,7 +654,7 @@ def show(run_id: Optional[int] = typer.Argument(None, help="Run id (default: the
     rows = store.rows(run_id)
     if rows:  # a context run has model blocks instead
         _print_results(stored, rows, wide)
-        if (trade := accuracy_table(rows)) is not None:
+        if (trade := accuracy_table(rows, width=None if wide else console.width)) is not None:
             console.print(trade)
             for plane in scatters(rows):
                 console.print(plane)

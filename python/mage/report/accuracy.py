@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mage.report.format import us
+from mage.report.tables import Fit, fitted_table
 from mage.store import StoredRow
 
 
@@ -52,23 +53,29 @@ def points(rows: list[StoredRow]) -> dict[tuple[str, str], list[Point]]:
             if len({p.precision for p in pts}) > 1}
 
 
-def accuracy_table(rows: list[StoredRow]) -> Table | None:
+COLUMNS = ("op", "case", "impl", "rel err", "err × eager ieee", "µs", "× eager ieee", "mark")
+# At a narrow width the numbers and the mark stay whole and the names fold after their separators.
+ACCURACY_FIT = Fit(priority=COLUMNS, essential=COLUMNS[3:], folded={"op": 12, "case": 20, "impl": 20},
+                   narrowed=("case", "impl"))
+
+
+def accuracy_table(rows: list[StoredRow], width: int | None = None) -> Table | None:
     """The points as a compact table, each time also as a speed against the case's eager ieee and each
     error as a multiple of eager ieee's (at most 1.00×: as accurate as the library's FP32 product, the
-    claim of an IEEE-class kernel); None when no op and case of the run was measured at two precisions."""
+    claim of an IEEE-class kernel), within ``width`` characters (every column when None); None when no op
+    and case of the run was measured at two precisions."""
     found = points(rows)
     if not found:
         return None
-    table = Table(title=Text(f"accuracy against speed · single path · {point_cache(rows)} L2 · fastest first"))
-    for column in ("op", "case", "impl", "rel err", "err × eager ieee", "µs", "× eager ieee", "mark"):
-        table.add_column(column, overflow="fold")
+    cells = []
     for (op, case), pts in found.items():
         reference = next((p for p in pts if p.baseline and p.precision == "ieee"), None)
         for mark, p in zip(MARKS, pts):
             speed = "—" if reference is None else f"{reference.time_us / p.time_us:.2f}×"
             error = "—" if reference is None or not reference.rel_error else f"{p.rel_error / reference.rel_error:.2f}×"
-            table.add_row(Text(op), Text(case), Text(p.impl), f"{p.rel_error:.1e}", error, us(p.time_us), speed, mark)
-    return table
+            cells.append([op, case, p.impl, f"{p.rel_error:.1e}", error, us(p.time_us), speed, mark])
+    return fitted_table(f"accuracy against speed · single path · {point_cache(rows)} L2 · fastest first",
+                        list(COLUMNS), cells, width, ACCURACY_FIT)
 
 
 def _cell(value: float, low: float, high: float, cells: int) -> int:
