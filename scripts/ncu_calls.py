@@ -19,7 +19,7 @@ for op, name, case_name in (tuple(arg.split(",")) for arg in sys.argv[1:]):
     spec = registry.get_op(op)
     impl = next(i for i in registry.implementations(op) if i.name == name)
     case = spec.case(case_name)
-    inputs = spec.make_inputs(case, case.seed, "cuda")
+    inputs = spec.make_inputs_at(case, case.seed, "cuda", "normal", impl.precision)  # 16-bit inputs at bf16, fp16
     with precision_mode(impl.precision):
         for _ in range(2):
             impl.fn(*inputs)

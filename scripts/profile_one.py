@@ -32,7 +32,7 @@ def main():
     spec = registry.get_op(args.op)
     impl = next(i for i in registry.implementations(args.op) if i.name == args.impl)
     case = next(c for c in spec.cases() if c.name == args.case)
-    inputs = spec.make_inputs(case, case.seed, args.device)
+    inputs = spec.make_inputs_at(case, case.seed, args.device, "normal", impl.precision)  # 16-bit at bf16, fp16
     on_gpu = args.device == "cuda"
     with precision_mode(impl.precision):
         for _ in range(args.warmup):
