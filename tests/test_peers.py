@@ -231,6 +231,21 @@ def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
     assert won.fastest.impl == won.library.impl == "liger/rows/ieee"  # a peer that wins is the answer
 
 
+def test_where_a_library_leads_the_answer_says_how_far_behind_mage_s_own_best_is():
+    rows = _softmax_rows(eager=10.0, compile=8.0, quack=4.0, triton=6.0, native=7.0)
+    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    assert kernel.fastest.impl == "quack/rows/ieee" and kernel.own.impl == "triton/rows/ieee"
+    assert kernel.vs_own == 1.5 and kernel.as_dict()["own"] == "triton/rows/ieee"
+    console = Console(width=100, record=True)
+    console.print(answer_table([kernel], "answer"))
+    assert "1.50× Mage's triton" in console.export_text()
+    (led,) = [a for a in best.from_rows(_softmax_rows(eager=10.0, quack=6.0, triton=4.0), "cpu-model")
+              if a.boundary == "kernel"]
+    console = Console(width=100, record=True)
+    console.print(answer_table([led], "answer"))
+    assert "Mage's" not in console.export_text()  # Mage leads: its name heads the cell, no ratio to itself
+
+
 def test_the_answer_names_the_fastest_peer_where_torch_compile_is_the_fastest_library():
     rows = _softmax_rows(eager=10.0, compile=5.0, liger=8.0, quack=6.0, triton=4.0)
     (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]

@@ -5,9 +5,10 @@ For each op, case, variant and precision, three boundaries are answered side by 
 kernel time, call span on the single path and call span on the graph path. Each answer names the
 fastest implementation, its ratio to eager (the baseline at the precision its contract compares with),
 to the fastest library implementation, named (torch.compile, cuSPARSE, the peers Liger-Kernel, PyG and
-QuACK: identity.LIBRARY_FAMILIES), and to the fastest peer where that is another (identity.PEER_FAMILIES: the
-library a user would pick instead), and the implementations within the noise of it (mage.compare's point
-resolution: a difference below it is not a ranking).
+QuACK: identity.LIBRARY_FAMILIES), to the fastest peer where that is another (identity.PEER_FAMILIES: the
+library a user would pick instead), and to Mage's own fastest kernel where a library or eager is the fastest (how
+far Mage is behind, named), and the implementations within the noise of it (mage.compare's point resolution: a
+difference below it is not a ranking).
 
 ``from_rows`` answers from the rows of one run (what ``mage run`` ends with); ``latest`` reads a whole
 store and keeps, per device model, the latest passing measurement of each implementation on each case,
@@ -61,6 +62,7 @@ class Answer:
     eager: Measured | None = None
     library: Measured | None = None  # the fastest library implementation (a peer's too)
     peer: Measured | None = None  # the fastest peer library's (identity.PEER_FAMILIES), whether or not it is that
+    own: Measured | None = None  # the fastest of Mage's own kernels (no baseline, no library), whether or not it is that
 
     @property
     def vs_eager(self) -> float | None:
@@ -73,6 +75,10 @@ class Answer:
     @property
     def vs_peer(self) -> float | None:
         return self.peer.value / self.fastest.value if self.peer else None
+
+    @property
+    def vs_own(self) -> float | None:
+        return self.own.value / self.fastest.value if self.own else None
 
     def same_as(self, other: Measured | None) -> bool:
         """Whether ``other`` is within the noise of the fastest (so a ratio to it says ≈, not faster)."""
@@ -92,7 +98,8 @@ class Answer:
                 "vs_eager": self.vs_eager, "library": self.library.impl if self.library else None,
                 "library_us": self.library.value if self.library else None, "vs_library": self.vs_library,
                 "peer": self.peer.impl if self.peer else None, "peer_us": self.peer.value if self.peer else None,
-                "vs_peer": self.vs_peer}
+                "vs_peer": self.vs_peer, "own": self.own.impl if self.own else None,
+                "own_us": self.own.value if self.own else None, "vs_own": self.vs_own}
 
 
 def _parts(impl: str) -> tuple[str, str]:
@@ -126,9 +133,10 @@ def answers(rows: list[dict], device: str) -> list[Answer]:
                      and identity.family_of(r["impl"]) == "eager"]
             library = [m for m in ranked if m.family in identity.LIBRARY_FAMILIES]
             peer = [m for m in library if m.family in identity.PEER_FAMILIES]
+            own = [m for m in ranked if m.family not in (*identity.LIBRARY_FAMILIES, "eager")]
             answer = Answer(device, op, case, variant, precision, here[0]["cache"], boundary, ranked[0],
                             eager=eager[0] if eager else None, library=library[0] if library else None,
-                            peer=peer[0] if peer else None)
+                            peer=peer[0] if peer else None, own=own[0] if own else None)
             answer.within_noise = [m for m in ranked[1:] if answer.same_as(m)]
             out.append(answer)
     return out

@@ -1,6 +1,7 @@
 """The answer as a terminal table: a line per op, case, variant and precision, a column per boundary
 (mage.best), each cell the fastest implementation with its time and its ratios to eager, to the
-fastest library implementation and to the fastest peer where that is another."""
+fastest library implementation, to the fastest peer where that is another, and to Mage's own fastest kernel
+where something else leads."""
 
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ def cell(answer: Answer | None, provenance: bool) -> str:
               _ratio(answer, answer.library, answer.vs_library, _backend(answer.library) if answer.library else "")]
     if answer.peer and answer.peer is not answer.library:  # the peer a user would pick, where compile or cuSPARSE led
         ratios.append(_ratio(answer, answer.peer, answer.vs_peer, _backend(answer.peer)))
+    if answer.own:  # where a library or eager leads: how far behind Mage's own best is
+        ratios.append(_ratio(answer, answer.own, answer.vs_own, f"Mage's {_backend(answer.own)}"))
     lines = [_backend(answer.fastest), "fails its contract" if answer.fastest.failed_contract else None,
              f"{us(answer.fastest.value)} µs", *ratios]  # a number a line: never broken
-    named = {m.impl for m in (answer.eager, answer.library, answer.peer) if m}  # a ratio line above says ≈ of these
+    named = {m.impl for m in (answer.eager, answer.library, answer.peer, answer.own) if m}  # said by a ratio line above
     if others := [m for m in answer.within_noise if m.impl not in named]:
         lines.append("≈ " + ", ".join(_backend(m) for m in others))
     if provenance and answer.fastest.run_id is not None:
