@@ -11,7 +11,8 @@
 # The copy of the tree here may carry the git metadata of an older checkout: set MAGE_GIT_COMMIT to the commit
 # it was made from (git rev-parse HEAD where it was made), which every run then records, clean unless
 # MAGE_GIT_DIRTY=1 says otherwise (the copy's own git status then says nothing). MAGE_CHECK runs mage
-# check with those options, an op a process, all at once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
+# check with those options, an op a process (a share of it, with every strategy: check_units.py), all at
+# once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
 # with those options (its model blocks, fused implementations and peers included); with studies, a check or a
 # context and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.

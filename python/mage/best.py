@@ -62,7 +62,7 @@ class Answer:
     eager: Measured | None = None
     library: Measured | None = None  # the fastest library implementation (a peer's too)
     peer: Measured | None = None  # the fastest peer library's (identity.PEER_FAMILIES), whether or not it is that
-    own: Measured | None = None  # the fastest of Mage's own kernels (no baseline, no library), whether or not it is that
+    own: Measured | None = None  # the fastest of Mage's own kernels (no baseline, no library), whether or not it leads
 
     @property
     def vs_eager(self) -> float | None:

@@ -124,7 +124,6 @@ def liger_takes(params: dict) -> str | None:
     return None
 
 
-
 def quack_widths(kernel: str, elements: int, why: str):
     """Case rule of a QuACK row kernel: the width must be a multiple of ``elements`` (``why`` says what of the
     kernel needs it)."""
