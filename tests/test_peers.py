@@ -222,38 +222,41 @@ def _softmax_rows(**kernel_us: float) -> list[dict]:
              "status": "pass", "kernel_us": us, "span_mean_us": None} for family, us in kernel_us.items()]
 
 
+def _kernel_answer(rows: list[dict]):
+    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    return kernel
+
+
+def _answer_text(answer) -> str:
+    console = Console(width=100, record=True)
+    console.print(answer_table([answer], "answer"))
+    return console.export_text()
+
+
 def test_the_answer_sets_mage_s_best_beside_the_fastest_peer():
     rows = _softmax_rows(eager=10.0, compile=8.0, liger=5.0, quack=6.0, triton=4.0)
-    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    kernel = _kernel_answer(rows)
     assert kernel.fastest.impl == "triton/rows/ieee"
     assert kernel.library.impl == "liger/rows/ieee" and kernel.vs_library == 1.25
-    (won,) = [a for a in best.from_rows(rows[:3], "cpu-model") if a.boundary == "kernel"]
+    won = _kernel_answer(rows[:3])
     assert won.fastest.impl == won.library.impl == "liger/rows/ieee"  # a peer that wins is the answer
 
 
 def test_where_a_library_leads_the_answer_says_how_far_behind_mage_s_own_best_is():
-    rows = _softmax_rows(eager=10.0, compile=8.0, quack=4.0, triton=6.0, native=7.0)
-    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    kernel = _kernel_answer(_softmax_rows(eager=10.0, compile=8.0, quack=4.0, triton=6.0, native=7.0))
     assert kernel.fastest.impl == "quack/rows/ieee" and kernel.own.impl == "triton/rows/ieee"
     assert kernel.vs_own == 1.5 and kernel.as_dict()["own"] == "triton/rows/ieee"
-    console = Console(width=100, record=True)
-    console.print(answer_table([kernel], "answer"))
-    assert "1.50× Mage's triton" in console.export_text()
-    (led,) = [a for a in best.from_rows(_softmax_rows(eager=10.0, quack=6.0, triton=4.0), "cpu-model")
-              if a.boundary == "kernel"]
-    console = Console(width=100, record=True)
-    console.print(answer_table([led], "answer"))
-    assert "Mage's" not in console.export_text()  # Mage leads: its name heads the cell, no ratio to itself
+    assert "1.50× Mage's triton" in _answer_text(kernel)
+    led = _kernel_answer(_softmax_rows(eager=10.0, quack=6.0, triton=4.0))
+    assert "Mage's" not in _answer_text(led)  # Mage leads: its name heads the cell, no ratio to itself
 
 
 def test_the_answer_names_the_fastest_peer_where_torch_compile_is_the_fastest_library():
     rows = _softmax_rows(eager=10.0, compile=5.0, liger=8.0, quack=6.0, triton=4.0)
-    (kernel,) = [a for a in best.from_rows(rows, "cpu-model") if a.boundary == "kernel"]
+    kernel = _kernel_answer(rows)
     assert kernel.library.impl == "compile/rows/ieee" and kernel.peer.impl == "quack/rows/ieee"
     assert kernel.vs_peer == 1.5 and kernel.as_dict()["peer"] == "quack/rows/ieee"
-    console = Console(width=100, record=True)
-    console.print(answer_table([kernel], "answer"))
-    text = console.export_text()
+    text = _answer_text(kernel)
     assert "1.25× compile" in text and "1.50× quack" in text
-    (alone,) = [a for a in best.from_rows(rows[:2] + rows[4:], "cpu-model") if a.boundary == "kernel"]
+    alone = _kernel_answer(rows[:2] + rows[4:])
     assert alone.peer is None and alone.as_dict()["vs_peer"] is None  # no peer ran: none is named
