@@ -115,11 +115,15 @@ EMULATED = {
     "triangle": [{"batch": 1, "n": 70, "c": 16}, {"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 12},
                  {"batch": 1, "n": 66, "c": 13}],
 }
-STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,)}
+# Softmax's slice strategy (its cluster kernel with one CTA) at widths that reach both of its 16-bit plans.
+STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7)}
+# The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
+# kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py).
+NOT_EMULATED = ("_cluster",)
 RUNS = [
     pytest.param(op, strategy, precision, params, variant, 300 + n, id=f"{op}-{strategy}-{precision}-{n}-{variant}")
     for op, cases in EMULATED.items()
-    for strategy in ("default", "w8", "t256") if strategy == "default" or (op, strategy) in STRATEGY_CASES
+    for strategy in ("default", "w8", "t256", "slice") if strategy == "default" or (op, strategy) in STRATEGY_CASES
     for precision in PRECISIONS
     for n, params in enumerate(cases) if n in STRATEGY_CASES.get((op, strategy), range(len(cases)))
     for variant in registry.get_op(op).variants
@@ -153,8 +157,24 @@ def test_the_emulated_shapes_reach_every_16_bit_kernel():
                 *spec.make_inputs_at(Case(op, "e", "seed", params, seed=seed), seed, "cpu", "normal", precision))
             _LAUNCHED[key] = {name for name, _, _ in host.launches}
         reached |= _LAUNCHED[key]
-    declared = {name for op in OPS for tag in PRECISIONS.values() for name in _sixteen_bit_kernels(op, tag)}
+    declared = {name for op in OPS for tag in PRECISIONS.values() for name in _sixteen_bit_kernels(op, tag)
+                if not any(part in name for part in NOT_EMULATED)}
     assert declared <= reached, sorted(declared - reached)
+
+
+def test_every_16_bit_plan_of_softmax_s_row_strategies_is_one_their_widths_need():
+    """A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take reach every plan
+    native16.cu compiles for them, and no other."""
+    from mage.backends import rows
+    from mage.ops.softmax import native as softmax_native
+
+    for strategy, plan_for, (low, high) in (("slice", rows.slice_plan, (rows.SLICE_MIN_COLS, rows.SLICE_MAX_COLS)),
+                                            ("cluster", rows.cluster_plan,
+                                             (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS))):
+        reached = {plan_for(cols, 8) for cols in range(low, high + 1, 8)} | {plan_for(high, 8)}
+        assert reached == set(softmax_native.SIXTEEN_BIT_PLANS[strategy]), strategy
+        for precision in PRECISIONS:
+            assert set(getattr(softmax_native, strategy.upper())[precision]) == reached
 
 
 @needs_compiler
@@ -183,6 +203,8 @@ SASS = {  # kernel -> instructions its SASS must hold: tensor cores fed by ldmat
     ("bias_gelu", "bias_gelu_f16_x8"): ("LDG.E.128", "STG.E.128"),
     ("layernorm", "layernorm_bf16_warp_x8_v4"): ("LDG.E.128", "STG.E.128"),
     ("triangle", "triangle_incoming_f16_t64_x4"): ("LDG.E.64",),
+    ("softmax", "softmax_bf16_slice_t256_v4"): ("LDG.E.128", "STG.E.128"),
+    ("softmax", "softmax_f16_cluster8_t1024_v4"): ("LDG.E.128", "STG.E.128"),
 }
 
 

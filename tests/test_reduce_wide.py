@@ -42,6 +42,7 @@ def ext(tmp_path_factory):
 def test_every_cluster_kernel_compiles_for_sm_90(ext, op):
     cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-cluster.cu")
     kernels = MODULES[op].CLUSTER
+    kernels = kernels.get("ieee", kernels)  # softmax's by precision (its 16-bit ones: tests/test_lowp_native.py)
     assert set(kernels) == set(rows.CLUSTER_PLANS)
     assert {k for k, _, _ in kernels} == {2, 4, 8}  # every cluster size the launcher may pick
     for (k, threads, chunks), kernel in kernels.items():
@@ -164,11 +165,19 @@ def test_the_reduction_suite_measures_the_slice_from_1024_to_16384(op):
 HARNESS = r"""
 #include "{header}"
 #include "{cluster}"
-// The slice of a row starting at byte address `row` that thread `t` of CTA `rank` holds.
-extern "C" void slice(unsigned long long row, int cols, unsigned rank, unsigned ranks, unsigned t, int* out) {{
+// The slice of a row of floats (or of 16-bit elements: slice16) starting at byte address `row` that thread `t`
+// of CTA `rank` holds.
+template <typename T>
+void cut(unsigned long long row, int cols, unsigned rank, unsigned ranks, unsigned t, int* out) {{
     emu::thread_idx = dim3{{t, 0, 0}};
-    const RowSlice s = row_slice(reinterpret_cast<const float*>(row), cols, rank, ranks);
+    const RowSlice s = row_slice(reinterpret_cast<const T*>(row), cols, rank, ranks);
     out[0] = s.head; out[1] = s.first; out[2] = s.end; out[3] = s.edge; out[4] = s.count;
+}}
+extern "C" void slice(unsigned long long row, int cols, unsigned rank, unsigned ranks, unsigned t, int* out) {{
+    cut<float>(row, cols, rank, ranks, t, out);
+}}
+extern "C" void slice16(unsigned long long row, int cols, unsigned rank, unsigned ranks, unsigned t, int* out) {{
+    cut<unsigned short>(row, cols, rank, ranks, t, out);
 }}
 """
 
@@ -180,12 +189,13 @@ def row_slice():
     cluster = Path(native.__file__).with_name("native_cluster.cuh")
     unit = HARNESS.format(header=HEADER, cluster=cluster)
     lib = shared_library("row-slice", unit, cluster.read_text(), flags=())
-    lib.slice.argtypes = [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
-                          ctypes.POINTER(ctypes.c_int)]
+    for function in (lib.slice, lib.slice16):
+        function.argtypes = [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+                             ctypes.POINTER(ctypes.c_int)]
 
-    def call(address, cols, rank, ranks, thread):
+    def call(address, cols, rank, ranks, thread, element_bytes=4):
         out = (ctypes.c_int * 5)()
-        lib.slice(address, cols, rank, ranks, thread, out)
+        (lib.slice if element_bytes == 4 else lib.slice16)(address, cols, rank, ranks, thread, out)
         return tuple(out)
 
     return call
@@ -196,34 +206,41 @@ CUTS = [("cluster", cols) for cols in (1024, 4099, 16384, 65537, rows.CLUSTER_MA
     ("slice", cols) for cols in (1024, 1030, 4099, 8195, rows.SLICE_MAX_COLS)]
 
 
-def _plan(strategy: str, cols: int) -> tuple[int, int, int]:
-    """(CTAs a row, threads, float4 chunks a thread) of the strategy's plan for ``cols``."""
-    return rows.cluster_plan(cols) if strategy == "cluster" else (1, *rows.slice_plan(cols))
+def _plan(strategy: str, cols: int, elements: int = 4) -> tuple[int, int, int]:
+    """(CTAs a row, threads, 16-byte chunks a thread) of the strategy's plan for ``cols`` of ``elements`` a chunk."""
+    return rows.cluster_plan(cols, elements) if strategy == "cluster" else (1, *rows.slice_plan(cols, elements))
+
+
+# Element sizes and where a row may start past a 16-byte boundary: floats at every 4 bytes, 16-bit elements
+# (softmax's bf16 and fp16 cluster and slice kernels) at every 2.
+ALIGNMENTS = [(4, offset) for offset in range(4)] + [(2, offset) for offset in range(8)]
 
 
 @pytest.mark.parametrize("strategy, cols", CUTS, ids=[f"{s}-{c}" for s, c in CUTS])
-@pytest.mark.parametrize("offset", [0, 1, 2, 3], ids=lambda o: f"{4 * o}B-past-16")
+@pytest.mark.parametrize("element_bytes, offset", ALIGNMENTS, ids=[f"{b}B-elements-{b * o}B-past-16"
+                                                                   for b, o in ALIGNMENTS])
 def test_a_row_at_any_alignment_is_cut_into_head_aligned_body_and_tail_covering_each_column_once(
-    row_slice, strategy, cols, offset
+    row_slice, strategy, cols, element_bytes, offset
 ):
-    k, threads, chunks = _plan(strategy, cols)
-    address = 1 << 20 | 4 * offset  # a row starting `offset` floats past a 16-byte boundary
+    elements = 16 // element_bytes
+    k, threads, chunks = _plan(strategy, cols, elements)
+    address = 1 << 20 | element_bytes * offset  # a row starting `offset` elements past a 16-byte boundary
     covered = torch.zeros(cols, dtype=torch.int32)
     for rank in range(k):
-        head, first, end, _, count = row_slice(address, cols, rank, k, 0)
-        assert head == (4 - offset) % 4  # the body starts on the first 16-byte boundary
-        assert (address + 4 * head) % 16 == 0
+        head, first, end, _, count = row_slice(address, cols, rank, k, 0, element_bytes)
+        assert head == (elements - offset) % elements  # the body starts on the first 16-byte boundary
+        assert (address + element_bytes * head) % 16 == 0
         assert 0 < end - first <= threads * chunks  # every CTA holds part of the body, within its registers
-        covered[head + 4 * first: head + 4 * end] += 1
+        covered[head + elements * first: head + elements * end] += 1
         edges = []
         for t in range(threads):
-            edge = row_slice(address, cols, rank, k, t)[3]
+            edge = row_slice(address, cols, rank, k, t, element_bytes)[3]
             if edge >= 0:
                 edges.append(edge)
                 covered[edge] += 1
-        assert count == 4 * (end - first) + len(edges)
+        assert count == elements * (end - first) + len(edges)
         if rank == 0:
             assert sorted(edges)[:head] == list(range(head))  # rank 0's first threads hold the head
-        assert len(edges) <= (head if rank == 0 else 0) + (3 if rank == k - 1 else 0)
+        assert len(edges) <= (head if rank == 0 else 0) + (elements - 1 if rank == k - 1 else 0)
         assert len(edges) == len(set(edges))  # no thread holds two scalars: one CTA's head and tail apart
     assert torch.equal(covered, torch.ones(cols, dtype=torch.int32))

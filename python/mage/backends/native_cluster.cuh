@@ -102,29 +102,37 @@ __device__ __forceinline__ void store_quad(float* p, float4 q, bool vector) {
     }
 }
 
-__device__ __forceinline__ bool aligned16(const float* p) {
+template <typename T>
+__device__ __forceinline__ bool aligned16(const T* p) {
     return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
 }
 
+// Elements of type T in a 16-byte chunk (4 floats, 8 bf16 or fp16), and its log2.
+template <typename T>
+constexpr int CHUNK_ELEMENTS = 16 / static_cast<int>(sizeof(T));
+template <typename T>
+constexpr int CHUNK_SHIFT = sizeof(T) == 4 ? 2 : 3;
+
 // The part of a row that CTA `rank` of a cluster of `ranks` holds. A row of floats starts on any
-// 4-byte boundary (4099 columns: rows 1, 2, 3 of every 4 are not 16-byte aligned), so it is cut
-// into a head of up to 3 scalars before its first 16-byte boundary, a body of float4 chunks (16-byte
-// loads whatever the width) and a tail of up to 3 scalars. Body chunks are dealt out in contiguous
-// runs, one a CTA; the head's scalars go to rank 0's first threads, the tail's to the last rank's (after
-// the head's when one CTA holds the row).
+// 4-byte boundary (4099 columns: rows 1, 2, 3 of every 4 are not 16-byte aligned), one of 16-bit elements
+// on any 2-byte boundary, so it is cut into a head of scalars before its first 16-byte boundary (up to 3
+// floats, 7 16-bit elements), a body of 16-byte chunks (16-byte loads whatever the width) and a tail of
+// scalars as short. Body chunks are dealt out in contiguous runs, one a CTA; the head's scalars go to rank
+// 0's first threads, the tail's to the last rank's (after the head's when one CTA holds the row).
 struct RowSlice {
     int head;         // scalars before the body (columns 0 .. head − 1)
-    int first, end;   // this CTA's body chunks: chunk j is columns head + 4j .. head + 4j + 3
+    int first, end;   // this CTA's body chunks: chunk j is columns head + E·j .. head + E·j + E − 1 (E elements a chunk)
     int edge;         // the column of this thread's head or tail scalar, or −1 if it holds none
     int count;        // the columns this CTA holds
 };
 
-__device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsigned rank, unsigned ranks) {
+template <typename T>
+__device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned rank, unsigned ranks) {
     RowSlice s;
-    s.head = static_cast<int>(((16 - (reinterpret_cast<unsigned long long>(row) & 15)) & 15) >> 2);
+    s.head = static_cast<int>(((16 - (reinterpret_cast<unsigned long long>(row) & 15)) & 15) / sizeof(T));
     if (s.head > cols) s.head = cols;
-    const int chunks = (cols - s.head) >> 2;
-    const int tail_at = s.head + 4 * chunks;
+    const int chunks = (cols - s.head) >> CHUNK_SHIFT<T>;
+    const int tail_at = s.head + CHUNK_ELEMENTS<T> * chunks;
     const int tail = cols - tail_at;
     const int per = (chunks + static_cast<int>(ranks) - 1) / static_cast<int>(ranks);
     s.first = static_cast<int>(rank) * per < chunks ? static_cast<int>(rank) * per : chunks;
@@ -134,7 +142,7 @@ __device__ __forceinline__ RowSlice row_slice(const float* row, int cols, unsign
     if (rank == 0 && t < s.head) s.edge = t;
     const int tail_t = t - (ranks == 1 ? s.head : 0);  // one CTA holds both: the tail's threads follow the head's
     if (rank == ranks - 1 && tail_t >= 0 && tail_t < tail) s.edge = tail_at + tail_t;
-    s.count = 4 * (s.end - s.first) + (rank == 0 ? s.head : 0) + (rank == ranks - 1 ? tail : 0);
+    s.count = CHUNK_ELEMENTS<T> * (s.end - s.first) + (rank == 0 ? s.head : 0) + (rank == ranks - 1 ? tail : 0);
     return s;
 }
 

@@ -108,13 +108,20 @@ def width_takes(strategy: str, low: int, high: int, held_in: str, wider: str) ->
     return takes
 
 
-def smallest_plan(strategy: str, plans: tuple, float4s: Callable[[tuple], int], cols: int, widest: int) -> tuple:
-    """The first of ``plans`` (narrowest first) whose ``float4s`` hold a row's body: at most cols // 4
-    chunks, whatever its alignment (row_slice), for a width the strategy's takes accepts."""
+def smallest_plan(strategy: str, plans: tuple, chunks: Callable[[tuple], int], cols: int, widest: int,
+                  elements: int = 4) -> tuple:
+    """The first of ``plans`` (narrowest first) whose 16-byte ``chunks`` hold a row's body: at most
+    cols // elements chunks (4 floats, or 8 16-bit elements, a chunk), whatever its alignment (row_slice), for a
+    width the strategy's takes accepts."""
     for plan in plans:
-        if float4s(plan) >= cols // 4:
+        if chunks(plan) >= cols // elements:
             return plan
     raise ValueError(f"no {strategy} plan holds {cols} columns (at most {widest})")
+
+
+def chunk_elements(x: torch.Tensor) -> int:
+    """Elements of ``x`` in a 16-byte chunk: 4 floats, 8 bf16 or fp16."""
+    return 16 // x.element_size()
 
 
 def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.Tensor:
@@ -148,8 +155,9 @@ def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
         raise InputError(reason)
 
 
-def cluster_plan(cols: int) -> tuple[int, int, int]:
-    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS)
+def cluster_plan(cols: int, elements: int = 4) -> tuple[int, int, int]:
+    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS,
+                         elements)
 
 
 def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
@@ -159,7 +167,7 @@ def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[to
     out = rows_output(cluster_takes, x)
     if out.numel() == 0:
         return out
-    plan = cluster_plan(cols)
+    plan = cluster_plan(cols, chunk_elements(x))
     ctas, threads, _ = plan
     host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
     return out
@@ -178,8 +186,8 @@ slice_takes = width_takes("slice", SLICE_MIN_COLS, SLICE_MAX_COLS, "one block's 
                           "would spill: the cluster strategy takes them")
 
 
-def slice_plan(cols: int) -> tuple[int, int]:
-    return smallest_plan("slice", SLICE_PLANS, lambda plan: plan[0] * plan[1], cols, SLICE_MAX_COLS)
+def slice_plan(cols: int, elements: int = 4) -> tuple[int, int]:
+    return smallest_plan("slice", SLICE_PLANS, lambda plan: plan[0] * plan[1], cols, SLICE_MAX_COLS, elements)
 
 
 def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
@@ -189,7 +197,7 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
     out = rows_output(slice_takes, x)
     if out.numel() == 0:
         return out
-    threads, _ = plan = slice_plan(cols)
+    threads, _ = plan = slice_plan(cols, chunk_elements(x))
     host.launch(kernels[plan], (rows, 1, 1), (threads, 1, 1), *arguments(out))
     return out
 

@@ -122,43 +122,94 @@ __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __res
         softmax_online(x, out, cols);                                                                          \
     }
 
-// native16.cu includes this file for its templates only: the float32 kernels and the cluster strategies
-// (float32 only) are compiled here alone.
-#ifndef NATIVE_TEMPLATES_ONLY
-SOFTMAX_KERNELS(f32, float)
-
 // ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
-// (THREADS threads, V float4 chunks each), reduces it to (max, Σ exp(x − max)), keeping exp(x − max)
-// in the registers, and publishes the pair; every CTA combines the K pairs in rank order (the sums
-// rescaled to the row's max, as the online form rescales) and writes its slice as exp(x − max_slice)
-// · exp(max_slice − max) / Σ: one exp an element, the row read from DRAM once. `cluster` launches a
-// cluster a row; `pipe` keeps clusters resident and pipelines rows (pipelined_rows).
+// (THREADS threads, V 16-byte chunks each: 4 floats, or 8 bf16 or fp16 elements widened to float32),
+// reduces it to (max, Σ exp(x − max)), keeping exp(x − max) in the registers, and publishes the pair;
+// every CTA combines the K pairs in rank order (the sums rescaled to the row's max, as the online form
+// rescales) and writes its slice as exp(x − max_slice) · exp(max_slice − max) / Σ: one exp an element, the
+// row read from DRAM once. `cluster` launches a cluster a row, `slice` the same with K = 1 (a block a row);
+// `pipe` (float32) keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
 struct MaxSum {
     float max, sum;
 };
 
+// A 16-byte chunk of a row in registers, in float32: a float4 of a float row, eight floats of a 16-bit one.
+struct Floats8 {
+    float f[8];
+};
+template <typename T>
+struct ChunkOf {
+    using type = Floats8;
+};
+template <>
+struct ChunkOf<float> {
+    using type = float4;
+};
+
+__device__ __forceinline__ float4 load_chunk(const float* p) { return *reinterpret_cast<const float4*>(p); }
+
+template <typename H>
+__device__ __forceinline__ Floats8 load_chunk(const H* p) {
+    Floats8 c;
+    unpack8(*reinterpret_cast<const Half8<H>*>(p), c.f);
+    return c;
+}
+
+__device__ __forceinline__ float chunk_max(const float4& v) { return fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)); }
+
+__device__ __forceinline__ float chunk_max(const Floats8& v) {
+    return fmaxf(fmaxf(fmaxf(v.f[0], v.f[1]), fmaxf(v.f[2], v.f[3])), fmaxf(fmaxf(v.f[4], v.f[5]), fmaxf(v.f[6], v.f[7])));
+}
+
+// The chunk to exp(x − m) in place; returns their sum.
+__device__ __forceinline__ float chunk_exp(float4& v, float m) {
+    v = make_float4(expf(v.x - m), expf(v.y - m), expf(v.z - m), expf(v.w - m));
+    return (v.x + v.y) + (v.z + v.w);
+}
+
+__device__ __forceinline__ float chunk_exp(Floats8& v, float m) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v.f[k] = expf(v.f[k] - m);
+    return ((v.f[0] + v.f[1]) + (v.f[2] + v.f[3])) + ((v.f[4] + v.f[5]) + (v.f[6] + v.f[7]));
+}
+
+// The chunk times `scale`, stored at p: one 16-byte store where `vector` (p 16-byte aligned), else scalars.
+__device__ __forceinline__ void store_chunk(float* p, const float4& v, float scale, bool vector) {
+    store_quad(p, make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), vector);
+}
+
+template <typename H>
+__device__ __forceinline__ void store_chunk(H* p, const Floats8& v, float scale, bool vector) {
+    float y[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) y[k] = v.f[k] * scale;
+    if (vector) {
+        *reinterpret_cast<Half8<H>*>(p) = pack8<H>(y);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) p[k] = from_float<H>(y[k]);
+    }
+}
+
 // A CTA's slice (v: its valid body chunks, and its edge scalar) to exp(x − m) in place; returns
 // (m, Σ exp(x − m)) of the slice, m its max.
-template <int THREADS, int V>
-__device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, float4 (&v)[V], float& edge, float* scratch) {
+template <int THREADS, int V, typename Chunk>
+__device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, Chunk (&v)[V], float& edge, float* scratch) {
     float m = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        if (s.first + (int)threadIdx.x + i * THREADS < s.end) m = fmaxf(m, fmaxf(fmaxf(v[i].x, v[i].y), fmaxf(v[i].z, v[i].w)));
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) m = fmaxf(m, chunk_max(v[i]));
     }
     if (s.edge >= 0) m = fmaxf(m, edge);
     m = row_reduce<THREADS>(m, scratch, MaxOp());
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        if (s.first + (int)threadIdx.x + i * THREADS < s.end) {
-            v[i] = make_float4(expf(v[i].x - m), expf(v[i].y - m), expf(v[i].z - m), expf(v[i].w - m));
-            sum += (v[i].x + v[i].y) + (v[i].z + v[i].w);
-        }
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) sum += chunk_exp(v[i], m);
     }
     edge = expf(edge - m);
     if (s.edge >= 0) sum += edge;
@@ -188,46 +239,82 @@ __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slo
     return expf(own.max - row_max) / total;
 }
 
-// A CTA's slice of row `outr`, exp(x − max_slice) in registers, times `scale`.
-template <int THREADS, int V>
-__device__ __forceinline__ void write_slice(float* __restrict__ outr, const RowSlice& s, const float4 (&v)[V], float edge,
+// A CTA's slice of row `outr`, exp(x − max_slice) in registers, times `scale`, rounded once to T.
+template <int THREADS, int V, typename T, typename Chunk>
+__device__ __forceinline__ void write_slice(T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             float scale) {
     const bool vector_out = aligned16(outr + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) {
-            store_quad(outr + s.head + 4 * j, make_float4(v[i].x * scale, v[i].y * scale, v[i].z * scale, v[i].w * scale),
-                       vector_out);
-        }
+        if (j < s.end) store_chunk(outr + s.head + CHUNK_ELEMENTS<T> * j, v[i], scale, vector_out);
     }
-    if (s.edge >= 0) outr[s.edge] = edge * scale;
+    if (s.edge >= 0) outr[s.edge] = from_float<T>(edge * scale);
 }
 
-// x, out: rows × cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's float4 chunks
-// (mage.backends.rows.cluster_plan). One cluster a row (see layernorm's native.cu for why).
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void softmax_cluster(const float* __restrict__ x, float* __restrict__ out, int cols) {
+// x, out: rows × cols of T (float, bf16 or f16). Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's
+// 16-byte chunks (mage.backends.rows.cluster_plan). One cluster a row (see layernorm's native.cu for why).
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __restrict__ out, int cols) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2];  // this CTA's (max, Σ exp(x − max)), read by every CTA of the cluster
     const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
+    const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
 
-    float4 v[V];
+    typename ChunkOf<T>::type v[V];
     float edge = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+        if (j < s.end) v[i] = load_chunk(xr + s.head + CHUNK_ELEMENTS<T> * j);
     }
-    if (s.edge >= 0) edge = xr[s.edge];
+    if (s.edge >= 0) edge = to_float(xr[s.edge]);
     const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
+
+#define SOFTMAX_CLUSTER(TAG, T, K, THREADS, V)                                                                \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
+        softmax_##TAG##_cluster##K##_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out,            \
+                                                       long long rows, int cols) {                              \
+        softmax_cluster<K, THREADS, V>(x, out, cols);                                                          \
+    }
+
+// The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
+// alignment, without cluster dims (see layernorm's native.cu); the block kernels read every row in scalars.
+#define SOFTMAX_SLICE(TAG, T, THREADS, V)                                                                     \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                                     \
+        softmax_##TAG##_slice_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out, long long rows,  \
+                                                int cols) {                                                   \
+        softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
+    }
+
+// The cluster and slice kernels of element type T, named softmax_TAG_…: float32 here, bf16 and fp16 in
+// native16.cu, of the plans (mage.backends.rows.CLUSTER_PLANS, (K, THREADS, V), and SLICE_PLANS, (THREADS, V),
+// narrowest rows first) every element size needs. A 16-bit chunk holds 8 elements, so the widths the
+// strategies take never need the widest plan of either at 16 bits (mage.ops.softmax.native.SIXTEEN_BIT_PLANS).
+#define SOFTMAX_ROW_STRATEGIES(TAG, T)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 128, 4)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 256, 4)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 512, 4)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 4, 512, 4)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 8, 512, 4)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 8, 1024, 4)                                                                       \
+    SOFTMAX_SLICE(TAG, T, 256, 4)                                                                             \
+    SOFTMAX_SLICE(TAG, T, 512, 4)
+
+// native16.cu includes this file for its templates only: the float32 kernels (and the pipe strategy, float32
+// only) are compiled here alone.
+#ifndef NATIVE_TEMPLATES_ONLY
+SOFTMAX_KERNELS(f32, float)
+SOFTMAX_ROW_STRATEGIES(f32, float)
+// The widest plans, for float32 rows alone.
+SOFTMAX_CLUSTER(f32, float, 8, 1024, 8)
+SOFTMAX_SLICE(f32, float, 1024, 4)
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
 // float4s of dynamic shared memory; each cluster walks rows (pipelined_rows). Pairs published by turns.
@@ -242,36 +329,6 @@ __device__ __forceinline__ void softmax_pipe(const float* __restrict__ x, float*
         write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
     });
 }
-
-#define SOFTMAX_CLUSTER(K, THREADS, V)                                                                        \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
-        softmax_f32_cluster##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,        \
-                                                   long long rows, int cols) {                                  \
-        softmax_cluster<K, THREADS, V>(x, out, cols);                                                          \
-    }
-
-// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
-SOFTMAX_CLUSTER(2, 128, 4)
-SOFTMAX_CLUSTER(2, 256, 4)
-SOFTMAX_CLUSTER(2, 512, 4)
-SOFTMAX_CLUSTER(4, 512, 4)
-SOFTMAX_CLUSTER(8, 512, 4)
-SOFTMAX_CLUSTER(8, 1024, 4)
-SOFTMAX_CLUSTER(8, 1024, 8)
-
-// The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
-// alignment, without cluster dims (see layernorm's native.cu); the block kernels read every row in scalars.
-#define SOFTMAX_SLICE(THREADS, V)                                                                             \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                                     \
-        softmax_f32_slice_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out, long long rows, \
-                                            int cols) {                                                       \
-        softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
-    }
-
-// mage.backends.rows.SLICE_PLANS: (THREADS, V), narrowest rows first.
-SOFTMAX_SLICE(256, 4)
-SOFTMAX_SLICE(512, 4)
-SOFTMAX_SLICE(1024, 4)
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define SOFTMAX_PIPE(K, THREADS, V, CTAS)                                                                     \

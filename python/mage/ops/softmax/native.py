@@ -7,7 +7,8 @@ a row of 1024 columns or more in the registers of a thread-block cluster (mage.b
 read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
 memory while the current one is reduced (mage.backends.rows.pipe_plan). bf16 and fp16 rows run the same
 register and online kernels over 16-bit elements, widened to float32 in registers (native16.cu), chosen by
-the same widths."""
+the same widths, and the same slice and cluster kernels over 16-byte chunks of 8 elements (a plan holds twice
+the columns); the pipe strategy is float32 only."""
 
 import torch
 
@@ -46,8 +47,22 @@ def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, 
     return online, (rows, 1, 1), (256, 1, 1)
 
 
-SLICE = {plan: Kernel("softmax", "softmax_f32_slice_t{}_v{}".format(*plan), SIGNATURE) for plan in SLICE_PLANS}
-CLUSTER = {plan: Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), SIGNATURE) for plan in CLUSTER_PLANS}
+# A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take (slice_takes, cluster_takes)
+# never need their widest plan at 16 bits, which native16.cu does not compile.
+SIXTEEN_BIT_PLANS = {"slice": SLICE_PLANS[:-1], "cluster": CLUSTER_PLANS[:-1]}
+
+
+def _row_kernels(strategy: str, name: str, plans: tuple) -> dict:
+    """precision -> {plan: kernel} of a row strategy: ``name`` formatted with the dtype tag and the plan."""
+    kernels = {"ieee": {plan: Kernel("softmax", name.format("f32", *plan), SIGNATURE) for plan in plans}}
+    for precision, tag in SIXTEEN_BIT_TAGS.items():
+        kernels[precision] = {plan: Kernel("softmax", name.format(tag, *plan), SIGNATURE, SIXTEEN_BIT_SOURCE)
+                              for plan in SIXTEEN_BIT_PLANS[strategy]}
+    return kernels
+
+
+SLICE = _row_kernels("slice", "softmax_{}_slice_t{}_v{}", SLICE_PLANS)
+CLUSTER = _row_kernels("cluster", "softmax_{}_cluster{}_t{}_v{}", CLUSTER_PLANS)
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 
 
@@ -70,18 +85,18 @@ def softmax(host, x, precision="ieee"):
     return out
 
 
-@register("softmax", variants=("rows",), strategy="slice", takes=slice_takes)
-def softmax_slice(host, x):
-    require_inputs(host, x)
+@register("softmax", variants=("rows",), strategy="slice", precisions=("ieee", "bf16", "fp16"), takes=slice_takes)
+def softmax_slice(host, x, precision="ieee"):
+    require_inputs(host, x, input_dtype(precision))
     rows, cols = x.shape
-    return launch_slice(host, SLICE, x, lambda out: (x, out, rows, cols))
+    return launch_slice(host, SLICE[precision], x, lambda out: (x, out, rows, cols))
 
 
-@register("softmax", variants=("rows",), strategy="cluster", takes=cluster_takes)
-def softmax_cluster(host, x):
-    require_inputs(host, x)
+@register("softmax", variants=("rows",), strategy="cluster", precisions=("ieee", "bf16", "fp16"), takes=cluster_takes)
+def softmax_cluster(host, x, precision="ieee"):
+    require_inputs(host, x, input_dtype(precision))
     rows, cols = x.shape
-    return launch_cluster(host, CLUSTER, x, lambda out: (x, out, rows, cols))
+    return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, out, rows, cols))
 
 
 @register("softmax", variants=("rows",), strategy="pipe", takes=pipe_takes)
