@@ -54,8 +54,9 @@ def points(rows: list[StoredRow]) -> dict[tuple[str, str], list[Point]]:
 
 
 COLUMNS = ("op", "case", "impl", "rel err", "err × eager ieee", "µs", "× eager ieee", "mark")
-# At a narrow width the numbers and the mark stay whole and the names fold after their separators.
-ACCURACY_FIT = Fit(priority=COLUMNS, essential=COLUMNS[3:], folded={"op": 12, "case": 20, "impl": 20},
+# At a narrow width the numbers and the mark stay whole and the names fold after their separators; at a wide
+# one a name of the longest kind (triton.k3chunk512/default/tf32x3) keeps one line.
+ACCURACY_FIT = Fit(priority=COLUMNS, essential=COLUMNS[3:], folded={"op": 12, "case": 24, "impl": 36},
                    narrowed=("case", "impl"))
 
 
