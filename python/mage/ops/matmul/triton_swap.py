@@ -37,7 +37,7 @@ a GPU check of each config's error, the dropped ones too, would confirm or refut
 It is not the whole story: with wgmma N 128, the 128 × 256 tile over three stages stored in two epilogue slices
 was wrong on an H100 in 14 % of its elements, all in the second slice (the tile's columns 128-255), where the
 same tile over four stages in four slices was right in every element (tests/test_matmul_k3_gpu.py checks each
-config element by element). The second slice reuses the epilogue's shared buffer of the first; the cause is not
+config element by element). Whether the second slice's store reuses the first's shared buffer too early is not
 yet read from the SASS. That config is dropped too.
 """
 
@@ -59,8 +59,9 @@ SWAP_SHAPES = [(128, 256, 32, 8, 4, 4), (128, 128, 32, 8, 5, 2), (128, 128, 32, 
 # Configs found wrong on the GPU, kept so that a GPU check can show that they are what fails: the BLOCK_M 256 ones
 # the H200 refused, and 128 × 256 over three stages in two epilogue slices, which an H100 got wrong in 14 % of the
 # elements at 1024³ (error 0.13 at 2048³), every one in the second slice of a tile's columns (128-255), while the
-# same tile in four slices over four stages was right in every element: the seed check refused the autotuner's
-# pick at 0.0069 on heavy-tailed inputs, and the non-finite contract before it at 0.0040.
+# same tile in four slices over four stages was right in every element. The seed check had refused triton.swap
+# at 0.0069 on heavy-tailed inputs, and the non-finite contract before it at 0.0040 (the autotuner's pick at
+# 1024³ was not printed).
 REFUSED_SHAPES = [(256, 128, 32, 8, 4, 4), (256, 128, 32, 8, 3, 2), (128, 256, 32, 8, 3, 2)]
 
 
