@@ -46,6 +46,10 @@ class Measured:
         return identity.family_of(self.impl)
 
 
+# What an answer sets its fastest beside (Answer's fields of those names), in the order its JSON gives them.
+SET_BESIDE = ("eager", "library", "peer", "own")
+
+
 @dataclass
 class Answer:
     """The fastest at one boundary of one (device, op, case, variant, precision), with what it is set beside."""
@@ -64,21 +68,25 @@ class Answer:
     peer: Measured | None = None  # the fastest peer library's (identity.PEER_FAMILIES), whether or not it is that
     own: Measured | None = None  # the fastest of Mage's own kernels (no baseline, no library), whether or not it leads
 
+    def ratio_to(self, other: Measured | None) -> float | None:
+        """How many times the fastest's time ``other``'s is (None where nothing of that kind ran)."""
+        return other.value / self.fastest.value if other else None
+
     @property
     def vs_eager(self) -> float | None:
-        return self.eager.value / self.fastest.value if self.eager else None
+        return self.ratio_to(self.eager)
 
     @property
     def vs_library(self) -> float | None:
-        return self.library.value / self.fastest.value if self.library else None
+        return self.ratio_to(self.library)
 
     @property
     def vs_peer(self) -> float | None:
-        return self.peer.value / self.fastest.value if self.peer else None
+        return self.ratio_to(self.peer)
 
     @property
     def vs_own(self) -> float | None:
-        return self.own.value / self.fastest.value if self.own else None
+        return self.ratio_to(self.own)
 
     def same_as(self, other: Measured | None) -> bool:
         """Whether ``other`` is within the noise of the fastest (so a ratio to it says ≈, not faster)."""
@@ -89,17 +97,16 @@ class Answer:
         return verdict != "slower"
 
     def as_dict(self) -> dict:
-        return {"device": self.device, "op": self.op, "case": self.case, "variant": self.variant,
-                "precision": self.precision, "cache": self.cache, "boundary": self.boundary,
-                "fastest": self.fastest.impl, "fastest_failed_contract": self.fastest.failed_contract,
-                "us": self.fastest.value, "run": self.fastest.run_id,
-                "date": self.fastest.started_at, "within_noise": [m.impl for m in self.within_noise],
-                "eager": self.eager.impl if self.eager else None, "eager_us": self.eager.value if self.eager else None,
-                "vs_eager": self.vs_eager, "library": self.library.impl if self.library else None,
-                "library_us": self.library.value if self.library else None, "vs_library": self.vs_library,
-                "peer": self.peer.impl if self.peer else None, "peer_us": self.peer.value if self.peer else None,
-                "vs_peer": self.vs_peer, "own": self.own.impl if self.own else None,
-                "own_us": self.own.value if self.own else None, "vs_own": self.vs_own}
+        out = {"device": self.device, "op": self.op, "case": self.case, "variant": self.variant,
+               "precision": self.precision, "cache": self.cache, "boundary": self.boundary,
+               "fastest": self.fastest.impl, "fastest_failed_contract": self.fastest.failed_contract,
+               "us": self.fastest.value, "run": self.fastest.run_id,
+               "date": self.fastest.started_at, "within_noise": [m.impl for m in self.within_noise]}
+        for name in SET_BESIDE:  # each as NAME, NAME_us and vs_NAME
+            other = getattr(self, name)
+            out |= {name: other.impl if other else None, f"{name}_us": other.value if other else None,
+                    f"vs_{name}": self.ratio_to(other)}
+        return out
 
 
 def _parts(impl: str) -> tuple[str, str]:
