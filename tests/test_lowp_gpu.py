@@ -27,8 +27,10 @@ LOWP = [i for op in OPS for i in registry.implementations(op)
         if i.family in ("native", "native-py") and i.precision in TAGS]
 # Ragged shapes that take every kernel choice on 132 SMs: matmul's 128-tiles (169 blocks, M and N not
 # multiples of 128), its 64-tiles with and without 16-byte rows, an empty K; bias_gelu's and layernorm's
-# 8-wide and scalar rows at each layernorm width class; softmax's warp, block and online rows, ragged
-# widths among them; triangle's 64- and 32-tiles, 4-channel and scalar.
+# 8-wide and scalar rows at each layernorm width class; softmax's warp, block and online rows and every plan
+# of its 16-bit slice and cluster strategies, ragged widths among them; triangle's 64- and 32-tiles, 4-channel
+# and scalar. A strategy that declares a width refused (its takes: the cluster's 1024 columns and more) is
+# not called on it.
 RAGGED = {
     "matmul": [{"m": 1544, "k": 1032, "n": 1552}, {"m": 129, "k": 257, "n": 131}, {"m": 1000, "k": 1000, "n": 1000},
                {"m": 17, "k": 31, "n": 9}, {"m": 5, "k": 0, "n": 4}],
@@ -38,7 +40,8 @@ RAGGED = {
         (3, 256), (2, 400), (5, 1000), (3, 2048), (5, 4096), (2, 8000), (2, 16384), (2, 20000),
         (3, 31), (7, 33), (4, 100), (2, 130), (4, 500), (9, 999), (3, 1030))],
     "softmax": [{"rows": r, "cols": c} for r, c in (
-        (7, 33), (5, 64), (9, 200), (5, 1000), (3, 1030), (2, 4096), (2, 9000), (2, 16384), (2, 16411), (3, 70000))],
+        (7, 33), (5, 64), (9, 200), (5, 1000), (3, 1030), (2, 4096), (2, 9000), (2, 16384), (2, 16411), (2, 40000),
+        (3, 70000), (2, 140000))],
     "triangle": [{"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 257, "c": 7}, {"batch": 3, "n": 200, "c": 16},
                  {"batch": 1, "n": 384, "c": 64}, {"batch": 1, "n": 384, "c": 63}],
 }
@@ -74,8 +77,9 @@ def test_the_ragged_shapes_reach_every_16_bit_kernel(monkeypatch):
     for impl in (i for i in LOWP if i.family == "native"):
         spec = registry.get_op(impl.op)
         for index, params in enumerate(RAGGED[impl.op]):
-            case = Case(impl.op, "r", "seed", params, seed=index)
-            impl.fn(*spec.make_inputs_at(case, index, "cuda", "normal", impl.precision))
+            if impl.case_skip_reason(params) is None:
+                case = Case(impl.op, "r", "seed", params, seed=index)
+                impl.fn(*spec.make_inputs_at(case, index, "cuda", "normal", impl.precision))
     torch.cuda.synchronize()
     declared = {k.name for op in OPS for k in op_kernels(op) for tag in TAGS.values() if tag in k.name.split("_")}
     assert declared <= recorder.names, sorted(declared - recorder.names)
@@ -104,7 +108,8 @@ def test_contract_at_the_seed_case_and_ragged_shapes(impl):
         if case.suite == "seed":
             _check(impl, case, 2024)
     for index, params in enumerate(RAGGED[impl.op]):
-        _check(impl, Case(impl.op, f"ragged-{index}", "seed", params, seed=700 + index), 31 + index)
+        if impl.case_skip_reason(params) is None:
+            _check(impl, Case(impl.op, f"ragged-{index}", "seed", params, seed=700 + index), 31 + index)
 
 
 @pytest.mark.parametrize("precision", tuple(TAGS))

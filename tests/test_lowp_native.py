@@ -168,11 +168,12 @@ def test_every_16_bit_plan_of_softmax_s_row_strategies_is_one_their_widths_need(
     from mage.backends import rows
     from mage.ops.softmax import native as softmax_native
 
-    for strategy, plan_for, (low, high) in (("slice", rows.slice_plan, (rows.SLICE_MIN_COLS, rows.SLICE_MAX_COLS)),
-                                            ("cluster", rows.cluster_plan,
-                                             (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS))):
-        reached = {plan_for(cols, 8) for cols in range(low, high + 1, 8)} | {plan_for(high, 8)}
-        assert reached == set(softmax_native.SIXTEEN_BIT_PLANS[strategy]), strategy
+    for strategy, plan_for, plans, (low, high) in (
+            ("slice", rows.slice_plan, rows.SIXTEEN_BIT_SLICE_PLANS, (rows.SLICE_MIN_COLS, rows.SLICE_MAX_COLS)),
+            ("cluster", rows.cluster_plan, rows.SIXTEEN_BIT_CLUSTER_PLANS,
+             (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS))):
+        reached = {plan_for(cols, 8, plans) for cols in range(low, high + 1, 8)} | {plan_for(high, 8, plans)}
+        assert reached == set(plans), strategy
         for precision in PRECISIONS:
             assert set(getattr(softmax_native, strategy.upper())[precision]) == reached
 
@@ -203,8 +204,8 @@ SASS = {  # kernel -> instructions its SASS must hold: tensor cores fed by ldmat
     ("bias_gelu", "bias_gelu_f16_x8"): ("LDG.E.128", "STG.E.128"),
     ("layernorm", "layernorm_bf16_warp_x8_v4"): ("LDG.E.128", "STG.E.128"),
     ("triangle", "triangle_incoming_f16_t64_x4"): ("LDG.E.64",),
-    ("softmax", "softmax_bf16_slice_t256_v4"): ("LDG.E.128", "STG.E.128"),
-    ("softmax", "softmax_f16_cluster8_t1024_v4"): ("LDG.E.128", "STG.E.128"),
+    ("softmax", "softmax_bf16_slice_t256_v8"): ("LDG.E.128", "STG.E.128", "MUFU.EX2"),
+    ("softmax", "softmax_f16_cluster8_t512_v8"): ("LDG.E.128", "STG.E.128", "MUFU.EX2"),
 }
 
 

@@ -207,8 +207,11 @@ CUTS = [("cluster", cols) for cols in (1024, 4099, 16384, 65537, rows.CLUSTER_MA
 
 
 def _plan(strategy: str, cols: int, elements: int = 4) -> tuple[int, int, int]:
-    """(CTAs a row, threads, 16-byte chunks a thread) of the strategy's plan for ``cols`` of ``elements`` a chunk."""
-    return rows.cluster_plan(cols, elements) if strategy == "cluster" else (1, *rows.slice_plan(cols, elements))
+    """(CTAs a row, threads, 16-byte chunks a thread) of the strategy's plan for ``cols`` of ``elements`` a chunk:
+    a 16-bit row's plans its own."""
+    if strategy == "cluster":
+        return rows.cluster_plan(cols, elements, rows.SIXTEEN_BIT_CLUSTER_PLANS if elements == 8 else rows.CLUSTER_PLANS)
+    return (1, *rows.slice_plan(cols, elements, rows.SIXTEEN_BIT_SLICE_PLANS if elements == 8 else rows.SLICE_PLANS))
 
 
 # Element sizes and where a row may start past a 16-byte boundary: floats at every 4 bytes, 16-bit elements

@@ -155,19 +155,28 @@ def require_width(takes: Callable[[dict], str | None], cols: int) -> None:
         raise InputError(reason)
 
 
-def cluster_plan(cols: int, elements: int = 4) -> tuple[int, int, int]:
-    return smallest_plan("cluster", CLUSTER_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS,
+# A 16-bit row's cluster and slice plans: its chunks held as loaded (4 registers for 8 elements, widened at
+# each use), 8 a thread, so that a plan of 512 threads leaves two CTAs an SM (≤ 64 registers a thread) with
+# twice the elements a thread of the float32 plans: fewer threads a row, each thread's share of the
+# reductions and the barrier paid once for 64 elements. They hold the same widths as the float32 plans.
+SIXTEEN_BIT_CLUSTER_PLANS = ((2, 64, 8), (2, 128, 8), (2, 256, 8), (2, 512, 8), (4, 512, 8), (8, 512, 8))
+SIXTEEN_BIT_SLICE_PLANS = ((128, 8), (256, 8))
+
+
+def cluster_plan(cols: int, elements: int = 4, plans: tuple = CLUSTER_PLANS) -> tuple[int, int, int]:
+    return smallest_plan("cluster", plans, lambda plan: plan[0] * plan[1] * plan[2], cols, CLUSTER_MAX_COLS,
                          elements)
 
 
 def launch_cluster(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
-    """A cluster strategy's call on a rows × cols ``x``: the plan for its width, one cluster of plan[0] CTAs a
-    row, the kernel of that plan launched with ``arguments(out)``; the output (empty: no launch)."""
+    """A cluster strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels`` (plan ->
+    kernel, narrowest first), one cluster of plan[0] CTAs a row, the kernel of that plan launched with
+    ``arguments(out)``; the output (empty: no launch)."""
     rows, cols = x.shape
     out = rows_output(cluster_takes, x)
     if out.numel() == 0:
         return out
-    plan = cluster_plan(cols, chunk_elements(x))
+    plan = cluster_plan(cols, chunk_elements(x), tuple(kernels))
     ctas, threads, _ = plan
     host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out))
     return out
@@ -186,18 +195,19 @@ slice_takes = width_takes("slice", SLICE_MIN_COLS, SLICE_MAX_COLS, "one block's 
                           "would spill: the cluster strategy takes them")
 
 
-def slice_plan(cols: int, elements: int = 4) -> tuple[int, int]:
-    return smallest_plan("slice", SLICE_PLANS, lambda plan: plan[0] * plan[1], cols, SLICE_MAX_COLS, elements)
+def slice_plan(cols: int, elements: int = 4, plans: tuple = SLICE_PLANS) -> tuple[int, int]:
+    return smallest_plan("slice", plans, lambda plan: plan[0] * plan[1], cols, SLICE_MAX_COLS, elements)
 
 
 def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
-    """A slice strategy's call on a rows × cols ``x``: the plan for its width, a block a row, the kernel of
-    that plan launched with ``arguments(out)``; the output (empty: no launch)."""
+    """A slice strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels`` (plan ->
+    kernel, narrowest first), a block a row, the kernel of that plan launched with ``arguments(out)``; the
+    output (empty: no launch)."""
     rows, cols = x.shape
     out = rows_output(slice_takes, x)
     if out.numel() == 0:
         return out
-    threads, _ = plan = slice_plan(cols, chunk_elements(x))
+    threads, _ = plan = slice_plan(cols, chunk_elements(x), tuple(kernels))
     host.launch(kernels[plan], (rows, 1, 1), (threads, 1, 1), *arguments(out))
     return out
 

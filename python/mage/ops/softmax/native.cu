@@ -125,11 +125,11 @@ __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __res
 // ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
-// (THREADS threads, V 16-byte chunks each: 4 floats, or 8 bf16 or fp16 elements widened to float32),
-// reduces it to (max, Σ exp(x − max)), keeping exp(x − max) in the registers, and publishes the pair;
+// (THREADS threads, V 16-byte chunks each: 4 floats, or 8 bf16 or fp16 elements), reduces it to
+// (max, Σ exp(x − max)), keeping exp(x − max) of a float row in the registers, and publishes the pair;
 // every CTA combines the K pairs in rank order (the sums rescaled to the row's max, as the online form
-// rescales) and writes its slice as exp(x − max_slice) · exp(max_slice − max) / Σ: one exp an element, the
-// row read from DRAM once. `cluster` launches a cluster a row, `slice` the same with K = 1 (a block a row);
+// rescales) and writes its slice as exp(x − max_slice) · exp(max_slice − max) / Σ: one exp an element of a
+// float row, two (ex2.approx) of a 16-bit one, the row read from DRAM once. `cluster` launches a cluster a row, `slice` the same with K = 1 (a block a row);
 // `pipe` (float32) keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
@@ -137,13 +137,15 @@ struct MaxSum {
     float max, sum;
 };
 
-// A 16-byte chunk of a row in registers, in float32: a float4 of a float row, eight floats of a 16-bit one.
-struct Floats8 {
-    float f[8];
-};
+// A 16-byte chunk of a row as a CTA holds it in registers: a float4 of a float row, kept as exp(x − m) once
+// the slice's max m is known; the eight elements of a 16-bit row as loaded (four registers, not eight: a plan
+// then holds 8 chunks a thread in the registers that let two 512-thread CTAs share an SM), widened at each use
+// and their exp(x − m) computed again for the store. Fewer, fuller threads per row are what cut the
+// instructions per element: a thread's share of the reductions, the cluster barrier and the slice
+// arithmetic is paid once for its 64 elements instead of 32.
 template <typename T>
 struct ChunkOf {
-    using type = Floats8;
+    using type = Half8<T>;
 };
 template <>
 struct ChunkOf<float> {
@@ -153,16 +155,32 @@ struct ChunkOf<float> {
 __device__ __forceinline__ float4 load_chunk(const float* p) { return *reinterpret_cast<const float4*>(p); }
 
 template <typename H>
-__device__ __forceinline__ Floats8 load_chunk(const H* p) {
-    Floats8 c;
-    unpack8(*reinterpret_cast<const Half8<H>*>(p), c.f);
-    return c;
+__device__ __forceinline__ Half8<H> load_chunk(const H* p) {
+    return *reinterpret_cast<const Half8<H>*>(p);
 }
 
 __device__ __forceinline__ float chunk_max(const float4& v) { return fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)); }
 
-__device__ __forceinline__ float chunk_max(const Floats8& v) {
-    return fmaxf(fmaxf(fmaxf(v.f[0], v.f[1]), fmaxf(v.f[2], v.f[3])), fmaxf(fmaxf(v.f[4], v.f[5]), fmaxf(v.f[6], v.f[7])));
+template <typename H>
+__device__ __forceinline__ float chunk_max(const Half8<H>& v) {
+    float f[8];
+    unpack8(v, f);
+    return fmaxf(fmaxf(fmaxf(f[0], f[1]), fmaxf(f[2], f[3])), fmaxf(fmaxf(f[4], f[5]), fmaxf(f[6], f[7])));
+}
+
+// exp(d) for an output rounded to 16 bits: one ex2.approx.ftz of d·log2(e). Its relative error (2^-22, plus
+// 2^-24·|d|·log2(e) from the product) is far below the 2^-9 and 2^-12 of a bf16 or fp16 rounding, where
+// expf's sequence costs about three times the instructions (exp2f twice: it keeps subnormal results, which
+// no 16-bit output needs). NaN stays NaN, −inf gives 0. The host emulation computes exp2f.
+__device__ __forceinline__ float exp_for_16_bits(float d) {
+    const float e = d * 1.44269504088896341f;
+#ifdef __CUDA_ARCH__
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(e));
+    return y;
+#else
+    return exp2f(e);
+#endif
 }
 
 // The chunk to exp(x − m) in place; returns their sum.
@@ -171,22 +189,28 @@ __device__ __forceinline__ float chunk_exp(float4& v, float m) {
     return (v.x + v.y) + (v.z + v.w);
 }
 
-__device__ __forceinline__ float chunk_exp(Floats8& v, float m) {
+// The sum of the chunk's exp(x − m); the chunk stays as loaded.
+template <typename H>
+__device__ __forceinline__ float chunk_exp(const Half8<H>& v, float m) {
+    float f[8];
+    unpack8(v, f);
 #pragma unroll
-    for (int k = 0; k < 8; ++k) v.f[k] = expf(v.f[k] - m);
-    return ((v.f[0] + v.f[1]) + (v.f[2] + v.f[3])) + ((v.f[4] + v.f[5]) + (v.f[6] + v.f[7]));
+    for (int k = 0; k < 8; ++k) f[k] = exp_for_16_bits(f[k] - m);
+    return ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
 }
 
-// The chunk times `scale`, stored at p: one 16-byte store where `vector` (p 16-byte aligned), else scalars.
-__device__ __forceinline__ void store_chunk(float* p, const float4& v, float scale, bool vector) {
+// The chunk's softmax stored at p: one 16-byte store where `vector` (p 16-byte aligned), else scalars. A float
+// chunk already holds exp(x − m) (m unused); a 16-bit one computes it again from x.
+__device__ __forceinline__ void store_chunk(float* p, const float4& v, float, float scale, bool vector) {
     store_quad(p, make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), vector);
 }
 
 template <typename H>
-__device__ __forceinline__ void store_chunk(H* p, const Floats8& v, float scale, bool vector) {
+__device__ __forceinline__ void store_chunk(H* p, const Half8<H>& v, float m, float scale, bool vector) {
     float y[8];
+    unpack8(v, y);
 #pragma unroll
-    for (int k = 0; k < 8; ++k) y[k] = v.f[k] * scale;
+    for (int k = 0; k < 8; ++k) y[k] = exp_for_16_bits(y[k] - m) * scale;
     if (vector) {
         *reinterpret_cast<Half8<H>*>(p) = pack8<H>(y);
     } else {
@@ -195,8 +219,8 @@ __device__ __forceinline__ void store_chunk(H* p, const Floats8& v, float scale,
     }
 }
 
-// A CTA's slice (v: its valid body chunks, and its edge scalar) to exp(x − m) in place; returns
-// (m, Σ exp(x − m)) of the slice, m its max.
+// A CTA's slice (v: its valid body chunks, and its edge scalar): returns (m, Σ exp(x − m)) of the slice, m its
+// max; a float slice's chunks and every edge become exp(x − m) in place, a 16-bit slice's chunks stay as loaded.
 template <int THREADS, int V, typename Chunk>
 __device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, Chunk (&v)[V], float& edge, float* scratch) {
     float m = NO_VALUE;
@@ -239,15 +263,15 @@ __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slo
     return expf(own.max - row_max) / total;
 }
 
-// A CTA's slice of row `outr`, exp(x − max_slice) in registers, times `scale`, rounded once to T.
+// A CTA's slice of row `outr`: exp(x − m), m the slice's max, times `scale`, rounded once to T.
 template <int THREADS, int V, typename T, typename Chunk>
 __device__ __forceinline__ void write_slice(T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
-                                            float scale) {
+                                            float m, float scale) {
     const bool vector_out = aligned16(outr + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) store_chunk(outr + s.head + CHUNK_ELEMENTS<T> * j, v[i], scale, vector_out);
+        if (j < s.end) store_chunk(outr + s.head + CHUNK_ELEMENTS<T> * j, v[i], m, scale, vector_out);
     }
     if (s.edge >= 0) outr[s.edge] = from_float<T>(edge * scale);
 }
@@ -271,9 +295,10 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
         if (j < s.end) v[i] = load_chunk(xr + s.head + CHUNK_ELEMENTS<T> * j);
     }
     if (s.edge >= 0) edge = to_float(xr[s.edge]);
-    const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published);
+    const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
+    const float scale = cluster_scale<K>(own, s.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
-    write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
+    write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -293,27 +318,33 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
         softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
     }
 
-// The cluster and slice kernels of element type T, named softmax_TAG_…: float32 here, bf16 and fp16 in
-// native16.cu, of the plans (mage.backends.rows.CLUSTER_PLANS, (K, THREADS, V), and SLICE_PLANS, (THREADS, V),
-// narrowest rows first) every element size needs. A 16-bit chunk holds 8 elements, so the widths the
-// strategies take never need the widest plan of either at 16 bits (mage.ops.softmax.native.SIXTEEN_BIT_PLANS).
-#define SOFTMAX_ROW_STRATEGIES(TAG, T)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 2, 128, 4)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 2, 256, 4)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 2, 512, 4)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 4, 512, 4)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 8, 512, 4)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 8, 1024, 4)                                                                       \
-    SOFTMAX_SLICE(TAG, T, 256, 4)                                                                             \
-    SOFTMAX_SLICE(TAG, T, 512, 4)
+// The cluster and slice kernels of a 16-bit element type T, named softmax_TAG_… (bf16 and fp16, in native16.cu),
+// of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS, (THREADS, V),
+// narrowest rows first: 8 chunks of 8 elements a thread. The float32 ones are compiled below.
+#define SOFTMAX_SIXTEEN_BIT_ROW_STRATEGIES(TAG, T)                                                            \
+    SOFTMAX_CLUSTER(TAG, T, 2, 64, 8)                                                                         \
+    SOFTMAX_CLUSTER(TAG, T, 2, 128, 8)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 256, 8)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 512, 8)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 4, 512, 8)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 8, 512, 8)                                                                        \
+    SOFTMAX_SLICE(TAG, T, 128, 8)                                                                             \
+    SOFTMAX_SLICE(TAG, T, 256, 8)
 
 // native16.cu includes this file for its templates only: the float32 kernels (and the pipe strategy, float32
 // only) are compiled here alone.
 #ifndef NATIVE_TEMPLATES_ONLY
 SOFTMAX_KERNELS(f32, float)
-SOFTMAX_ROW_STRATEGIES(f32, float)
-// The widest plans, for float32 rows alone.
+// mage.backends.rows.CLUSTER_PLANS and SLICE_PLANS.
+SOFTMAX_CLUSTER(f32, float, 2, 128, 4)
+SOFTMAX_CLUSTER(f32, float, 2, 256, 4)
+SOFTMAX_CLUSTER(f32, float, 2, 512, 4)
+SOFTMAX_CLUSTER(f32, float, 4, 512, 4)
+SOFTMAX_CLUSTER(f32, float, 8, 512, 4)
+SOFTMAX_CLUSTER(f32, float, 8, 1024, 4)
 SOFTMAX_CLUSTER(f32, float, 8, 1024, 8)
+SOFTMAX_SLICE(f32, float, 256, 4)
+SOFTMAX_SLICE(f32, float, 512, 4)
 SOFTMAX_SLICE(f32, float, 1024, 4)
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
@@ -325,8 +356,9 @@ __device__ __forceinline__ void softmax_pipe(const float* __restrict__ x, float*
     DYNAMIC_SHARED(float4, stage);
     pipelined_rows<K, THREADS, V>(x, rows, cols, stage,
                                   [&](long long row, const RowSlice& s, float4(&v)[V], float edge, float, int parity) {
-        const float scale = cluster_scale<K>(slice_exp<THREADS, V>(s, v, edge, scratch), s.count, published[parity]);
-        write_slice<THREADS, V>(out + row * cols, s, v, edge, scale);
+        const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
+        const float scale = cluster_scale<K>(own, s.count, published[parity]);
+        write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
     });
 }
 

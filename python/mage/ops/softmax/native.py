@@ -7,14 +7,15 @@ a row of 1024 columns or more in the registers of a thread-block cluster (mage.b
 read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
 memory while the current one is reduced (mage.backends.rows.pipe_plan). bf16 and fp16 rows run the same
 register and online kernels over 16-bit elements, widened to float32 in registers (native16.cu), chosen by
-the same widths, and the same slice and cluster kernels over 16-byte chunks of 8 elements (a plan holds twice
-the columns); the pipe strategy is float32 only."""
+the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements held as loaded, with plans of
+their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS); the pipe strategy is float32 only."""
 
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe,
-                                launch_slice, pipe_takes, slice_takes)
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
+                                SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice, pipe_takes,
+                                slice_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -47,22 +48,18 @@ def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, 
     return online, (rows, 1, 1), (256, 1, 1)
 
 
-# A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take (slice_takes, cluster_takes)
-# never need their widest plan at 16 bits, which native16.cu does not compile.
-SIXTEEN_BIT_PLANS = {"slice": SLICE_PLANS[:-1], "cluster": CLUSTER_PLANS[:-1]}
-
-
-def _row_kernels(strategy: str, name: str, plans: tuple) -> dict:
-    """precision -> {plan: kernel} of a row strategy: ``name`` formatted with the dtype tag and the plan."""
+def _row_kernels(name: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
+    """precision -> {plan: kernel} of a row strategy, narrowest first: ``name`` formatted with the dtype tag and
+    the plan, a 16-bit row's plans its own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS)."""
     kernels = {"ieee": {plan: Kernel("softmax", name.format("f32", *plan), SIGNATURE) for plan in plans}}
     for precision, tag in SIXTEEN_BIT_TAGS.items():
         kernels[precision] = {plan: Kernel("softmax", name.format(tag, *plan), SIGNATURE, SIXTEEN_BIT_SOURCE)
-                              for plan in SIXTEEN_BIT_PLANS[strategy]}
+                              for plan in sixteen_bit_plans}
     return kernels
 
 
-SLICE = _row_kernels("slice", "softmax_{}_slice_t{}_v{}", SLICE_PLANS)
-CLUSTER = _row_kernels("cluster", "softmax_{}_cluster{}_t{}_v{}", CLUSTER_PLANS)
+SLICE = _row_kernels("softmax_{}_slice_t{}_v{}", SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
+CLUSTER = _row_kernels("softmax_{}_cluster{}_t{}_v{}", CLUSTER_PLANS, SIXTEEN_BIT_CLUSTER_PLANS)
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 
 

@@ -5,12 +5,13 @@
 // native.cu's register and online kernels over 16-bit x and out: each element is widened to float32 as it is
 // loaded, so the max, Σ exp and the division are float32 exactly as there, and each output is rounded once on
 // the store. The same widths a kernel as for float32, so the same plan by width. The cluster and slice
-// strategies hold a row's 16-byte chunks (8 elements each) in registers, widened, read once.
+// strategies hold a row's 16-byte chunks (8 elements each) in registers as loaded, read once, with plans of
+// their own (8 chunks a thread).
 
 #define NATIVE_TEMPLATES_ONLY
 #include "native.cu"
 
 SOFTMAX_KERNELS(bf16, bf16)
 SOFTMAX_KERNELS(f16, f16)
-SOFTMAX_ROW_STRATEGIES(bf16, bf16)
-SOFTMAX_ROW_STRATEGIES(f16, f16)
+SOFTMAX_SIXTEEN_BIT_ROW_STRATEGIES(bf16, bf16)
+SOFTMAX_SIXTEEN_BIT_ROW_STRATEGIES(f16, f16)
