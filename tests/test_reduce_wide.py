@@ -53,7 +53,7 @@ def test_every_cluster_kernel_compiles_for_sm_90(ext, op):
 # (columns, the plan: CTAs a cluster, threads a CTA, float4 chunks a thread) at the study's widths.
 PLANS = [
     (1024, (2, 128, 4)), (4096, (2, 128, 4)), (4099, (2, 128, 4)), (16384, (2, 512, 4)),
-    (65536, (8, 512, 4)), (65537, (8, 512, 4)), (262144, (8, 1024, 8)), (rows.CLUSTER_MAX_COLS, (8, 1024, 8)),
+    (65536, (4, 512, 8)), (65537, (4, 512, 8)), (262144, (8, 1024, 8)), (rows.CLUSTER_MAX_COLS, (8, 1024, 8)),
 ]
 
 

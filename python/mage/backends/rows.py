@@ -134,10 +134,14 @@ def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.T
 # first: each plan holds K × threads × chunks float4s of a row in registers. One cluster a row keeps no
 # shared memory beyond its partials, so the plans reach 262144 columns only through registers: 512 threads
 # with 16 floats each leave a CTA ~40 registers a thread, so several CTAs can share an SM and one's loads
-# overlap another's cluster barrier; the widest plan takes all of an SM's registers (1024 × 64) for
-# 262144 columns, as 8 is the largest portable cluster. (Rows held in shared memory past 48 KB a CTA are
-# the pipe strategy's: both launchers opt a kernel in to up to 227 KB of dynamic shared memory.)
-CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (8, 512, 4), (8, 1024, 4), (8, 1024, 8))
+# overlap another's cluster barrier. Up to 65539 columns a row takes 4 CTAs of 32 floats a thread (64
+# registers, two CTAs an SM), not 8 of 16: each thread's share of the reductions, the barrier and the slice
+# arithmetic is then paid for twice the elements, which took an H100's LayerNorm at 1024×65536 from 246.8 to
+# 215.9 µs and softmax from 202.6 to 192.8 (scripts/cluster_plan_probe.py). The widest plan takes all of an
+# SM's registers (1024 × 64) for 262144 columns, as 8 is the largest portable cluster. (Rows held in shared
+# memory past 48 KB a CTA are the pipe strategy's: both launchers opt a kernel in to up to 227 KB of dynamic
+# shared memory.)
+CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (8, 1024, 8))
 # Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
 # than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
 CLUSTER_MIN_COLS = 1024

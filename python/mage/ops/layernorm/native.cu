@@ -320,9 +320,11 @@ LAYERNORM_CLUSTER(2, 128, 4)
 LAYERNORM_CLUSTER(2, 256, 4)
 LAYERNORM_CLUSTER(2, 512, 4)
 LAYERNORM_CLUSTER(4, 512, 4)
-LAYERNORM_CLUSTER(8, 512, 4)
+LAYERNORM_CLUSTER(4, 512, 8)
 LAYERNORM_CLUSTER(8, 1024, 4)
 LAYERNORM_CLUSTER(8, 1024, 8)
+// The plan (4, 512, 8) replaced, for scripts/cluster_plan_probe.py's comparison; no launcher picks it.
+LAYERNORM_CLUSTER(8, 512, 4)
 
 // The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
 // alignment (row_slice's scalar head and tail around a 16-byte-aligned body), without cluster dims. For rows

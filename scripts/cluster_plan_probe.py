@@ -1,0 +1,87 @@
+"""Which cluster plan holds a float32 row of about 65536 columns best: the plan the launcher picked before,
+(8 CTAs, 512 threads, 4 float4 chunks a thread: 16 elements, about 40 registers, three CTAs an SM), against half
+the CTAs with twice the elements a thread, (4, 512, 8: 32 elements, 64 registers, two CTAs an SM: the plan
+mage.backends.rows.CLUSTER_PLANS now holds for these widths), the shape that took
+softmax's 16-bit cluster from 118.7 to 100.9 µs at 1024×65536 on an H100. ncu counted five times QuACK's
+instructions in LayerNorm's 8-CTA kernel there: each thread's share of the reductions, the barrier and the
+slice arithmetic is paid for 16 elements.
+
+    PYTHONPATH=python python scripts/cluster_plan_probe.py [--out FILE.json]
+
+LayerNorm's and softmax's cluster kernels of each plan, launched through the cluster launcher, on each case's
+own inputs; each output checked against float64 first (its norm-wise error printed), then timed with
+``triton.testing.do_bench`` (L2 cleared before every call, median), the plans alternating over rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import torch
+import triton.testing
+
+from mage import registry
+from mage.check import upcast
+from mage.backends import native
+from mage.backends.rows import launch_cluster
+from mage.ops.layernorm import native as layernorm_native
+from mage.ops.softmax import native as softmax_native
+
+PLANS = [(8, 512, 4), (4, 512, 8)]
+CASES = ["1024x65536-study", "1024x65537-study"]
+ROUNDS = 5
+
+
+def calls(op: str, inputs: tuple) -> dict:
+    """plan -> a call of op's cluster kernel of that plan on inputs."""
+    host = native.HOSTS[0]
+    if op == "layernorm":
+        x, weight, bias = inputs
+        rows, cols = x.shape
+        kernels = {plan: layernorm_native._kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in PLANS}
+        arguments = lambda out: (x, weight, bias, out, rows, cols, layernorm_native.EPS)  # noqa: E731
+    else:
+        (x,) = inputs
+        rows, cols = x.shape
+        kernels = {plan: native.Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), softmax_native.SIGNATURE)
+                   for plan in PLANS}
+        arguments = lambda out: (x, out, rows, cols)  # noqa: E731
+    return {plan: (lambda kernel=kernel, plan=plan: launch_cluster(host, {plan: kernel}, x, arguments))
+            for plan, kernel in kernels.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", help="write the timings here as JSON")
+    args = parser.parse_args()
+    registry.load()
+    results = []
+    for op in ("layernorm", "softmax"):
+        spec = registry.get_op(op)
+        for case_name in CASES:
+            case = spec.case(case_name)
+            inputs = spec.make_inputs_at(case, case.seed, "cuda", "normal", "ieee")
+            reference = spec.reference(upcast(inputs), "affine" if op == "layernorm" else "rows")
+            plan_calls = calls(op, inputs)
+            for plan, call in plan_calls.items():
+                error = float((call().double() - reference).norm() / reference.norm())
+                print(f"{op} {case_name} plan {plan}: error {error:.3g}")
+            times = {plan: [] for plan in plan_calls}
+            for _ in range(ROUNDS):
+                for plan, call in plan_calls.items():
+                    times[plan].append(triton.testing.do_bench(call, return_mode="median") * 1e3)
+            for plan, samples in times.items():
+                median = statistics.median(samples)
+                results.append({"op": op, "case": case_name, "plan": plan, "us": median, "rounds": samples})
+                print(f"{op} {case_name} plan {plan}: {median:.1f} µs (rounds {min(samples):.1f}–{max(samples):.1f})")
+    device = torch.cuda.get_device_name()
+    print(f"on {device}")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"device": device, "results": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
