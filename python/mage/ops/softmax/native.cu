@@ -129,7 +129,8 @@ __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __res
 // (max, Σ exp(x − max)), keeping exp(x − max) of a float row in the registers, and publishes the pair;
 // every CTA combines the K pairs in rank order (the sums rescaled to the row's max, as the online form
 // rescales) and writes its slice as exp(x − max_slice) · exp(max_slice − max) / Σ: one exp an element of a
-// float row, two (ex2.approx) of a 16-bit one, the row read from DRAM once. `cluster` launches a cluster a row, `slice` the same with K = 1 (a block a row);
+// float row, two (ex2.approx) of a 16-bit one, the row read from DRAM once. `cluster` launches a cluster a
+// row, `slice` the same with K = 1 (a block a row);
 // `pipe` (float32) keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
