@@ -115,8 +115,10 @@ EMULATED = {
     "triangle": [{"batch": 1, "n": 70, "c": 16}, {"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 12},
                  {"batch": 1, "n": 66, "c": 13}],
 }
-# Softmax's slice strategy (its cluster kernel with one CTA) at widths that reach both of its 16-bit plans.
-STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7)}
+# Softmax's and LayerNorm's slice strategies (their cluster kernels with one CTA) at widths that reach both of
+# their 16-bit plans.
+STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7),
+                  ("layernorm", "slice"): (2, 4, 6, 14)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
 # kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py).
 NOT_EMULATED = ("_cluster",)
@@ -162,10 +164,11 @@ def test_the_emulated_shapes_reach_every_16_bit_kernel():
     assert declared <= reached, sorted(declared - reached)
 
 
-def test_every_16_bit_plan_of_softmax_s_row_strategies_is_one_their_widths_need():
+def test_every_16_bit_plan_of_the_row_strategies_is_one_their_widths_need():
     """A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take reach every plan
-    native16.cu compiles for them, and no other."""
+    native16.cu compiles for them (softmax's and LayerNorm's), and no other."""
     from mage.backends import rows
+    from mage.ops.layernorm import native as layernorm_native
     from mage.ops.softmax import native as softmax_native
 
     for strategy, plan_for, plans, (low, high) in (
@@ -174,8 +177,9 @@ def test_every_16_bit_plan_of_softmax_s_row_strategies_is_one_their_widths_need(
              (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS))):
         reached = {plan_for(cols, 8, plans) for cols in range(low, high + 1, 8)} | {plan_for(high, 8, plans)}
         assert reached == set(plans), strategy
-        for precision in PRECISIONS:
-            assert set(getattr(softmax_native, strategy.upper())[precision]) == reached
+        for module in (softmax_native, layernorm_native):
+            for precision in PRECISIONS:
+                assert set(getattr(module, strategy.upper())[precision]) == reached, module.__name__
 
 
 @needs_compiler
@@ -206,6 +210,8 @@ SASS = {  # kernel -> instructions its SASS must hold: tensor cores fed by ldmat
     ("triangle", "triangle_incoming_f16_t64_x4"): ("LDG.E.64",),
     ("softmax", "softmax_bf16_slice_t256_v8"): ("LDG.E.128", "STG.E.128", "MUFU.EX2"),
     ("softmax", "softmax_f16_cluster8_t512_v8"): ("LDG.E.128", "STG.E.128", "MUFU.EX2"),
+    ("layernorm", "layernorm_bf16_cluster4_t512_v8"): ("LDG.E.128", "STG.E.128"),
+    ("layernorm", "layernorm_f16_slice_t256_v8"): ("LDG.E.128", "STG.E.128"),
 }
 
 

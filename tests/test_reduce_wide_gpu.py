@@ -65,25 +65,26 @@ def test_contract_against_float64_at_every_width(op, family, rows_, cols):
     assert result.passed, result.reason
 
 
-# Softmax's 16-bit cluster and slice kernels (8 elements a 16-byte chunk): 8 rows of an odd width start at all
-# eight 2-byte alignments.
+# The 16-bit cluster and slice kernels of both ops (8 elements a 16-byte chunk, held as loaded): 8 rows of an odd
+# width start at all eight 2-byte alignments; the widths reach every plan.
 SIXTEEN_BIT = [("cluster", 8, 1024), ("cluster", 8, 4099), ("cluster", 5, 16384), ("cluster", 3, 65536),
                ("cluster", 8, 65537), ("cluster", 3, 262144), ("slice", 8, 1024), ("slice", 8, 4099),
                ("slice", 3, 16387)]
 
 
+@pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("precision", ["bf16", "fp16"])
 @pytest.mark.parametrize("strategy, rows_, cols", SIXTEEN_BIT, ids=[f"{s}-{c}" for s, _, c in SIXTEEN_BIT])
-def test_softmax_s_16_bit_row_strategies_pass_the_contract_and_repeat_their_bits(precision, strategy, rows_, cols):
-    impl = next(i for i in registry.implementations("softmax")
+def test_the_16_bit_row_strategies_pass_the_contract_and_repeat_their_bits(op, precision, strategy, rows_, cols):
+    impl = next(i for i in registry.implementations(op)
                 if i.family == "native" and i.strategy == strategy and i.precision == precision)
-    spec = registry.get_op("softmax")
-    case = Case("softmax", "wide16", "seed", {"rows": rows_, "cols": cols})
+    spec = registry.get_op(op)
+    case = Case(op, "wide16", "seed", {"rows": rows_, "cols": cols})
     result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
     print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
     assert result.passed, result.reason
-    (x,) = spec.make_inputs_at(case, 5, "cuda", "heavy", precision)
-    assert torch.equal(impl.fn(x), impl.fn(x))
+    inputs = spec.make_inputs_at(case, 5, "cuda", "heavy", precision)
+    assert torch.equal(impl.fn(*inputs), impl.fn(*inputs))
 
 
 def _reference(op, inputs):

@@ -22,6 +22,7 @@ struct __align__(2) f16 {
 struct __align__(16) uint4 {
     unsigned x, y, z, w;
 };
+__device__ __forceinline__ uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 #endif
 
 __device__ __forceinline__ float to_float(float v) { return v; }
@@ -104,6 +105,22 @@ __device__ __forceinline__ Half8<H> pack8(const float (&v)[8]) {
     Half8<H> p;
     p.q.x = w[0]; p.q.y = w[1]; p.q.z = w[2]; p.q.w = w[3];
     return p;
+}
+
+// Element k (0 or 1) of a pair of 16-bit values packed in one 32-bit word, widened.
+template <typename H>
+__device__ __forceinline__ float half_of(unsigned word, int k) {
+    return to_float(H{static_cast<unsigned short>(k ? word >> 16 : word & 0xffffu)});
+}
+
+// 8 elements at p: one 16-byte load where `vector` (p 16-byte aligned), else eight scalar loads.
+template <typename H>
+__device__ __forceinline__ Half8<H> load_half8(const H* p, bool vector) {
+    if (vector) return *reinterpret_cast<const Half8<H>*>(p);
+    Half8<H> h;
+    h.q = make_uint4(pack2(p[0].bits, p[1].bits), pack2(p[2].bits, p[3].bits), pack2(p[4].bits, p[5].bits),
+                     pack2(p[6].bits, p[7].bits));
+    return h;
 }
 
 #endif  // MAGE_NATIVE_HALF_CUH

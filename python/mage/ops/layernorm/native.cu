@@ -173,45 +173,114 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
 }
 #endif
 
-#ifndef NATIVE_TEMPLATES_ONLY  // the cluster strategies are float32 only
 // ---------------------------------------------------------------- the cluster strategies: wide rows, read once
 //
 // A cluster of K CTAs a row (native_cluster.cuh): each CTA holds its slice of the row in registers
-// (THREADS threads, V float4 chunks each) and reduces it to (count, mean, M2) in two passes over
-// those registers, the mean taken about a pivot (the slice's first element) so that a row of
-// 1e4 + N(0, 1) sums numbers near 0, not near 1e4. The K partials combine in rank order as Chan et
-// al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation appears at any step. `cluster`
-// launches a cluster a row; `pipe` keeps clusters resident and pipelines rows (pipelined_rows).
+// (THREADS threads, V 16-byte chunks each: 4 floats, or 8 bf16 or fp16 elements as loaded, widened at each
+// use) and reduces it to (count, mean, M2) in two passes over those registers, the mean taken about a pivot
+// (the slice's first element) so that a row of 1e4 + N(0, 1) sums numbers near 0, not near 1e4. The K
+// partials combine in rank order as Chan et al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation
+// appears at any step. `cluster` launches a cluster a row, `slice` the same with K = 1; `pipe` (float32)
+// keeps clusters resident and pipelines rows (pipelined_rows). The float32 kernels are compiled here, the
+// bf16 and fp16 ones in native16.cu, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS).
 #include "../../backends/native_cluster.cuh"
+
+// A 16-byte chunk of a row as a CTA holds it: a float4 of a float row; the eight elements of a 16-bit row as
+// loaded (four registers, so that 8 chunks a thread leave two 512-thread CTAs an SM, as softmax's do).
+template <typename T>
+struct RowChunk {
+    using type = Half8<T>;
+};
+template <>
+struct RowChunk<float> {
+    using type = float4;
+};
+
+// Σ (x − p) over a chunk.
+__device__ __forceinline__ float shifted_sum(const float4& v, float p) {
+    return ((v.x - p) + (v.y - p)) + ((v.z - p) + (v.w - p));
+}
+
+template <typename H>
+__device__ __forceinline__ float shifted_sum(const Half8<H>& v, float p) {
+    float f[8];
+    unpack8(v, f);
+    return (((f[0] - p) + (f[1] - p)) + ((f[2] - p) + (f[3] - p))) + (((f[4] - p) + (f[5] - p)) + ((f[6] - p) + (f[7] - p)));
+}
+
+// Σ (x − mean)² over a chunk.
+__device__ __forceinline__ float squares(const float4& v, float mean) {
+    const float a = v.x - mean, b = v.y - mean, c = v.z - mean, d = v.w - mean;
+    return (a * a + b * b) + (c * c + d * d);
+}
+
+template <typename H>
+__device__ __forceinline__ float squares(const Half8<H>& v, float mean) {
+    float f[8];
+    unpack8(v, f);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) f[k] -= mean;
+    return ((f[0] * f[0] + f[1] * f[1]) + (f[2] * f[2] + f[3] * f[3])) +
+           ((f[4] * f[4] + f[5] * f[5]) + (f[6] * f[6] + f[7] * f[7]));
+}
+
+// A chunk normalized, (x − mean) · rstd · weight + bias, stored at out: 16-byte accesses where `vector_out`
+// (out aligned) and `vector_affine` (weight and bias aligned), else scalars; a 16-bit output rounded once.
+__device__ __forceinline__ void normalize_chunk(float* out, const float* weight, const float* bias, const float4& v,
+                                                float mean, float rstd, bool vector_out, bool vector_affine) {
+    const float4 w = load_quad(weight, vector_affine), b = load_quad(bias, vector_affine);
+    const float4 y = make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
+                                 (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
+    store_quad(out, y, vector_out);
+}
+
+// A 16-bit chunk a pair of elements at a time (one 32-bit word of x, weight and bias each), so that few floats
+// are live beside the row's registers.
+template <typename H>
+__device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H* bias, const Half8<H>& v, float mean,
+                                                float rstd, bool vector_out, bool vector_affine) {
+    const Half8<H> w8 = load_half8(weight, vector_affine), b8 = load_half8(bias, vector_affine);
+    const unsigned x[4] = {v.q.x, v.q.y, v.q.z, v.q.w}, w[4] = {w8.q.x, w8.q.y, w8.q.z, w8.q.w},
+                   b[4] = {b8.q.x, b8.q.y, b8.q.z, b8.q.w};
+    unsigned y[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float lo = (half_of<H>(x[i], 0) - mean) * rstd * half_of<H>(w[i], 0) + half_of<H>(b[i], 0);
+        const float hi = (half_of<H>(x[i], 1) - mean) * rstd * half_of<H>(w[i], 1) + half_of<H>(b[i], 1);
+        y[i] = pack2(from_float<H>(lo).bits, from_float<H>(hi).bits);
+    }
+    if (vector_out) {
+        *reinterpret_cast<uint4*>(out) = make_uint4(y[0], y[1], y[2], y[3]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) out[k] = H{static_cast<unsigned short>(k % 2 ? y[k / 2] >> 16 : y[k / 2] & 0xffffu)};
+    }
+}
 
 struct Moments {
     float count, mean, m2;
 };
 
 // (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar, about `pivot`.
-template <int THREADS, int V>
-__device__ __forceinline__ Moments slice_moments(const RowSlice& s, const float4 (&v)[V], float edge, float pivot,
+template <int THREADS, int V, typename Chunk>
+__device__ __forceinline__ Moments slice_moments(const RowSlice& s, const Chunk (&v)[V], float edge, float pivot,
                                                  float* scratch) {
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        if (s.first + (int)threadIdx.x + i * THREADS < s.end)
-            sum += ((v[i].x - pivot) + (v[i].y - pivot)) + ((v[i].z - pivot) + (v[i].w - pivot));
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) sum += shifted_sum(v[i], pivot);
     }
     if (s.edge >= 0) sum += edge - pivot;
     const float shifted = row_sum<THREADS>(sum, scratch);
     const float mean = s.count > 0 ? pivot + shifted / (float)s.count : 0.0f;
 
-    float squares = 0.0f;
+    float m2 = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        if (s.first + (int)threadIdx.x + i * THREADS < s.end) {
-            const float a = v[i].x - mean, b = v[i].y - mean, c = v[i].z - mean, d = v[i].w - mean;
-            squares += (a * a + b * b) + (c * c + d * d);
-        }
+        if (s.first + (int)threadIdx.x + i * THREADS < s.end) m2 += squares(v[i], mean);
     }
-    if (s.edge >= 0) squares += (edge - mean) * (edge - mean);
-    return {(float)s.count, mean, row_sum<THREADS>(squares, scratch)};
+    if (s.edge >= 0) m2 += (edge - mean) * (edge - mean);
+    return {(float)s.count, mean, row_sum<THREADS>(m2, scratch)};
 }
 
 // Publish this CTA's moments in `slot` (its shared memory), then, after one cluster barrier, the row's:
@@ -240,9 +309,9 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
 }
 
 // Normalize and write a CTA's slice of row `outr` from registers.
-template <int THREADS, int V>
-__device__ __forceinline__ void write_slice(const float* __restrict__ weight, const float* __restrict__ bias,
-                                            float* __restrict__ outr, const RowSlice& s, const float4 (&v)[V], float edge,
+template <int THREADS, int V, typename T, typename Chunk>
+__device__ __forceinline__ void write_slice(const T* __restrict__ weight, const T* __restrict__ bias,
+                                            T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             const Moments& row, int cols, float eps) {
     const float rstd = 1.0f / sqrtf(row.m2 / (float)cols + eps);
     const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
@@ -250,40 +319,39 @@ __device__ __forceinline__ void write_slice(const float* __restrict__ weight, co
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
         if (j < s.end) {
-            const int c = s.head + 4 * j;
-            const float4 w = load_quad(weight + c, vector_affine), b = load_quad(bias + c, vector_affine);
-            const float4 y = make_float4((v[i].x - row.mean) * rstd * w.x + b.x, (v[i].y - row.mean) * rstd * w.y + b.y,
-                                         (v[i].z - row.mean) * rstd * w.z + b.z, (v[i].w - row.mean) * rstd * w.w + b.w);
-            store_quad(outr + c, y, vector_out);
+            const int c = s.head + CHUNK_ELEMENTS<T> * j;
+            normalize_chunk(outr + c, weight + c, bias + c, v[i], row.mean, rstd, vector_out, vector_affine);
         }
     }
-    if (s.edge >= 0) outr[s.edge] = (edge - row.mean) * rstd * weight[s.edge] + bias[s.edge];
+    if (s.edge >= 0)
+        outr[s.edge] = from_float<T>((edge - row.mean) * rstd * to_float(weight[s.edge]) + to_float(bias[s.edge]));
 }
 
-// x, out: rows × cols; weight, bias: cols. Grid (rows · K), block (THREADS); K · THREADS · V ≥ the row's
-// float4 chunks (mage.backends.rows.cluster_plan). One cluster a row: with 256 MB of rows there are
-// always more clusters than fit, and the next cluster's loads on an SM overlap the barrier and
-// reduction of the one before.
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void layernorm_cluster(const float* __restrict__ x, const float* __restrict__ weight,
-                                                  const float* __restrict__ bias, float* __restrict__ out, int cols,
+// x, out: rows × cols of T (float, bf16 or f16); weight, bias: cols of T. Grid (rows · K), block (THREADS);
+// K · THREADS · V ≥ the row's 16-byte chunks (mage.backends.rows.cluster_plan). One cluster a row: with 256 MB
+// of rows there are always more clusters than fit, and the next cluster's loads on an SM overlap the barrier
+// and reduction of the one before.
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void layernorm_cluster(const T* __restrict__ x, const T* __restrict__ weight,
+                                                  const T* __restrict__ bias, T* __restrict__ out, int cols,
                                                   float eps) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[3];  // this CTA's (count, mean, M2), read by every CTA of the cluster
     const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
+    const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
-    const float pivot = s.end > s.first ? xr[s.head + 4 * s.first] : (s.edge >= 0 ? xr[s.edge] : 0.0f);
+    const float pivot = to_float(s.end > s.first ? xr[s.head + CHUNK_ELEMENTS<T> * s.first]
+                                                 : (s.edge >= 0 ? xr[s.edge] : from_float<T>(0.0f)));
 
-    float4 v[V];
+    typename RowChunk<T>::type v[V];
     float edge = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) v[i] = *reinterpret_cast<const float4*>(xr + s.head + 4 * j);
+        if (j < s.end) v[i] = *reinterpret_cast<const typename RowChunk<T>::type*>(xr + s.head + CHUNK_ELEMENTS<T> * j);
     }
-    if (s.edge >= 0) edge = xr[s.edge];
+    if (s.edge >= 0) edge = to_float(xr[s.edge]);
     const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
@@ -307,42 +375,59 @@ __device__ __forceinline__ void layernorm_pipe(const float* __restrict__ x, cons
     });
 }
 
-#define LAYERNORM_CLUSTER(K, THREADS, V)                                                                          \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                                 \
-        layernorm_f32_cluster##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight, \
-                                                     const float* __restrict__ bias, float* __restrict__ out,    \
-                                                     long long rows, int cols, float eps) {                     \
+// BOUNDS: the kernel's __launch_bounds__ (a minimum of CTAs an SM holds each thread to the registers that
+// lets them all be resident).
+#define LAYERNORM_CLUSTER_OF(TAG, T, K, THREADS, V, BOUNDS)                                                      \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) BOUNDS                                                   \
+        layernorm_##TAG##_cluster##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,     \
+                                                         const T* __restrict__ bias, T* __restrict__ out,        \
+                                                         long long rows, int cols, float eps) {                 \
         layernorm_cluster<K, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
     }
 
-// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
-LAYERNORM_CLUSTER(2, 128, 4)
-LAYERNORM_CLUSTER(2, 256, 4)
-LAYERNORM_CLUSTER(2, 512, 4)
-LAYERNORM_CLUSTER(4, 512, 4)
-LAYERNORM_CLUSTER(4, 512, 8)
-LAYERNORM_CLUSTER(8, 1024, 4)
-LAYERNORM_CLUSTER(8, 1024, 8)
-// The plan (4, 512, 8) replaced, for scripts/cluster_plan_probe.py's comparison; no launcher picks it.
-LAYERNORM_CLUSTER(8, 512, 4)
-
 // The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
 // alignment (row_slice's scalar head and tail around a 16-byte-aligned body), without cluster dims. For rows
-// the float4 block kernels cannot take (not a multiple of 4 wide, or off a 16-byte boundary), which the
+// the vector block kernels cannot take (not a multiple of a chunk wide, or off a 16-byte boundary), which the
 // looped kernel reads three times in scalars (0.85 of the copy rate at 4099 columns against 0.98 at 4096,
 // LayerNorm on an H200), and the K = 2 cluster kernel with a cluster barrier a row.
-#define LAYERNORM_SLICE(THREADS, V)                                                                              \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                                        \
-        layernorm_f32_slice_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,       \
-                                              const float* __restrict__ bias, float* __restrict__ out,           \
-                                              long long rows, int cols, float eps) {                            \
+#define LAYERNORM_SLICE_OF(TAG, T, THREADS, V, BOUNDS)                                                           \
+    extern "C" __global__ void BOUNDS                                                                            \
+        layernorm_##TAG##_slice_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,           \
+                                                  const T* __restrict__ bias, T* __restrict__ out, long long rows, \
+                                                  int cols, float eps) {                                        \
         layernorm_cluster<1, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
     }
 
+// The cluster and slice kernels of a 16-bit element type T, named layernorm_TAG_… (bf16 and fp16, in
+// native16.cu), of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS,
+// (THREADS, V), narrowest rows first: 8 chunks of 8 elements a thread, held to 64 registers (1024 / THREADS
+// CTAs an SM) so that two 512-thread CTAs share an SM, as softmax's 16-bit kernels do unbounded.
+#define LAYERNORM_SIXTEEN_BIT_ROW_STRATEGIES(TAG, T)                                                             \
+    LAYERNORM_CLUSTER_OF(TAG, T, 2, 64, 8, __launch_bounds__(64, 16))                                            \
+    LAYERNORM_CLUSTER_OF(TAG, T, 2, 128, 8, __launch_bounds__(128, 8))                                           \
+    LAYERNORM_CLUSTER_OF(TAG, T, 2, 256, 8, __launch_bounds__(256, 4))                                           \
+    LAYERNORM_CLUSTER_OF(TAG, T, 2, 512, 8, __launch_bounds__(512, 2))                                           \
+    LAYERNORM_CLUSTER_OF(TAG, T, 4, 512, 8, __launch_bounds__(512, 2))                                           \
+    LAYERNORM_CLUSTER_OF(TAG, T, 8, 512, 8, __launch_bounds__(512, 2))                                           \
+    LAYERNORM_SLICE_OF(TAG, T, 128, 8, __launch_bounds__(128, 8))                                                \
+    LAYERNORM_SLICE_OF(TAG, T, 256, 8, __launch_bounds__(256, 4))
+
+#ifndef NATIVE_TEMPLATES_ONLY  // the float32 kernels: native16.cu compiles the 16-bit ones
+// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
+LAYERNORM_CLUSTER_OF(f32, float, 2, 128, 4, __launch_bounds__(128))
+LAYERNORM_CLUSTER_OF(f32, float, 2, 256, 4, __launch_bounds__(256))
+LAYERNORM_CLUSTER_OF(f32, float, 2, 512, 4, __launch_bounds__(512))
+LAYERNORM_CLUSTER_OF(f32, float, 4, 512, 4, __launch_bounds__(512))
+LAYERNORM_CLUSTER_OF(f32, float, 4, 512, 8, __launch_bounds__(512))
+LAYERNORM_CLUSTER_OF(f32, float, 8, 1024, 4, __launch_bounds__(1024))
+LAYERNORM_CLUSTER_OF(f32, float, 8, 1024, 8, __launch_bounds__(1024))
+// The plan (4, 512, 8) replaced, for scripts/cluster_plan_probe.py's comparison; no launcher picks it.
+LAYERNORM_CLUSTER_OF(f32, float, 8, 512, 4, __launch_bounds__(512))
+
 // mage.backends.rows.SLICE_PLANS: (THREADS, V), narrowest rows first.
-LAYERNORM_SLICE(256, 4)
-LAYERNORM_SLICE(512, 4)
-LAYERNORM_SLICE(1024, 4)
+LAYERNORM_SLICE_OF(f32, float, 256, 4, __launch_bounds__(256))
+LAYERNORM_SLICE_OF(f32, float, 512, 4, __launch_bounds__(512))
+LAYERNORM_SLICE_OF(f32, float, 1024, 4, __launch_bounds__(1024))
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \

@@ -4,19 +4,21 @@ The kernel is chosen by row width: a warp per row up to 1024 columns (four rows 
 block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
 that are not a multiple of 4 wide past 1024 columns). bf16 and fp16 rows are read in 16-byte
 chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``slice``
-strategy holds a float32 row of 1024 to 16387 columns in one block's registers whatever its
-alignment (a scalar head and tail around a 16-byte-aligned body: the cluster kernel with one CTA,
-mage.backends.rows.slice_plan). The ``cluster``
-strategy holds a float32 row of 1024 columns or more in the registers of a thread-block cluster
-(mage.backends.rows.cluster_plan), read once; the ``pipe`` strategy makes that cluster persistent, the next
-row's slice copying into shared memory while the current one is reduced (mage.backends.rows.pipe_plan).
+strategy holds a row of 1024 to 16387 columns in one block's registers whatever its alignment (a scalar head
+and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.backends.rows.slice_plan). The
+``cluster`` strategy holds a row of 1024 columns or more in the registers of a thread-block cluster
+(mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte chunks as loaded,
+8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe`` strategy
+(float32) makes that cluster persistent, the next row's slice copying into shared memory while the current
+one is reduced (mage.backends.rows.pipe_plan).
 """
 
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe,
-                                launch_slice, pipe_takes, slice_takes)
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
+                                SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice, pipe_takes,
+                                slice_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -87,24 +89,35 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     return out
 
 
-SLICE = {plan: _kernel("layernorm_f32_slice_t{}_v{}".format(*plan)) for plan in SLICE_PLANS}
+def _row_kernels(name: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
+    """precision -> {plan: kernel} of a row strategy, narrowest first: ``name`` formatted with the dtype tag and
+    the plan, a 16-bit row's plans its own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS)."""
+    kernels = {"ieee": {plan: _kernel(name.format("f32", *plan)) for plan in plans}}
+    for precision, tag in SIXTEEN_BIT_TAGS.items():
+        kernels[precision] = {plan: _kernel(name.format(tag, *plan), SIXTEEN_BIT_SOURCE) for plan in sixteen_bit_plans}
+    return kernels
 
 
-@register("layernorm", variants=("affine",), strategy="slice", takes=slice_takes)
-def layernorm_slice(host, x, weight, bias):
-    require_inputs(host, x, weight, bias)
+SLICE = _row_kernels("layernorm_{}_slice_t{}_v{}", SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
+
+
+@register("layernorm", variants=("affine",), strategy="slice", precisions=("ieee", "bf16", "fp16"),
+          takes=slice_takes)
+def layernorm_slice(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
-    return launch_slice(host, SLICE, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+    return launch_slice(host, SLICE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
-CLUSTER = {plan: _kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in CLUSTER_PLANS}
+CLUSTER = _row_kernels("layernorm_{}_cluster{}_t{}_v{}", CLUSTER_PLANS, SIXTEEN_BIT_CLUSTER_PLANS)
 
 
-@register("layernorm", variants=("affine",), strategy="cluster", takes=cluster_takes)
-def layernorm_cluster(host, x, weight, bias):
-    require_inputs(host, x, weight, bias)
+@register("layernorm", variants=("affine",), strategy="cluster", precisions=("ieee", "bf16", "fp16"),
+          takes=cluster_takes)
+def layernorm_cluster(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
-    return launch_cluster(host, CLUSTER, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+    return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
 PIPE = {plan: _kernel("layernorm_f32_pipe{}_t{}_v{}".format(*plan)) for plan in PIPE_PLANS}

@@ -64,3 +64,8 @@ __device__ __forceinline__ void store_chunk(f16* p, const float (&v)[W]) { store
 
 LAYERNORM_16(bf16, bf16)
 LAYERNORM_16(f16, f16)
+
+// The slice and cluster strategies over 16-bit rows: a row's 16-byte chunks (8 elements each) held as loaded,
+// 8 a thread, widened at each use; weight and bias read in 16-byte chunks as each chunk is normalized.
+LAYERNORM_SIXTEEN_BIT_ROW_STRATEGIES(bf16, bf16)
+LAYERNORM_SIXTEEN_BIT_ROW_STRATEGIES(f16, f16)
