@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from mage import amdahl, registry
 from mage.context import blocks, measure
@@ -252,3 +253,23 @@ def test_mage_context_runs_end_to_end_on_tiny_blocks(tmp_path, monkeypatch):
              or " contract " in line]
     assert steps and all(float(seconds) >= 0 for seconds, _ in steps)
     assert steps[-1][1] == "gnn/powerlaw-tiny done ieee"
+
+
+def test_an_op_alone_is_timed_with_its_output_made_contiguous_as_its_call_site_in_the_block_makes_it():
+    """The block's custom op copies an output of another layout (eager triangle's einsum) to a contiguous one, and
+    the site's share of the block's capture holds that copy: the isolated time, Amdahl's s, must hold it too."""
+    measurement = _measurement("trimul/outgoing-tiny")
+    eager = registry.baseline_for("triangle", "outgoing", "ieee")
+    a, b = registry.get_op("triangle").make_inputs(measurement.block.sites[1].case(measurement.block.name), 3, "cpu")
+    assert not eager.fn(a, b).is_contiguous()  # the einsum's own layout: the copy is real work here
+    copies = []
+    original = torch.Tensor.contiguous
+
+    def counted(tensor, *args, **kwargs):
+        copies.append(tensor.is_contiguous())
+        return original(tensor, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.Tensor, "contiguous", counted)
+        assert measurement._isolated_us(eager, (a, b)) is not None
+    assert copies and not any(copies)  # every timed call made its non-contiguous output contiguous

@@ -2,7 +2,8 @@
 
 For each block and precision:
 1. Isolated: every candidate implementation of each op alone at the call site's shapes, on the op
-   spec's own inputs: kernel time on a GPU (mage.measure.kernel), the call span on the CPU's clock.
+   spec's own inputs, its output made contiguous as the block's custom op makes it: kernel time on a GPU
+   (mage.measure.kernel), the call span on the CPU's clock.
 2. Assignments: eager everywhere; each op swapped alone to each candidate faster than its baseline;
    the fastest per op together (best), and the best again with its implementations called directly,
    not through torch.library (direct: what the custom ops cost); torch.compile of the whole block per
@@ -186,8 +187,11 @@ class BlockMeasurement:
             del inputs
 
     def _isolated_us(self, impl: registry.Implementation, inputs: tuple) -> float | None:
-        """Kernel time per call on a GPU, the median single span on the CPU; None if it cannot run."""
-        call = lambda: impl.fn(*inputs)  # noqa: E731
+        """Kernel time per call on a GPU, the median single span on the CPU; None if it cannot run. The output
+        made contiguous, as the block's custom op makes it (mage.context.library): a site's range in the block's
+        capture holds that copy (eager's triangle einsum returns another layout), so Amdahl's s weighs the same
+        work as its f."""
+        call = lambda: impl.fn(*inputs).contiguous()  # noqa: E731
         try:
             with precision_mode(impl.precision):
                 for _ in range(self.method.warmup_calls):
