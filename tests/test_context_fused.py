@@ -68,7 +68,7 @@ def small_tiles(monkeypatch):
 
 def test_the_trimul_block_has_mage_s_fused_update_and_cuequivariance_s_at_each_precision():
     labels = {(impl.label, impl.precision) for impl in fusion.implementations("trimul")}
-    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (PEER, "tf32"), (PEER, "ieee")}
+    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (PEER, "tf32"), (PEER, "ieee"), (PEER, "bf16")}
     assert fusion.implementations("mlp") == []
     assert all(not impl.sites for impl in fusion.implementations("trimul"))  # each replaces the whole block
 

@@ -1,7 +1,7 @@
 """Fused implementations of the trimul block on a CUDA device: Mage's triton.pairformer and cuEquivariance's
-fused update held to the block's contract at the block's sizes (tf32 and ieee, outgoing and incoming), captured
-in a CUDA graph and replayed, and measured by mage context beside the best per-op assignment. cuEquivariance's
-rows skip where it is not installed (pip install -e '.[peers]').
+fused update held to the block's contract at the block's sizes (tf32, ieee and, for the peer, bf16; outgoing and
+incoming), captured in a CUDA graph and replayed, and measured by mage context beside the best per-op assignment.
+cuEquivariance's rows skip where it is not installed (pip install -e '.[peers]').
 
 Run on the GPU machine with ``pytest -m gpu tests/test_context_fused_gpu.py``.
 """
@@ -18,6 +18,7 @@ from mage.backends.peers import CUEQUIVARIANCE
 from mage.context import blocks, fusion, measure
 from mage.context.block import BlockSpec
 from mage.measure.method import Method
+from mage.spec import input_dtype
 
 pytestmark = [
     pytest.mark.gpu,
@@ -30,8 +31,9 @@ FUSED = [(impl.label, impl.precision) for impl in fusion.implementations("trimul
 
 
 @functools.lru_cache(maxsize=None)
-def _block(name: str):
-    return blocks.build(name, "cuda")
+def _block(name: str, precision: str):
+    """The block as a context run measures it at ``precision``: its weights bf16 at bf16."""
+    return blocks.build(name, "cuda").at_dtype(input_dtype(precision))
 
 
 def _fused(label: str, precision: str) -> fusion.FusedImplementation:
@@ -42,7 +44,7 @@ def _fused(label: str, precision: str) -> fusion.FusedImplementation:
 @pytest.mark.parametrize("name", BLOCKS)
 @pytest.mark.parametrize("label, precision", FUSED)
 def test_each_fused_update_passes_the_block_s_contract(name, label, precision):
-    block, impl = _block(name), _fused(label, precision)
+    block, impl = _block(name, precision), _fused(label, precision)
     if reason := impl.skip_reason(block, "cuda"):
         pytest.skip(reason)
     spec = BlockSpec(block)
@@ -57,10 +59,10 @@ def test_each_fused_update_passes_the_block_s_contract(name, label, precision):
 
 @pytest.mark.parametrize("label, precision", FUSED)
 def test_each_fused_update_replays_in_a_cuda_graph(label, precision):
-    block, impl = _block(BLOCKS[0]), _fused(label, precision)
+    block, impl = _block(BLOCKS[0], precision), _fused(label, precision)
     if reason := impl.skip_reason(block, "cuda"):
         pytest.skip(reason)
-    (z,) = block.make_inputs(5, "cuda")
+    z = block.make_inputs(5, "cuda")[0].to(input_dtype(precision))
     call = functools.partial(impl.fn, block)
     expected = call(z).clone()  # warmed: autotuned outside the capture
     graph = torch.cuda.CUDAGraph()

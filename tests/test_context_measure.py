@@ -182,7 +182,7 @@ def test_whole_block_compiles_pass_their_contract_and_are_timed():
 
 @pytest.mark.parametrize("changes, error, message", [
     ({"blocks": ["nope"]}, UnknownNameError, "unknown block 'nope' at size tiny"),
-    ({"precisions": ["bf16"]}, UnknownNameError, "unknown block precision 'bf16'"),
+    ({"precisions": ["fp8"]}, UnknownNameError, "unknown block precision 'fp8'"),
     ({"precisions": ["tf32"]}, InputError, "tf32 is a CUDA tensor-core mode"),
     ({"assign": {"layernorm": "nope"}}, UnknownNameError, "unknown implementation 'nope'"),
     ({"compile_modes": ("fast",)}, UnknownNameError, "unknown compile mode 'fast'"),
@@ -273,3 +273,28 @@ def test_an_op_alone_is_timed_with_its_output_made_contiguous_as_its_call_site_i
         patch.setattr(torch.Tensor, "contiguous", counted)
         assert measurement._isolated_us(eager, (a, b)) is not None
     assert copies and not any(copies)  # every timed call made its non-contiguous output contiguous
+
+
+def test_a_bf16_block_runs_bf16_weights_and_inputs_against_the_float64_of_those_rounded_values():
+    block = blocks.build("trimul/outgoing-tiny", "cpu")
+    block.reference(*(t.double() for t in block.make_inputs(3, "cpu")))  # the float32 block's twin, cached
+    rounded = block.at_dtype(torch.bfloat16)
+    assert rounded is not block and block.proj_a.weight.dtype == torch.float32
+    assert all(p.dtype == torch.bfloat16 for p in rounded.parameters())
+    (z,) = block.make_inputs(3, "cpu")
+    z = z.to(torch.bfloat16).double()
+    # The twin is rebuilt from the rounded weights, not carried over from the float32 block.
+    assert not torch.equal(rounded.reference(z), block.reference(z))
+    assert torch.equal(rounded.reference(z), block.at_dtype(torch.bfloat16).reference(z))
+    assert block.at_dtype(torch.float32) is block
+
+    rows, _ = next(measure.run(_request(precisions=["bf16"])))
+    eager = [row for row in rows if row.assignment == "eager" and row.path == "single"]
+    assert [row.status for row in eager] == ["pass"] and eager[0].precision == "bf16"
+    assert 1e-4 < eager[0].rel_error < 2e-2  # bf16's rounding, within its ceiling
+
+
+def test_a_block_calling_an_op_without_bf16_is_a_skip_that_names_the_op():
+    rows, shares = next(measure.run(_request(blocks=["gnn/powerlaw-tiny"], precisions=["bf16"])))
+    assert shares == [] and {row.status for row in rows} == {"skip"}
+    assert all("neighbor_agg declares no bf16 implementation" in row.reason for row in rows)

@@ -68,7 +68,8 @@ def test_what_each_peer_implements():
     fused = {peer.family: sorted(f"{i.block_family}:{i.label}@{i.precision}" for i in _fused_impls(peer))
              for peer in PEERS}
     assert fused == {"liger": [], "pyg": [], "quack": [],
-                     "cuequivariance": ["trimul:fused(cuequivariance)@ieee", "trimul:fused(cuequivariance)@tf32"]}
+                     "cuequivariance": ["trimul:fused(cuequivariance)@bf16", "trimul:fused(cuequivariance)@ieee",
+                                        "trimul:fused(cuequivariance)@tf32"]}
     cusparse = {i.name for i in registry.implementations("neighbor_agg") if i.family == "cusparse"}
     assert cusparse == {"cusparse/sum/ieee", "cusparse/mean/ieee"}
 

@@ -895,8 +895,10 @@ def context(
     assign: Optional[List[str]] = typer.Option(None, "--assign", help="op=impl (an --impl selector: native, "
                                                "triton.split, a full name): measure these against eager, alone "
                                                "and together, instead of every faster implementation (repeatable)."),
-    precision: List[str] = typer.Option(["ieee"], "--precision", help="ieee or tf32: what torch's Linear and "
-                                        "every op that declares it run in (repeatable)."),
+    precision: List[str] = typer.Option(["ieee"], "--precision", help="ieee, tf32 or bf16: what torch's Linear "
+                                        "and every op that declares it run in; at bf16 the block's weights and "
+                                        "inputs are bf16, and a block calling an op without bf16 is a skip "
+                                        "(repeatable)."),
     size: str = typer.Option("full", "--size", help="full (the blocks at model size: GNN layers of a million "
                              "nodes, Pairformer updates at N 384 and 768, GPT-2 small and 7B-class MLPs), or tiny "
                              "(seconds on a CPU)."),

@@ -271,7 +271,7 @@ class BlockResult:
     """One model block (mage.context) under one assignment of implementations, on one launch path."""
 
     block: str                  # e.g. "mlp/gpt2-small", "trimul/outgoing-768", "gnn/powerlaw"
-    precision: str              # ieee | tf32: the mode torch's Linear and every Mage op of the block run in
+    precision: str              # ieee | tf32 | bf16: the mode torch's Linear and every Mage op of the block run in
     assignment: str             # canonical: "eager", "layernorm=native,bias_gelu=triton" (ops in block order),
                                 # the best called directly: "direct(layernorm=native)", or a whole-block compile:
                                 # "compile.default(torch)", "compile.max-autotune(mage)", or a fused implementation

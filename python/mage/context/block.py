@@ -91,6 +91,15 @@ class Block(nn.Module):
         bias = 0.1 * draw((features,), self._generator, "normal")
         return nn.Parameter(weight, requires_grad=False), nn.Parameter(bias, requires_grad=False)
 
+    def at_dtype(self, dtype: torch.dtype) -> Block:
+        """This block with its floating-point parameters rounded to ``dtype`` (a bf16 block's weights): its own
+        float64 reference is then computed from the rounded values, as an op's is from its rounded inputs."""
+        if dtype == torch.float32:
+            return self
+        twin = copy.deepcopy(self, memo={id(self._generator): None, id(self._float64): None})
+        object.__setattr__(twin, "_float64", None)
+        return twin.to(dtype)
+
     def reference(self, *inputs: torch.Tensor) -> torch.Tensor:
         """The block in float64, each op through its spec's reference (inputs already float64)."""
         if self._float64 is None:

@@ -37,7 +37,7 @@ BlockRule = Callable[[object], "str | None"]  # a block -> None if the implement
 class FusedImplementation:
     block_family: str  # the block family it implements ("trimul")
     family: str  # the technology or peer library ("triton", "cuequivariance")
-    precision: str  # the block precision it runs at (ieee | tf32)
+    precision: str  # the block precision it runs at (ieee | tf32 | bf16)
     fn: Callable = field(compare=False, repr=False)  # fn(block, *inputs) -> the block's output
     strategy: str = identity.DEFAULT_STRATEGY
     sites: tuple[str, ...] = ()  # the call sites it replaces ("layernorm#1"); empty: the whole block

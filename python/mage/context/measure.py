@@ -50,10 +50,13 @@ from mage.measure.method import Method
 from mage.plan import path_skip_reason
 from mage.progress import Step
 from mage.runner import STALE
+from mage.spec import input_dtype
 from mage.store import CONTEXT_SUITE, BlockOpShare, BlockResult
 
 PATHS = ("single", "graph")
-PRECISIONS = ("ieee", "tf32")  # of torch's Linear and of every op that declares it
+# Of torch's Linear and of every op that declares it; at bf16 the block's weights and inputs are bf16 too, and
+# every op it calls must declare bf16.
+PRECISIONS = ("ieee", "tf32", "bf16")
 RANGE_PREFIX = f"{library.NAMESPACE}::"
 EAGER = "eager"
 DIRECT = "direct"  # the best assignment's implementations called as functions, not as custom ops
@@ -135,11 +138,24 @@ def run(request: Request, on_progress: Callable[[Step], None] = lambda step: Non
     for name in blocks.select(request.blocks, request.size):
         block = blocks.build(name, request.device)
         for precision in request.precisions:
-            yield BlockMeasurement(block, precision, request, timer, on_progress).run()
+            if reason := precision_skip_reason(block, precision):
+                yield [BlockResult(block.name, precision, EAGER, "eager", path, "skip", reason) for path in PATHS], []
+            else:
+                yield BlockMeasurement(block.at_dtype(input_dtype(precision)), precision, request, timer,
+                                       on_progress).run()
             on_progress(Step(name, "done", where=precision))
         del block
         if timer.is_cuda:
             torch.cuda.empty_cache()
+
+
+def precision_skip_reason(block: Block, precision: str) -> str | None:
+    """Why ``block`` cannot run at ``precision``: an op it calls that does not declare it (a bf16 block hands
+    every op bf16 tensors), or None."""
+    for site in block.sites:
+        if input_dtype(precision) != torch.float32 and precision not in registry.get_op(site.op).precisions:
+            return f"{site.op} declares no {precision} implementation: {block.name} cannot run at {precision}"
+    return None
 
 
 class BlockMeasurement:
@@ -179,7 +195,8 @@ class BlockMeasurement:
     def measure_isolated(self) -> None:
         for site in self.block.sites:
             spec = registry.get_op(site.op)
-            inputs = spec.make_inputs(site.case(self.block.name), site.seed, self.request.device)
+            inputs = spec.make_inputs_at(site.case(self.block.name), site.seed, self.request.device, "normal",
+                                         library.at_precision(spec, self.precision))
             for name in [self.baseline(site), *self.candidates(site)]:
                 self.on_progress(Step(self.key, "isolated", name, where=site.name))
                 impl = library.implementation_named(site.op, name)
@@ -303,7 +320,7 @@ class BlockMeasurement:
                 results[way.label] = self._rows(way, "fail", contract.reason, contract.rel_error)
                 continue
             passing[way.label] = (way, fn, contract)
-        inputs = self.spec.make_inputs(self.case, self.case.seed, self.request.device)
+        inputs = self.spec.make_inputs_at(self.case, self.case.seed, self.request.device, "normal", self.precision)
         refresh = check.InputRefresh(self.spec, self.case, inputs, self.request.device,
                                      _seed(self.method.check_seed, "refresh", self.key), self.method.refresh_sets,
                                      ["default"])

@@ -12,7 +12,9 @@ Its arguments, from the block's weights (cuEquivariance 0.13; mage.context.trimu
     p_out_weight, _bias          proj_out, on the normalized contraction
     g_out_weight, _bias          gate_out, on the normalized input (its ``x_in``), as the block's gate
     eps                          1e-5, the layernorm op's
-    precision                    TF32 at the block's tf32, IEEE at ieee
+    precision                    TF32 at the block's tf32, IEEE at ieee; at bf16 none (the library's default,
+                                 DEFAULT once TF32 is off: its dots on the bf16 operands), the pair and the weights
+                                 bf16, which is what 0.13's prebuilt bf16 kernels take
 
 so it computes σ(zₙ·G_oᵀ) ⊙ (layernorm(t)·P_oᵀ) with t the contraction of a = σ(zₙ·G_aᵀ) ⊙ (zₙ·P_aᵀ) and b
 likewise, the block's own formula. The stacked input weights are made once per block and kept: a call launches
@@ -29,7 +31,8 @@ from mage.backends.peers import CUEQUIVARIANCE
 from mage.context.fusion import fused
 
 EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
-PRECISION = {"tf32": "TF32", "ieee": "IEEE"}  # the block's precision -> cuEquivariance's TriMulPrecision member
+# The block's precision -> cuEquivariance's TriMulPrecision member (None: its default).
+PRECISION = {"tf32": "TF32", "ieee": "IEEE", "bf16": None}
 _STACKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block -> its (p_in, p_in bias, g_in, g_in bias)
 
 
@@ -61,5 +64,6 @@ def _takes(block) -> str | None:
        available=CUEQUIVARIANCE.available(CUEQUIVARIANCE.cuda_only), takes=_takes)
 def update(block, z, precision):
     library = CUEQUIVARIANCE.load()
-    enum = getattr(library.TriMulPrecision, PRECISION[precision])
+    member = PRECISION[precision]
+    enum = None if member is None else getattr(library.TriMulPrecision, member)
     return library.triangle_multiplicative_update(z, precision=enum, **arguments(block, precision))
