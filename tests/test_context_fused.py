@@ -68,7 +68,8 @@ def small_tiles(monkeypatch):
 
 def test_the_trimul_block_has_mage_s_fused_update_and_cuequivariance_s_at_each_precision():
     labels = {(impl.label, impl.precision) for impl in fusion.implementations("trimul")}
-    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (PEER, "tf32"), (PEER, "ieee"), (PEER, "bf16")}
+    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (MAGE_FUSED, "bf16"), (PEER, "tf32"), (PEER, "ieee"),
+                      (PEER, "bf16")}
     assert fusion.implementations("mlp") == []
     assert all(not impl.sites for impl in fusion.implementations("trimul"))  # each replaces the whole block
 
@@ -164,6 +165,19 @@ def test_the_fused_update_passes_the_block_s_contract(variant, n, c, precision, 
     assert result.rel_error < 1e-5  # float32 dots: as exact as eager float32
 
 
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])
+def test_the_fused_update_at_bf16_passes_the_block_s_contract_on_bf16_weights(variant, n, c, sized, small_tiles):
+    """z, the weights, a′, b′, t′ and out bf16, the dots on bf16 operands: within bf16's ceiling of the float64
+    block of those rounded weights, as eager bf16 is."""
+    block = sized(variant, n, c).at_dtype(torch.bfloat16)
+    result = _contract(block, "bf16", "bf16")
+    assert result.passed, result.reason
+    assert 1e-4 < result.rel_error < 2e-2  # bf16's rounding shows, within its ceiling
+    with pytest.raises(ValueError, match="the fused update at bf16 takes one torch.bfloat16 pair representation"):
+        trimul_triton.pairformer_update(block, torch.ones(1, n, n, c), variant, "bf16")
+
+
 def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(sized, small_tiles, monkeypatch):
     """The projection stores a′[c, i, k] for both variants (incoming's pair (k, i) transposed by its strides):
     the GEMM's operands equal the block's a and b relaid by hand, and the fused call launches no relayout."""
@@ -195,7 +209,9 @@ project = {"z_ptr": f32, "norm_w": f32, "norm_b": f32, **{n: f32 for n in (
 output = {"t_ptr": f32, "z_ptr": f32, **{n: f32 for n in ("in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w",
     "po_b")}, "out_ptr": f32, "N": i32, "C": i32, "t_sc": i32, "t_si": i32, "EPS": "fp32"}
 for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimul_output_kernel, output)):
-    for precision in ("tf32", "tf32x3"):
+    for precision in ("tf32", "tf32x3", "bf16"):
+        if precision == "bf16":  # every tensor bf16 but the scalars
+            signature = {name: "*bf16" if kind == f32 else kind for name, kind in signature.items()}
         constexprs = {"PRECISION": precision, "BLOCK_CH": 128}
         kept = kernel.early_config_prune(kernel.configs, {}, **constexprs)
         for config in kept[:2]:
@@ -206,12 +222,12 @@ for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimu
 
 @needs_ptxas
 def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
-    """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision, its
-    first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU."""
+    """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision (bf16 on
+    bf16 tensors), its first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU."""
     done = run_compiled("-c", SM90_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line.split() for line in done.stdout.splitlines()]
     assert {(name, precision) for name, precision, _, _ in lines} == {
         (kernel, precision) for kernel in ("_trimul_project_kernel", "_trimul_output_kernel")
-        for precision in ("tf32", "tf32x3")}
+        for precision in ("tf32", "tf32x3", "bf16")}
     assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES for _, _, product, shared in lines), lines

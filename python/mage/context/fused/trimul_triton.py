@@ -17,9 +17,11 @@ triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm
    output projection and gate as dots, σ(zₙ·G_oᵀ) ⊙ (tₙ·P_oᵀ) stored channel-last: the relayout back to
    channel-last happens in registers.
 
-DRAM traffic per call: z read twice, a′ and b′ written and read, t′ written and read, out written: 8 · N²C · 4
-bytes against the per-op block's 20-odd passes. Precision: the dots run at the block's tf32, or tf32x3 for IEEE
-accuracy (three TF32 products, as the triangle op's tf32x3); LayerNorm statistics and gates in float32.
+DRAM traffic per call: z read twice, a′ and b′ written and read, t′ written and read, out written: 8 · N²C
+elements against the per-op block's 20-odd passes. Precision: the dots run at the block's tf32, or tf32x3 for IEEE
+accuracy (three TF32 products, as the triangle op's tf32x3), or at bf16 on bf16 operands (z, the weights, a′, b′,
+t′ and out bf16: half the bytes), accumulating in float32; LayerNorm statistics and gates in float32 at every
+precision.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ from mage.context.fusion import fused
 from mage.ops.triangle import triton_relayout
 
 EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
-DOT = {"tf32": "tf32", "ieee": "tf32x3"}  # the block's precision -> the dots' input_precision
+DOT = {"tf32": "tf32", "ieee": "tf32x3", "bf16": "bf16"}  # the block's precision -> the dots' precision
 MIN_DOT = 16  # tl.dot's least extent in every dimension
-# Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32) is staged there
-# for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take this plus the
+# Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32, or bf16 at bf16)
+# is staged there for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take this plus the
 # weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit (tests/test_context_fused.py).
 STAGED_BYTES = 160 * 1024
 
@@ -59,8 +61,9 @@ def _fits(operands: int):
     def prune(configs, named_args, **kwargs):
         args = {**named_args, **kwargs}
         split = 2 if args["PRECISION"] == "tf32x3" else 1
-        kept = [c for c in configs if c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"] * args["BLOCK_CH"] * 4 * operands
-                * split <= STAGED_BYTES]
+        element = 2 if args["PRECISION"] == "bf16" else 4
+        kept = [c for c in configs if c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"] * args["BLOCK_CH"] * element
+                * operands * split <= STAGED_BYTES]
         return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"])]
 
     return prune
@@ -78,24 +81,33 @@ def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr):
 
 
 @triton.jit
-def _layernorm_rows(x, w_ptr, b_ptr, offs_c, C, EPS):
-    """Each row of x (ROWS × BLOCK_CH, zero past C) normalized over its C channels, then scaled and shifted."""
+def _layernorm_rows(x, w_ptr, b_ptr, offs_c, C, EPS, PRECISION: tl.constexpr):
+    """Each row of x (ROWS × BLOCK_CH, float32, zero past C) normalized over its C channels, then scaled and
+    shifted: the dots' operand, rounded to bf16 once here at bf16."""
     in_c = offs_c < C
     mean = rounded_div(tl.sum(x, axis=1), C)
     centred = tl.where(in_c[None, :], x - mean[:, None], 0.0)
     rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=1) / C + EPS)
-    weight = tl.load(w_ptr + offs_c, mask=in_c, other=0.0)
-    bias = tl.load(b_ptr + offs_c, mask=in_c, other=0.0)
-    return centred * rstd[:, None] * weight[None, :] + bias[None, :]
+    weight = tl.load(w_ptr + offs_c, mask=in_c, other=0.0).to(tl.float32)
+    bias = tl.load(b_ptr + offs_c, mask=in_c, other=0.0).to(tl.float32)
+    normalized = centred * rstd[:, None] * weight[None, :] + bias[None, :]
+    if PRECISION == "bf16":
+        normalized = normalized.to(tl.bfloat16)
+    return normalized
 
 
 @triton.jit
 def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
-    """x · Wᵀ + bias for output channels offs_n; W is C × C row-major (out, in), as torch's Linear holds it."""
+    """x · Wᵀ + bias for output channels offs_n, in float32; W is C × C row-major (out, in), as torch's Linear
+    holds it (bf16 at bf16, x then bf16 too)."""
     w = tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
                 other=0.0)  # BLOCK_CH (in) × BLOCK_OUT (out)
-    bias = tl.load(b_ptr + offs_n, mask=offs_n < C, other=0.0)
-    return tl.dot(x, w, input_precision=PRECISION) + bias[None, :]
+    bias = tl.load(b_ptr + offs_n, mask=offs_n < C, other=0.0).to(tl.float32)
+    if PRECISION == "bf16":
+        product = tl.dot(x, w)
+    else:
+        product = tl.dot(x, w, input_precision=PRECISION)
+    return product + bias[None, :]
 
 
 @triton.autotune(configs=_tile_configs(), key=["N", "C", "s_p", "PRECISION"],
@@ -117,8 +129,9 @@ def _trimul_project_kernel(
     p, q, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q)
     offs_c = tl.arange(0, BLOCK_CH)
     pair = (p * N + q).to(tl.int64)
-    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C), other=0.0)
-    zn = _layernorm_rows(z, norm_w, norm_b, offs_c, C, EPS)
+    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C),
+                other=0.0).to(tl.float32)
+    zn = _layernorm_rows(z, norm_w, norm_b, offs_c, C, EPS, PRECISION)
     at = p.to(tl.int64) * s_p + q.to(tl.int64) * s_q
     for start in range(0, C, BLOCK_OUT):
         offs_n = start + tl.arange(0, BLOCK_OUT)
@@ -128,8 +141,8 @@ def _trimul_project_kernel(
             zn, pb_w, pb_b, offs_c, offs_n, C, PRECISION)
         where = offs_n[None, :].to(tl.int64) * s_c + at[:, None]
         mask = in_grid[:, None] & (offs_n[None, :] < C)
-        tl.store(a_ptr + where, a, mask=mask)
-        tl.store(b_ptr + where, b, mask=mask)
+        tl.store(a_ptr + where, a.to(a_ptr.dtype.element_ty), mask=mask)
+        tl.store(b_ptr + where, b.to(b_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(2)})
@@ -151,16 +164,16 @@ def _trimul_output_kernel(
     offs_c = tl.arange(0, BLOCK_CH)
     in_c = offs_c[None, :] < C
     t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
-                mask=in_grid[:, None] & in_c, other=0.0)
-    tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS)
+                mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
+    tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS, PRECISION)
     pair = (i * N + j).to(tl.int64)
-    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c, other=0.0)
-    zn = _layernorm_rows(z, in_w, in_b, offs_c, C, EPS)
+    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
+    zn = _layernorm_rows(z, in_w, in_b, offs_c, C, EPS, PRECISION)
     for start in range(0, C, BLOCK_OUT):
         offs_n = start + tl.arange(0, BLOCK_OUT)
         out = tl.sigmoid(_linear(zn, go_w, go_b, offs_c, offs_n, C, PRECISION)) * _linear(
             tn, po_w, po_b, offs_c, offs_n, C, PRECISION)
-        tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out,
+        tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out.to(out_ptr.dtype.element_ty),
                  mask=in_grid[:, None] & (offs_n[None, :] < C))
 
 
@@ -174,18 +187,21 @@ def _takes(block) -> str | None:
 
 @fused("trimul", family="triton", strategy="pairformer", precisions=("tf32",),
        available=triton_relayout.hopper(triton_tf32_available), takes=_takes)
-@fused("trimul", family="triton", strategy="pairformer", precisions=("ieee",),
+@fused("trimul", family="triton", strategy="pairformer", precisions=("ieee", "bf16"),
        available=triton_relayout.hopper(triton_available), takes=_takes)
 def update(block, z, precision):
-    """The block on z (1 × N × N × C, float32) in three launches."""
+    """The block on z (1 × N × N × C, float32; bf16 at bf16, its weights too) in three launches."""
     return pairformer_update(block, z, block.variant, DOT[precision])
 
 
 def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.Tensor:
-    """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee)."""
+    """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
+    block's weights then bf16)."""
     batch, N, _, C = z.shape
-    if batch != 1 or z.dtype != torch.float32:
-        raise ValueError(f"the fused update takes one float32 pair representation, got {tuple(z.shape)} {z.dtype}")
+    dtype = torch.bfloat16 if dot == "bf16" else torch.float32
+    if batch != 1 or z.dtype != dtype:
+        raise ValueError(f"the fused update at {dot} takes one {dtype} pair representation, got {tuple(z.shape)} "
+                         f"{z.dtype}")
     z = z.contiguous()
     rows = triton_relayout.aligned(N)  # K-major rows padded for TMA, as the triangle op pads them
     a_k = torch.empty((C, N, rows), dtype=z.dtype, device=z.device)
