@@ -33,6 +33,22 @@ def _native(op: str, family: str = "native", strategy: str = "cluster"):
                 if i.family == family and i.strategy == strategy and i.precision == "ieee")
 
 
+@pytest.mark.parametrize("family", ["native", "native-py"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("rows_, cols", WIDTHS, ids=[str(c) for _, c in WIDTHS])
+def test_the_smem_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
+    """A slice in shared memory by one bulk copy a CTA, at every width the cluster strategy takes."""
+    impl = _native(op, family, "smem")
+    spec = registry.get_op(op)
+    case = Case(op, "smem", "seed", {"rows": rows_, "cols": cols})
+    result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
+    print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
+    assert result.passed, result.reason
+    inputs = spec.make_inputs(case, 5, "cuda", "heavy")
+    assert torch.equal(impl.fn(*inputs), _native(op, "native" if family == "native-py" else "native-py",
+                                                  "smem").fn(*inputs))
+
+
 # The slice strategy's widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
 SLICE_WIDTHS = [(7, 1024), (7, 4099), (5, 4101), (5, 8195), (3, 8196), (3, 16387)]
 
@@ -94,7 +110,8 @@ def _reference(op, inputs):
 
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("strategy, cols", [("cluster", 4099), ("cluster", 65537), ("cluster", 262144),
-                                            ("slice", 4099), ("slice", 16387)])
+                                            ("slice", 4099), ("slice", 16387), ("smem", 4099), ("smem", 65537),
+                                            ("smem", 262144)])
 @pytest.mark.parametrize("distribution", ["normal", "large-mean"])
 def test_an_input_off_every_16_byte_boundary_and_an_output_on_one(op, strategy, cols, distribution):
     """x starts 4 bytes past a boundary, so x's rows and out's rows differ in alignment: the kernel stores

@@ -218,3 +218,35 @@ __device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long
     }
     sync_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
+
+// ---------------------------------------------------------------- a slice in shared memory, one bulk copy
+//
+// The smem strategy holds each CTA's body slice in shared memory, filled by one bulk copy (the TMA unit's
+// cp.async.bulk) that the CTA's first thread issues for the whole slice: all of it in flight at once however
+// few threads the CTA has, where a register-held slice has in flight only what its threads hold, and each
+// thread then walks many chunks (QuACK's norms and softmax hold a row so: ncu counted their instructions a
+// byte at a fifth to two fifths of the register-held clusters'). Completion is counted in bytes on an
+// mbarrier that every thread waits on. The body of a row is 16-byte aligned by row_slice, as the copy needs.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes,
+                                                    unsigned long long* barrier) {
+    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+        // The barrier's initialization made visible to the copy unit before the copy signals it.
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes), "r"(bar)
+                     : "memory");
+    }
+    __syncthreads();  // the barrier is initialized before any thread waits on it
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                     " selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar) : "memory");
+    }
+}
+#else
+inline void bulk_copy_to_shared(void*, const void*, unsigned, unsigned long long*) { __builtin_trap(); }
+#endif

@@ -216,6 +216,37 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
     return out
 
 
+# The smem strategy's kernels, (K CTAs a cluster, threads a CTA), narrowest rows first: each CTA holds its slice of
+# the row (at most SMEM_CHUNKS 16-byte chunks, 128 KB) in shared memory, filled by one bulk copy, and 256 threads
+# walk it, 32 chunks a thread at the widest (native_cluster.cuh: bulk_copy_to_shared). The widths the cluster
+# strategy takes, with the shared memory it launches asking for its slice's bytes alone.
+SMEM_PLANS = ((2, 256), (4, 256), (8, 256))
+SMEM_CHUNKS = 8192
+SMEM_MAX_COLS = 4 * SMEM_CHUNKS * max(k for k, _ in SMEM_PLANS) + 3
+
+
+smem_takes = width_takes("smem", CLUSTER_MIN_COLS, SMEM_MAX_COLS, "8 CTAs' shared memory",
+                         "would not fit: the split and online strategies take them")
+
+
+def smem_plan(cols: int, elements: int = 4, plans: tuple = SMEM_PLANS) -> tuple[int, int]:
+    return smallest_plan("smem", plans, lambda plan: plan[0] * SMEM_CHUNKS, cols, SMEM_MAX_COLS, elements)
+
+
+def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """An smem strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels``, one
+    cluster of plan[0] CTAs a row, each with the shared memory its share of the row's body needs."""
+    rows, cols = x.shape
+    out = rows_output(smem_takes, x)
+    if out.numel() == 0:
+        return out
+    elements = chunk_elements(x)
+    ctas, threads = plan = smem_plan(cols, elements, tuple(kernels))
+    slice_chunks = -(-(cols // elements) // ctas)  # row_slice deals a CTA at most this many of the body's chunks
+    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out), shared=16 * slice_chunks)
+    return out
+
+
 # The pipe strategy's kernels, (K, threads, float4 chunks a thread, CTAs an SM), narrowest rows first: a CTA
 # holds its slice of one row in registers (4 × chunks floats a thread) and the next row's in THREADS × chunks
 # float4s of dynamic shared memory, so each SM has its CTAs' shared bytes in flight while it reduces: 64 KB

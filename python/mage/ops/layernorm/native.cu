@@ -358,6 +358,55 @@ __device__ __forceinline__ void layernorm_cluster(const T* __restrict__ x, const
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
+// The smem strategy (float32): each CTA's slice in shared memory by one bulk copy (bulk_copy_to_shared), its
+// THREADS threads walking the chunks twice for (count, mean, M2) about the pivot and once to normalize and
+// write; the moments and their rank-order combination are the cluster strategy's. Grid (rows · K), block
+// (THREADS), 16 bytes of dynamic shared memory for each chunk a CTA may hold (mage.backends.rows.launch_smem).
+template <int K, int THREADS>
+__device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, const float* __restrict__ weight,
+                                               const float* __restrict__ bias, float* __restrict__ out, int cols,
+                                               float eps) {
+    DYNAMIC_SHARED(float4, stage);
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[3];
+    __shared__ unsigned long long arrived;
+    const unsigned rank = rank_in_cluster<K>();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+    const int chunks = s.end - s.first;  // the same for every thread; every CTA of a plan holds some
+    const float pivot = chunks > 0 ? xr[s.head + 4 * s.first] : 0.0f;
+    const float edge = s.edge >= 0 ? xr[s.edge] : 0.0f;
+    if (chunks > 0) bulk_copy_to_shared(stage, xr + s.head + 4 * s.first, 16u * chunks, &arrived);
+    float sum = 0.0f;
+    for (int j = threadIdx.x; j < chunks; j += THREADS) sum += shifted_sum(stage[j], pivot);
+    if (s.edge >= 0) sum += edge - pivot;
+    const float shifted = row_sum<THREADS>(sum, scratch);
+    const float mean = s.count > 0 ? pivot + shifted / (float)s.count : 0.0f;
+    float m2 = 0.0f;
+    for (int j = threadIdx.x; j < chunks; j += THREADS) m2 += squares(stage[j], mean);
+    if (s.edge >= 0) m2 += (edge - mean) * (edge - mean);
+    const Moments moments = cluster_moments<K>({(float)s.count, mean, row_sum<THREADS>(m2, scratch)}, published);
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
+    float* outr = out + row * cols;
+    const float rstd = 1.0f / sqrtf(moments.m2 / (float)cols + eps);
+    const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
+    auto write = [&](bool to_vector, bool from_vector) {
+        for (int j = threadIdx.x; j < chunks; j += THREADS) {
+            const int c = s.head + 4 * (s.first + j);
+            normalize_chunk(outr + c, weight + c, bias + c, stage[j], moments.mean, rstd, to_vector, from_vector);
+        }
+    };
+    // The aligned case as a loop of its own: 16-byte loads and stores, not a choice made at every chunk.
+    if (vector_out && vector_affine) {
+        write(true, true);
+    } else {
+        write(vector_out, vector_affine);
+    }
+    if (s.edge >= 0) outr[s.edge] = (edge - moments.mean) * rstd * weight[s.edge] + bias[s.edge];
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
+}
+
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
 // float4s of dynamic shared memory; each cluster walks rows (pipelined_rows), the next row's slice copying
 // while this one is reduced and written. Its moments are published in two slots by turns.
@@ -428,6 +477,18 @@ LAYERNORM_CLUSTER_OF(f32, float, 8, 512, 4, __launch_bounds__(512))
 LAYERNORM_SLICE_OF(f32, float, 256, 4, __launch_bounds__(256))
 LAYERNORM_SLICE_OF(f32, float, 512, 4, __launch_bounds__(512))
 LAYERNORM_SLICE_OF(f32, float, 1024, 4, __launch_bounds__(1024))
+
+// mage.backends.rows.SMEM_PLANS: (K, THREADS), narrowest rows first.
+#define LAYERNORM_SMEM(K, THREADS)                                                                               \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                                \
+        layernorm_f32_smem##K##_t##THREADS(const float* __restrict__ x, const float* __restrict__ weight,         \
+                                           const float* __restrict__ bias, float* __restrict__ out, long long rows, \
+                                           int cols, float eps) {                                               \
+        layernorm_smem<K, THREADS>(x, weight, bias, out, cols, eps);                                             \
+    }
+LAYERNORM_SMEM(2, 256)
+LAYERNORM_SMEM(4, 256)
+LAYERNORM_SMEM(8, 256)
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \

@@ -10,15 +10,16 @@ and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.ba
 (mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte chunks as loaded,
 8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe`` strategy
 (float32) makes that cluster persistent, the next row's slice copying into shared memory while the current
-one is reduced (mage.backends.rows.pipe_plan).
+one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy (float32) holds each CTA's slice in shared
+memory, filled by one bulk copy (mage.backends.rows.launch_smem).
 """
 
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice, pipe_takes,
-                                slice_takes)
+                                SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
+                                launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -128,3 +129,13 @@ def layernorm_pipe(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     rows, cols = x.shape
     return launch_pipe(host, PIPE, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+
+SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}
+
+
+@register("layernorm", variants=("affine",), strategy="smem", takes=smem_takes)
+def layernorm_smem(host, x, weight, bias):
+    require_inputs(host, x, weight, bias)
+    rows, cols = x.shape
+    return launch_smem(host, SMEM, x, lambda out: (x, weight, bias, out, rows, cols, EPS))

@@ -303,6 +303,47 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
+// The smem strategy (float32): each CTA's slice in shared memory by one bulk copy (bulk_copy_to_shared), its
+// THREADS threads walking the chunks: the max, then exp(x − max) back in place with Σ, then the slice scaled
+// and written. The partials and their rank-order combination are the cluster strategy's. Grid (rows · K),
+// block (THREADS), 16 bytes of dynamic shared memory for each chunk a CTA may hold
+// (mage.backends.rows.launch_smem).
+template <int K, int THREADS>
+__device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float* __restrict__ out, int cols) {
+    DYNAMIC_SHARED(float4, stage);
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2];
+    __shared__ unsigned long long arrived;
+    const unsigned rank = rank_in_cluster<K>();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+    const int chunks = s.end - s.first;  // the same for every thread of the CTA
+    float edge = s.edge >= 0 ? xr[s.edge] : NO_VALUE;
+    if (chunks > 0) bulk_copy_to_shared(stage, xr + s.head + 4 * s.first, 16u * chunks, &arrived);
+    float m = NO_VALUE;
+    for (int j = threadIdx.x; j < chunks; j += THREADS) m = fmaxf(m, chunk_max(stage[j]));
+    if (s.edge >= 0) m = fmaxf(m, edge);
+    m = row_reduce<THREADS>(m, scratch, MaxOp());
+    float sum = 0.0f;
+    for (int j = threadIdx.x; j < chunks; j += THREADS) {
+        float4 v = stage[j];
+        sum += chunk_exp(v, m);
+        stage[j] = v;  // read back by this thread alone
+    }
+    edge = expf(edge - m);
+    if (s.edge >= 0) sum += edge;
+    const MaxSum own = {m, row_reduce<THREADS>(sum, scratch, SumOp())};
+    const float scale = cluster_scale<K>(own, s.count, published);
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
+    float* outr = out + row * cols;
+    const bool vector_out = aligned16(outr + s.head);
+    for (int j = threadIdx.x; j < chunks; j += THREADS)
+        store_chunk(outr + s.head + 4 * (s.first + j), stage[j], m, scale, vector_out);
+    if (s.edge >= 0) outr[s.edge] = edge * scale;
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
+}
+
 #define SOFTMAX_CLUSTER(TAG, T, K, THREADS, V)                                                                \
     extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
         softmax_##TAG##_cluster##K##_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out,            \
@@ -349,6 +390,17 @@ SOFTMAX_CLUSTER(f32, float, 8, 512, 4)
 SOFTMAX_SLICE(f32, float, 256, 4)
 SOFTMAX_SLICE(f32, float, 512, 4)
 SOFTMAX_SLICE(f32, float, 1024, 4)
+
+// mage.backends.rows.SMEM_PLANS: (K, THREADS), narrowest rows first.
+#define SOFTMAX_SMEM(K, THREADS)                                                                              \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
+        softmax_f32_smem##K##_t##THREADS(const float* __restrict__ x, float* __restrict__ out, long long rows,  \
+                                         int cols) {                                                          \
+        softmax_smem<K, THREADS>(x, out, cols);                                                                \
+    }
+SOFTMAX_SMEM(2, 256)
+SOFTMAX_SMEM(4, 256)
+SOFTMAX_SMEM(8, 256)
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
 // float4s of dynamic shared memory; each cluster walks rows (pipelined_rows). Pairs published by turns.

@@ -5,17 +5,19 @@ to 16387 columns in one block's registers whatever its alignment (a scalar head 
 16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
 a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
 read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
-memory while the current one is reduced (mage.backends.rows.pipe_plan). bf16 and fp16 rows run the same
-register and online kernels over 16-bit elements, widened to float32 in registers (native16.cu), chosen by
-the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements held as loaded, with plans of
-their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS); the pipe strategy is float32 only."""
+memory while the current one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
+CTA's slice in shared memory, filled by one bulk copy (mage.backends.rows.launch_smem). bf16 and fp16 rows
+run the same register and online kernels over 16-bit elements, widened to float32 in registers
+(native16.cu), chosen by the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements
+held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS); the pipe and smem
+strategies are float32 only."""
 
 import torch
 
 from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice, pipe_takes,
-                                slice_takes)
+                                SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
+                                launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -61,6 +63,7 @@ def _row_kernels(name: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
 SLICE = _row_kernels("softmax_{}_slice_t{}_v{}", SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
 CLUSTER = _row_kernels("softmax_{}_cluster{}_t{}_v{}", CLUSTER_PLANS, SIXTEEN_BIT_CLUSTER_PLANS)
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
+SMEM = {plan: Kernel("softmax", "softmax_f32_smem{}_t{}".format(*plan), SIGNATURE) for plan in SMEM_PLANS}
 
 
 def require_inputs(host, x, dtype=torch.float32) -> None:
@@ -101,3 +104,10 @@ def softmax_pipe(host, x):
     require_inputs(host, x)
     rows, cols = x.shape
     return launch_pipe(host, PIPE, x, lambda out: (x, out, rows, cols))
+
+
+@register("softmax", variants=("rows",), strategy="smem", takes=smem_takes)
+def softmax_smem(host, x):
+    require_inputs(host, x)
+    rows, cols = x.shape
+    return launch_smem(host, SMEM, x, lambda out: (x, out, rows, cols))
