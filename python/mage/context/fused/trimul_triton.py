@@ -38,8 +38,9 @@ EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
 DOT = {"tf32": "tf32", "ieee": "tf32x3", "bf16": "bf16"}  # the block's precision -> the dots' precision
 MIN_DOT = 16  # tl.dot's least extent in every dimension
 # Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32, or bf16 at bf16)
-# is staged there for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take this plus the
-# weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit (tests/test_context_fused.py).
+# is staged there for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take
+# this plus the weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit
+# (tests/test_context_fused.py).
 STAGED_BYTES = 160 * 1024
 
 
