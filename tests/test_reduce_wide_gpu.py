@@ -33,39 +33,26 @@ def _native(op: str, family: str = "native", strategy: str = "cluster"):
                 if i.family == family and i.strategy == strategy and i.precision == "ieee")
 
 
-@pytest.mark.parametrize("family", ["native", "native-py"])
-@pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("rows_, cols", WIDTHS, ids=[str(c) for _, c in WIDTHS])
-def test_the_smem_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
-    """A slice in shared memory by one bulk copy a CTA, at every width the cluster strategy takes."""
-    impl = _native(op, family, "smem")
-    spec = registry.get_op(op)
-    case = Case(op, "smem", "seed", {"rows": rows_, "cols": cols})
-    result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
-    print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
-    assert result.passed, result.reason
-    inputs = spec.make_inputs(case, 5, "cuda", "heavy")
-    assert torch.equal(impl.fn(*inputs), _native(op, "native" if family == "native-py" else "native-py",
-                                                  "smem").fn(*inputs))
-
-
-# The slice strategy's widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail).
+# The slice strategy's widths: each plan's narrowest and widest rows (16387: a body of 4096 float4s and a tail);
+# the smem strategy's (a slice in shared memory by one bulk copy a CTA) every width the cluster strategy takes.
 SLICE_WIDTHS = [(7, 1024), (7, 4099), (5, 4101), (5, 8195), (3, 8196), (3, 16387)]
+STRATEGY_WIDTHS = [("slice", *width) for width in SLICE_WIDTHS] + [("smem", *width) for width in WIDTHS]
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("rows_, cols", SLICE_WIDTHS, ids=[str(c) for _, c in SLICE_WIDTHS])
-def test_the_slice_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, rows_, cols):
-    impl = _native(op, family, "slice")
+@pytest.mark.parametrize("strategy, rows_, cols", STRATEGY_WIDTHS, ids=[f"{s}-{c}" for s, _, c in STRATEGY_WIDTHS])
+def test_the_slice_and_smem_kernels_pass_the_contract_and_repeat_their_bits_across_hosts(op, family, strategy, rows_,
+                                                                                         cols):
+    impl = _native(op, family, strategy)
     spec = registry.get_op(op)
-    case = Case(op, "slice", "seed", {"rows": rows_, "cols": cols})
+    case = Case(op, strategy, "seed", {"rows": rows_, "cols": cols})
     result = check(impl, registry.baseline_of(impl), spec, case, "cuda", seed=cols)
     print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
     assert result.passed, result.reason
     inputs = spec.make_inputs(case, 5, "cuda", "heavy")
     assert torch.equal(impl.fn(*inputs), _native(op, "native" if family == "native-py" else "native-py",
-                                                  "slice").fn(*inputs))
+                                                  strategy).fn(*inputs))
 
 
 @pytest.mark.parametrize("family", ["native", "native-py"])

@@ -71,6 +71,17 @@ class Kernel:
         return values
 
 
+def row_kernels(op: str, name: str, signature: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
+    """precision -> {plan: kernel} of a row strategy (slice, cluster), narrowest plan first: ``name`` formatted
+    with the dtype tag (f32, bf16, f16) and the plan; the float32 kernels in native.cu, the 16-bit ones in
+    SIXTEEN_BIT_SOURCE with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS)."""
+    kernels = {"ieee": {plan: Kernel(op, name.format("f32", *plan), signature) for plan in plans}}
+    for precision, tag in SIXTEEN_BIT_TAGS.items():
+        kernels[precision] = {plan: Kernel(op, name.format(tag, *plan), signature, SIXTEEN_BIT_SOURCE)
+                              for plan in sixteen_bit_plans}
+    return kernels
+
+
 @functools.lru_cache(maxsize=None)
 def source(op: str, file: str = "native.cu") -> str:
     """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named), with

@@ -16,7 +16,8 @@ memory, filled by one bulk copy (mage.backends.rows.launch_smem).
 
 import torch
 
-from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register, vector_rows
+from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
+                                  row_kernels, vector_rows)
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
                                 SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
                                 launch_smem, pipe_takes, slice_takes, smem_takes)
@@ -90,16 +91,7 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     return out
 
 
-def _row_kernels(name: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
-    """precision -> {plan: kernel} of a row strategy, narrowest first: ``name`` formatted with the dtype tag and
-    the plan, a 16-bit row's plans its own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS)."""
-    kernels = {"ieee": {plan: _kernel(name.format("f32", *plan)) for plan in plans}}
-    for precision, tag in SIXTEEN_BIT_TAGS.items():
-        kernels[precision] = {plan: _kernel(name.format(tag, *plan), SIXTEEN_BIT_SOURCE) for plan in sixteen_bit_plans}
-    return kernels
-
-
-SLICE = _row_kernels("layernorm_{}_slice_t{}_v{}", SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
+SLICE = row_kernels("layernorm", "layernorm_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
 
 
 @register("layernorm", variants=("affine",), strategy="slice", precisions=("ieee", "bf16", "fp16"),
@@ -110,7 +102,8 @@ def layernorm_slice(host, x, weight, bias, precision="ieee"):
     return launch_slice(host, SLICE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
-CLUSTER = _row_kernels("layernorm_{}_cluster{}_t{}_v{}", CLUSTER_PLANS, SIXTEEN_BIT_CLUSTER_PLANS)
+CLUSTER = row_kernels("layernorm", "layernorm_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
+                      SIXTEEN_BIT_CLUSTER_PLANS)
 
 
 @register("layernorm", variants=("affine",), strategy="cluster", precisions=("ieee", "bf16", "fp16"),

@@ -14,7 +14,8 @@ strategies are float32 only."""
 
 import torch
 
-from mage.backends.native import SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register
+from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
+                                  row_kernels)
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
                                 SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
                                 launch_smem, pipe_takes, slice_takes, smem_takes)
@@ -50,18 +51,9 @@ def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, 
     return online, (rows, 1, 1), (256, 1, 1)
 
 
-def _row_kernels(name: str, plans: tuple, sixteen_bit_plans: tuple) -> dict:
-    """precision -> {plan: kernel} of a row strategy, narrowest first: ``name`` formatted with the dtype tag and
-    the plan, a 16-bit row's plans its own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS)."""
-    kernels = {"ieee": {plan: Kernel("softmax", name.format("f32", *plan), SIGNATURE) for plan in plans}}
-    for precision, tag in SIXTEEN_BIT_TAGS.items():
-        kernels[precision] = {plan: Kernel("softmax", name.format(tag, *plan), SIGNATURE, SIXTEEN_BIT_SOURCE)
-                              for plan in sixteen_bit_plans}
-    return kernels
-
-
-SLICE = _row_kernels("softmax_{}_slice_t{}_v{}", SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
-CLUSTER = _row_kernels("softmax_{}_cluster{}_t{}_v{}", CLUSTER_PLANS, SIXTEEN_BIT_CLUSTER_PLANS)
+SLICE = row_kernels("softmax", "softmax_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
+CLUSTER = row_kernels("softmax", "softmax_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
+                      SIXTEEN_BIT_CLUSTER_PLANS)
 PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
 SMEM = {plan: Kernel("softmax", "softmax_f32_smem{}_t{}".format(*plan), SIGNATURE) for plan in SMEM_PLANS}
 
