@@ -298,3 +298,29 @@ def test_a_block_calling_an_op_without_bf16_is_a_skip_that_names_the_op():
     rows, shares = next(measure.run(_request(blocks=["gnn/powerlaw-tiny"], precisions=["bf16"])))
     assert shares == [] and {row.status for row in rows} == {"skip"}
     assert all("neighbor_agg declares no bf16 implementation" in row.reason for row in rows)
+
+
+def test_a_ranges_kernel_time_leaves_out_the_device_shadows_of_host_ranges():
+    from types import SimpleNamespace
+
+    from torch.autograd.profiler_util import Kernel
+
+    from mage.measure import kernel
+
+    # A site whose child op opened a host range: the range's device shadow is linked to it as a "kernel" that
+    # spans its kernels and the gap between them.
+    inner = SimpleNamespace(kernels=[Kernel("gemm", 0, 40.0), Kernel("scale", 0, 10.0)], cpu_children=[])
+    annotated = SimpleNamespace(kernels=[Kernel("my.range", 0, 70.0)], cpu_children=[inner])
+    site = SimpleNamespace(kernels=[Kernel("relayout", 0, 5.0)], cpu_children=[annotated])
+    assert kernel._kernel_us(site, {"my.range"}) == 55.0 and kernel._launches(site, {"my.range"}) == 3
+    assert kernel._kernel_us(site, set()) == 125.0  # the double count the shadows cause
+
+
+def test_sites_measured_past_the_whole_cost_the_prediction_not_the_run(assigned_run, monkeypatch):
+    results, _ = assigned_run
+    assert any(r.predicted_speedup for r in results if r.assignment == "layernorm=triton")
+    monkeypatch.setattr(measure.amdahl, "combined_speedup",
+                        lambda parts: (_ for _ in ()).throw(InputError("fractions must sum to at most 1, got 1.09")))
+    results, _ = next(measure.run(_request(assign={"layernorm": "triton"})))
+    assert {r.status for r in results if r.path == "single"} == {"pass"}
+    assert all(r.predicted_speedup is None for r in results)

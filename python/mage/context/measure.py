@@ -421,7 +421,10 @@ class BlockMeasurement:
             if not alone or not base_alone or not eager_capture.total_us:
                 return None
             parts.append((min(1.0, timed.time_us / eager_capture.total_us), base_alone / alone))
-        return amdahl.combined_speedup(parts)
+        try:
+            return amdahl.combined_speedup(parts)
+        except InputError:  # sites over the whole: an attribution the capture got wrong costs this prediction only
+            return None
 
     def _shares(self, way: Way, capture: kernel.RangeCapture) -> list[BlockOpShare]:
         if way.route != "library" or way.fused is not None:

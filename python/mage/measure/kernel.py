@@ -133,6 +133,9 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     if len(named) % calls:
         raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
     per_call = len(named) // calls
+    # A host range's device shadow (a user annotation, spanning its kernels and the gaps between them) is linked
+    # to its range as if it were a kernel: counted, it would put a range's kernels in twice and its gaps once.
+    shadows = {e.name for e in events if e.device_type == DeviceType.CUDA and e.is_user_annotation}
     if on_gpu:
         device = _device_work(events)
         total, launches = sum(e.time_range.elapsed_us() for e in device), len(device)
@@ -141,8 +144,8 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     ranges = []
     for place in range(per_call):
         at = named[place::per_call]
-        time_us = sum(e.device_time_total if on_gpu else e.cpu_time_total for e in at)
-        ranges.append(RangeTime(at[0].name, time_us / calls, sum(_launches(e) for e in at) / calls))
+        time_us = sum(_kernel_us(e, shadows) if on_gpu else e.cpu_time_total for e in at)
+        ranges.append(RangeTime(at[0].name, time_us / calls, sum(_launches(e, shadows) for e in at) / calls))
     return RangeCapture(total / calls, launches / calls, ranges)
 
 
@@ -155,5 +158,16 @@ def _inside(event, prefix: str) -> bool:
     return False
 
 
-def _launches(event) -> int:
-    return len(event.kernels) + sum(_launches(child) for child in event.cpu_children)
+def _kernels(event, shadows: set[str]):
+    """The device work ``event`` and its children launched, without the device shadows of host ranges."""
+    yield from (k for k in event.kernels if k.name not in shadows)
+    for child in event.cpu_children:
+        yield from _kernels(child, shadows)
+
+
+def _kernel_us(event, shadows: set[str]) -> float:
+    return sum(k.duration for k in _kernels(event, shadows))
+
+
+def _launches(event, shadows: set[str]) -> int:
+    return sum(1 for _ in _kernels(event, shadows))

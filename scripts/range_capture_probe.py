@@ -1,0 +1,59 @@
+"""Where a model block's kernel time goes, range by range, as the profiler links it: for each outermost
+mage:: range of an eager block call, its kernels as Mage counts them (device work only) beside the profiler's
+device_time_total (which also counts the device shadows of host ranges), and the shadows themselves.
+A GPU diagnostic for Amdahl's fractions: python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32"""
+
+from __future__ import annotations
+
+import collections
+import sys
+
+import torch
+from torch.autograd import DeviceType
+from torch.profiler import ProfilerActivity, profile, record_function
+
+from mage.context import blocks, library
+from mage.backends.precision import precision_mode
+from mage.context.measure import RANGE_PREFIX
+from mage.measure import kernel
+
+CALLS = 5
+
+
+def main(block_name: str, precision: str) -> None:
+    library.define_all()
+    block = blocks.build(block_name, "cuda")
+    inputs = block.make_inputs(0, "cuda")
+    with precision_mode(precision), library.use(precision):
+        for _ in range(3):
+            block(*inputs)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(CALLS):
+                with record_function(kernel.CALL_RANGE):
+                    block(*inputs)
+            torch.cuda.synchronize()
+    events = list(prof.events())
+    device = [e for e in events if e.device_type == DeviceType.CUDA]
+    shadows = collections.Counter(e.name for e in device if e.is_user_annotation)
+    work = [e for e in device if not e.is_user_annotation]
+    print(f"{block_name} at {precision}: {sum(e.time_range.elapsed_us() for e in work) / CALLS:.1f} µs of device "
+          f"work a call in {len(work) / CALLS:g} activities; device shadows of host ranges: {dict(shadows)}")
+    host = [e for e in events if e.device_type == DeviceType.CPU]
+    named = [e for e in host if e.name.startswith(RANGE_PREFIX) and not kernel._inside(e, RANGE_PREFIX)]
+    per_call = len(named) // CALLS
+    for place in range(per_call):
+        at = named[place::per_call]
+        counted = sum(kernel._kernel_us(e, set(shadows)) for e in at) / CALLS
+        linked = sum(e.device_time_total for e in at) / CALLS
+        kinds = collections.Counter()
+        for e in at:
+            for k in kernel._kernels(e, set()):
+                kinds[k.name[:90]] += k.duration / CALLS
+        print(f"  {at[0].name}#{place}: {counted:.1f} µs counted, {linked:.1f} µs device_time_total")
+        for name, us in kinds.most_common(6):
+            print(f"      {us:9.1f} µs  {name}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
