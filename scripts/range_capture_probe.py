@@ -1,7 +1,8 @@
-"""Where a model block's kernel time goes, range by range, as the profiler links it: for each outermost
-mage:: range of an eager block call, its kernels as Mage counts them (device work only) beside the profiler's
-device_time_total (which also counts the device shadows of host ranges), and the shadows themselves.
-A GPU diagnostic for Amdahl's fractions: python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32"""
+"""Where a model block's kernel time goes, range by range: for each outermost mage:: range of an eager block
+call, its device work as Mage counts it (each activity once, in the range whose host op launched it) beside the
+profiler's device_time_total (which also counts the device shadows of host ranges and the kernels its own
+overhead records claim), its kernels by name, and the host events the profiler recorded that are not ops.
+A GPU diagnostic for Amdahl's fractions: python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32 [calls]"""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from mage.backends.precision import precision_mode
 from mage.context.measure import RANGE_PREFIX
 from mage.measure import kernel
 
-CALLS = 5
+CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else 30  # the context captures tens of calls
 
 
 def main(block_name: str, precision: str) -> None:
@@ -36,19 +37,23 @@ def main(block_name: str, precision: str) -> None:
     events = list(prof.events())
     device = [e for e in events if e.device_type == DeviceType.CUDA]
     shadows = collections.Counter(e.name for e in device if e.is_user_annotation)
-    work = [e for e in device if not e.is_user_annotation]
-    print(f"{block_name} at {precision}: {sum(e.time_range.elapsed_us() for e in work) / CALLS:.1f} µs of device "
-          f"work a call in {len(work) / CALLS:g} activities; device shadows of host ranges: {dict(shadows)}")
+    work = [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
+            if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
     host = [e for e in events if e.device_type == DeviceType.CPU]
+    non_ops = collections.Counter(e.name for e in host if not e.name.startswith(("aten::", "cuda", "cu", "mage")))
+    print(f"{block_name} at {precision}: {sum(us for _, us in work) / CALLS:.1f} µs of device work a call in "
+          f"{len(work) / CALLS:g} activities; device shadows of host ranges: {dict(shadows)}; other host events: "
+          f"{dict(non_ops.most_common(8))}")
     named = [e for e in host if e.name.startswith(RANGE_PREFIX) and not kernel._inside(e, RANGE_PREFIX)]
+    timed = kernel._device_work_by_range(host, named, RANGE_PREFIX, work)
     per_call = len(named) // CALLS
     for place in range(per_call):
         at = named[place::per_call]
-        counted = sum(kernel._kernel_us(e, set(shadows)) for e in at) / CALLS
+        counted = sum(us for us, _ in timed[place::per_call]) / CALLS
         linked = sum(e.device_time_total for e in at) / CALLS
         kinds = collections.Counter()
         for e in at:
-            for k in kernel._kernels(e, set()):
+            for k in e.kernels + [k for child in e.cpu_children for k in child.kernels]:
                 kinds[k.name[:90]] += k.duration / CALLS
         print(f"  {at[0].name}#{place}: {counted:.1f} µs counted, {linked:.1f} µs device_time_total")
         for name, us in kinds.most_common(6):

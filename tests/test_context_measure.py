@@ -300,20 +300,27 @@ def test_a_block_calling_an_op_without_bf16_is_a_skip_that_names_the_op():
     assert all("neighbor_agg declares no bf16 implementation" in row.reason for row in rows)
 
 
-def test_a_ranges_kernel_time_leaves_out_the_device_shadows_of_host_ranges():
+def test_each_device_activity_counts_once_in_the_range_whose_host_op_launched_it():
     from types import SimpleNamespace
-
-    from torch.autograd.profiler_util import Kernel
 
     from mage.measure import kernel
 
-    # A site whose child op opened a host range: the range's device shadow is linked to it as a "kernel" that
-    # spans its kernels and the gap between them.
-    inner = SimpleNamespace(kernels=[Kernel("gemm", 0, 40.0), Kernel("scale", 0, 10.0)], cpu_children=[])
-    annotated = SimpleNamespace(kernels=[Kernel("my.range", 0, 70.0)], cpu_children=[inner])
-    site = SimpleNamespace(kernels=[Kernel("relayout", 0, 5.0)], cpu_children=[annotated])
-    assert kernel._kernel_us(site, {"my.range"}) == 55.0 and kernel._launches(site, {"my.range"}) == 3
-    assert kernel._kernel_us(site, set()) == 125.0  # the double count the shadows cause
+    def event(name, id, parent=None):
+        return SimpleNamespace(name=name, id=id, cpu_parent=parent)
+
+    first = event("mage::layernorm", 1)
+    launcher = event("aten::native_layer_norm", 10, first)
+    # The profiler's own overhead record, nested in the op with the op's id: torch's per-op device time lets it
+    # claim the op's kernels a second time.
+    overhead = event("Activity Buffer Request", 10, launcher)
+    between = event("aten::linear", 20)
+    second = event("mage::triangle", 2)
+    gemm = event("aten::mm", 30, event("aten::einsum", 31, second))
+    host = [first, launcher, overhead, between, second, gemm, gemm.cpu_parent]
+    work = [(10, 40.0), (10, 10.0), (20, 100.0), (30, 5.0), (31, 2.0), (99, 7.0)]
+    timed = kernel._device_work_by_range(host, [first, second], "mage::", work)
+    assert timed == [(50.0, 2), (7.0, 2)]
+    assert sum(us for us, _ in timed) <= sum(us for _, us in work)
 
 
 def test_sites_measured_past_the_whole_cost_the_prediction_not_the_run(assigned_run, monkeypatch):

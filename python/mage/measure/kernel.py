@@ -133,20 +133,43 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     if len(named) % calls:
         raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
     per_call = len(named) // calls
-    # A host range's device shadow (a user annotation, spanning its kernels and the gaps between them) is linked
-    # to its range as if it were a kernel: counted, it would put a range's kernels in twice and its gaps once.
-    shadows = {e.name for e in events if e.device_type == DeviceType.CUDA and e.is_user_annotation}
     if on_gpu:
-        device = _device_work(events)
-        total, launches = sum(e.time_range.elapsed_us() for e in device), len(device)
+        work = [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
+                if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
+        total, launches = sum(us for _, us in work), len(work)
+        timed = _device_work_by_range(host, named, prefix, work)
     else:
         total, launches = sum(e.cpu_time_total for e in host if e.name == CALL_RANGE), 0
+        timed = [(e.cpu_time_total, 0) for e in named]
     ranges = []
     for place in range(per_call):
-        at = named[place::per_call]
-        time_us = sum(_kernel_us(e, shadows) if on_gpu else e.cpu_time_total for e in at)
-        ranges.append(RangeTime(at[0].name, time_us / calls, sum(_launches(e, shadows) for e in at) / calls))
+        at = timed[place::per_call]
+        ranges.append(RangeTime(named[place].name, sum(us for us, _ in at) / calls, sum(n for _, n in at) / calls))
     return RangeCapture(total / calls, launches / calls, ranges)
+
+
+def _device_work_by_range(host: list, named: list, prefix: str, work: list[tuple[int, float]]
+                          ) -> list[tuple[float, int]]:
+    """Each named range's device work (µs, activities): every activity counted once, in the range holding the
+    host op that launched it (the activity's linked correlation id). Not the profiler's per-op device time:
+    that links a host range's device shadow to it as a kernel, and lets the profiler's own overhead records,
+    nested in an op with its id, claim that op's kernels again."""
+    place = {id(e): i for i, e in enumerate(named)}
+    range_of: dict[int, int] = {}
+    for event in host:
+        outermost, walk = None, event
+        while walk is not None:
+            if walk.name.startswith(prefix):
+                outermost = walk
+            walk = walk.cpu_parent
+        if outermost is not None and id(outermost) in place:
+            range_of[event.id] = place[id(outermost)]
+    timed = [[0.0, 0] for _ in named]
+    for linked, us in work:
+        if linked in range_of:
+            timed[range_of[linked]][0] += us
+            timed[range_of[linked]][1] += 1
+    return [(us, n) for us, n in timed]
 
 
 def _inside(event, prefix: str) -> bool:
@@ -156,18 +179,3 @@ def _inside(event, prefix: str) -> bool:
             return True
         parent = parent.cpu_parent
     return False
-
-
-def _kernels(event, shadows: set[str]):
-    """The device work ``event`` and its children launched, without the device shadows of host ranges."""
-    yield from (k for k in event.kernels if k.name not in shadows)
-    for child in event.cpu_children:
-        yield from _kernels(child, shadows)
-
-
-def _kernel_us(event, shadows: set[str]) -> float:
-    return sum(k.duration for k in _kernels(event, shadows))
-
-
-def _launches(event, shadows: set[str]) -> int:
-    return sum(1 for _ in _kernels(event, shadows))
