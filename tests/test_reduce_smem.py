@@ -45,8 +45,8 @@ def test_every_smem_kernel_compiles_for_sm_90_to_one_bulk_copy_and_shared_reads_
             assert instruction in sass, f"{kernel.name}: no {instruction}"
 
 
-PLANS = [(1024, (2, 256)), (4099, (2, 256)), (65536, (2, 256)), (65537, (2, 256)), (131072, (4, 256)),
-         (262144, (8, 256)), (rows.SMEM_MAX_COLS, (8, 256))]
+PLANS = [(1024, (2, 1024)), (4099, (2, 1024)), (65536, (2, 1024)), (65537, (2, 1024)), (131072, (4, 1024)),
+         (262144, (8, 1024)), (rows.SMEM_MAX_COLS, (8, 1024))]
 
 
 @pytest.mark.parametrize("cols, expected", PLANS, ids=[str(c) for c, _ in PLANS])

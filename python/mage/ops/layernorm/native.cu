@@ -486,9 +486,9 @@ LAYERNORM_SLICE_OF(f32, float, 1024, 4, __launch_bounds__(1024))
                                            int cols, float eps) {                                               \
         layernorm_smem<K, THREADS>(x, weight, bias, out, cols, eps);                                             \
     }
-LAYERNORM_SMEM(2, 256)
-LAYERNORM_SMEM(4, 256)
-LAYERNORM_SMEM(8, 256)
+LAYERNORM_SMEM(2, 1024)
+LAYERNORM_SMEM(4, 1024)
+LAYERNORM_SMEM(8, 1024)
 
 // CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 #define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \

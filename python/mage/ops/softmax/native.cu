@@ -398,9 +398,9 @@ SOFTMAX_SLICE(f32, float, 1024, 4)
                                          int cols) {                                                          \
         softmax_smem<K, THREADS>(x, out, cols);                                                                \
     }
-SOFTMAX_SMEM(2, 256)
-SOFTMAX_SMEM(4, 256)
-SOFTMAX_SMEM(8, 256)
+SOFTMAX_SMEM(2, 1024)
+SOFTMAX_SMEM(4, 1024)
+SOFTMAX_SMEM(8, 1024)
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
 // float4s of dynamic shared memory; each cluster walks rows (pipelined_rows). Pairs published by turns.
