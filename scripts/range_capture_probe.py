@@ -1,8 +1,10 @@
 """Where a model block's kernel time goes, range by range: for each outermost mage:: range of an eager block
 call, its device work as Mage counts it (each activity once, in the range whose host op launched it) beside the
 profiler's device_time_total (which also counts the device shadows of host ranges and the kernels its own
-overhead records claim), its kernels by name, and the host events the profiler recorded that are not ops.
-A GPU diagnostic for Amdahl's fractions: python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32 [calls]"""
+overhead records claim), its kernels by name, and the host events the profiler recorded that are not ops; then
+each fused implementation of the block at that precision, kernel by kernel.
+A GPU diagnostic for Amdahl's fractions and for where a fused block's time goes:
+    python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32 [calls]"""
 
 from __future__ import annotations
 
@@ -13,27 +15,22 @@ import torch
 from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from mage.context import blocks, library
+from mage.context import blocks, fusion, library
 from mage.backends.precision import precision_mode
 from mage.context.measure import RANGE_PREFIX
+from mage.spec import input_dtype
 from mage.measure import kernel
 
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # the CPU runs it for its form alone: no device work
 CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else 30  # the context captures tens of calls
 
 
 def main(block_name: str, precision: str) -> None:
     library.define_all()
-    block = blocks.build(block_name, "cuda")
-    inputs = block.make_inputs(0, "cuda")
-    with precision_mode(precision), library.use(precision):
-        for _ in range(3):
-            block(*inputs)
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            for _ in range(CALLS):
-                with record_function(kernel.CALL_RANGE):
-                    block(*inputs)
-            torch.cuda.synchronize()
+    dtype = input_dtype(precision)
+    block = blocks.build(block_name, DEVICE).at_dtype(dtype)
+    inputs = tuple(x.to(dtype) if x.is_floating_point() else x for x in block.make_inputs(0, DEVICE))
+    prof = profiled(block, inputs, precision)
     events = list(prof.events())
     device = [e for e in events if e.device_type == DeviceType.CUDA]
     shadows = collections.Counter(e.name for e in device if e.is_user_annotation)
@@ -58,6 +55,37 @@ def main(block_name: str, precision: str) -> None:
         print(f"  {at[0].name}#{place}: {counted:.1f} µs counted, {linked:.1f} µs device_time_total")
         for name, us in kinds.most_common(6):
             print(f"      {us:9.1f} µs  {name}")
+    for impl in fusion.implementations(block.family, precision):
+        if reason := impl.skip_reason(block, DEVICE):
+            print(f"{impl.label}: skipped, {reason}")
+            continue
+        work = [e for e in profiled(lambda *z: impl.fn(block, *z), inputs, precision).events()
+                if e.device_type == DeviceType.CUDA and not e.is_user_annotation]
+        print(f"{impl.label}: {sum(e.time_range.elapsed_us() for e in work) / CALLS:.1f} µs of device work a call")
+        kinds = collections.Counter()
+        for e in work:
+            kinds[e.name[:100]] += e.time_range.elapsed_us() / CALLS
+        for name, us in kinds.most_common(8):
+            print(f"      {us:9.1f} µs  {name}")
+
+
+def synchronize() -> None:
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def profiled(call, inputs: tuple, precision: str):
+    """CALLS warmed calls of ``call`` under the block's precision, each in the call range, profiled."""
+    with precision_mode(precision), library.use(precision):
+        for _ in range(3):
+            call(*inputs)
+        synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(CALLS):
+                with record_function(kernel.CALL_RANGE):
+                    call(*inputs)
+            synchronize()
+    return prof
 
 
 if __name__ == "__main__":

@@ -318,3 +318,16 @@ def test_a_fused_implementation_is_set_beside_the_best_per_op_assignment_and_its
     [section] = [s for s in context.findings(alone, shares) if s.title.startswith("What fusion bought")]
     assert section.sentences[0] == (f"{MLP} (ieee), single path: fused(triton) 940 µs, with no per-op assignment "
                                     "faster than eager to set it beside (1.29× over eager).")
+
+
+def test_a_swap_without_a_prediction_says_why_from_the_eager_capture():
+    results, shares = context_records()
+    results = replace(results, lambda r: r.assignment == "layernorm=native", predicted_speedup=None)
+    line = line_of(results, shares, "layernorm=native", "single")
+    assert line.endswith("; no Amdahl prediction: an op's isolated time or the eager capture is missing.")
+    eager = next(r for r in results if (r.block, r.assignment, r.path) == (MLP, "eager", "single"))
+    shares = replace(shares, lambda s: (s.block, s.assignment, s.site) == (MLP, "eager", "layernorm#0"),
+                     kernel_us=eager.kernel_us)
+    line = line_of(results, shares, "layernorm=native", "single")
+    assert "; no Amdahl prediction: the eager capture gave its call sites " in line
+    assert f"more than the block's {eager.kernel_us:,.1f} µs of device work" in line

@@ -222,7 +222,8 @@ def sentence(reading: Reading, shares: list[BlockOpShare]) -> str:
     text = f"{_action(r)} {verb} {_us_in_words(eager)} ({percent(reading.saved_share)})"
     if reading.predicted_share is None:
         text += {"compile": "; no Amdahl prediction is stored for a whole-block compile",
-                 FUSED: "; a fused implementation has no per-op prediction (see what fusion bought)"}.get(r.kind, "")
+                 FUSED: "; a fused implementation has no per-op prediction (see what fusion bought)"}.get(
+                     r.kind, no_prediction(reading, shares))
         return where + text + "."
     text += f"; Amdahl predicted {percent(reading.predicted_share)}"
     if reading.noise is None:
@@ -234,6 +235,17 @@ def sentence(reading: Reading, shares: list[BlockOpShare]) -> str:
                            f"({percent(reading.noise, '±')}); "
                            "measured: " + ("; ".join(differences) if differences else
                                            "no stored quantity of this block differs beyond its noise") + ".")
+
+
+def no_prediction(reading: Reading, shares: list[BlockOpShare]) -> str:
+    """Why a per-op assignment has no Amdahl prediction, from the eager capture's stored sites."""
+    eager = reading.eager
+    sites = [s for s in shares if (s.block, s.precision, s.assignment) == (eager.block, eager.precision, eager.assignment)]
+    attributed = sum(s.kernel_us for s in sites if s.kernel_us)
+    if eager.kernel_us and attributed > eager.kernel_us:
+        return (f"; no Amdahl prediction: the eager capture gave its call sites {us(attributed)} µs of kernel time, "
+                f"more than the block's {us(eager.kernel_us)} µs of device work, so its fractions are not a share")
+    return "; no Amdahl prediction: an op's isolated time or the eager capture is missing"
 
 
 def why(reading: Reading, shares: list[BlockOpShare]) -> list[str]:
