@@ -208,15 +208,38 @@ project = {"z_ptr": f32, "norm_w": f32, "norm_b": f32, **{n: f32 for n in (
     "N": i32, "C": i32, "s_c": i32, "s_p": i32, "s_q": i32, "EPS": "fp32"}
 output = {"t_ptr": f32, "z_ptr": f32, **{n: f32 for n in ("in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w",
     "po_b")}, "out_ptr": f32, "N": i32, "C": i32, "t_sc": i32, "t_si": i32, "EPS": "fp32"}
-for kernel, signature in ((fused._trimul_project_kernel, project), (fused._trimul_output_kernel, output)):
+for kernel, signature, own in ((fused._trimul_project_kernel, project, {"P_FASTEST": False}),
+                               (fused._trimul_output_kernel, output, {})):
     for precision in ("tf32", "tf32x3", "bf16"):
         if precision == "bf16":  # every tensor bf16 but the scalars
             signature = {name: "*bf16" if kind == f32 else kind for name, kind in signature.items()}
-        constexprs = {"PRECISION": precision, "BLOCK_CH": 128}
+        constexprs = {"PRECISION": precision, "BLOCK_CH": 128, **own}
         kept = kernel.early_config_prune(kernel.configs, {}, **constexprs)
         for config in kept[:2]:
             compiled = compile_signature(kernel, signature, constexprs, config)
             print(compiled.name, precision, products(compiled), compiled.metadata.shared, flush=True)
+'''
+
+# The projection kernel as each variant calls it: the unit stride of a′ and b′ (s_q outgoing, s_p incoming) is 1,
+# which Triton specializes on, as a launch with that value does.
+STORES = r'''
+import re
+from collections import Counter
+from sm90_compile import compile_signature
+from mage.context.fused import trimul_triton as fused
+
+kernel = fused._trimul_project_kernel
+for precision, tensor in (("tf32", "*fp32"), ("bf16", "*bf16")):
+    for variant, unit in (("outgoing", "s_q"), ("incoming", "s_p")):
+        signature = {name: tensor for name in ("z_ptr", "norm_w", "norm_b", "ga_w", "ga_b", "pa_w", "pa_b", "gb_w",
+                                                "gb_b", "pb_w", "pb_b", "a_ptr", "b_ptr")}
+        signature |= {"N": "i32", "C": "i32", "s_c": "i32", "s_p": "i32", "s_q": "i32", "EPS": "fp32"}
+        signature[unit] = "constexpr"
+        constexprs = {"PRECISION": precision, "BLOCK_CH": 128, "P_FASTEST": variant == "incoming", unit: 1}
+        for config in kernel.early_config_prune(kernel.configs, {}, **constexprs)[:2]:
+            ptx = compile_signature(kernel, signature, constexprs, config).asm["ptx"]
+            stores = Counter(re.findall(r"st\.global(?:\.v\d)?\.b\d+", ptx))
+            print(precision, variant, " ".join(f"{kind}={count}" for kind, count in sorted(stores.items())), flush=True)
 '''
 
 
@@ -231,3 +254,17 @@ def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
         (kernel, precision) for kernel in ("_trimul_project_kernel", "_trimul_output_kernel")
         for precision in ("tf32", "tf32x3", "bf16")}
     assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES for _, _, product, shared in lines), lines
+
+
+@needs_ptxas
+def test_both_variants_store_a_and_b_in_16_byte_pieces():
+    """a′ and b′ are contiguous in q outgoing and in p incoming: the tile's rows run along that index, so each
+    variant's stores are 16-byte vectors (incoming's were 2- and 4-byte scalars before the rows ran along p)."""
+    done = run_compiled("-c", STORES)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert {(precision, variant) for precision, variant, *_ in lines} == {
+        (precision, variant) for precision in ("tf32", "bf16") for variant in ("outgoing", "incoming")}
+    for precision, variant, *stores in lines:
+        assert stores and all(kind.startswith("st.global.v4.") for kind in (s.split("=")[0] for s in stores)), (
+            precision, variant, stores)

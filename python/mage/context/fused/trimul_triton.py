@@ -71,13 +71,20 @@ def _fits(operands: int):
 
 
 @triton.jit
-def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr):
-    """This program's BLOCK_P × BLOCK_Q pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range)."""
+def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr, P_FASTEST: tl.constexpr = False):
+    """This program's BLOCK_P × BLOCK_Q pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range). Rows
+    run along q, or along p with P_FASTEST: a store whose address is contiguous in that index gets runs of it
+    that Triton's compiler can see, and 16-byte stores (scalar ones otherwise: compiled for sm_90, incoming's a′
+    and b′ took 64 two-byte stores a thread at bf16 where outgoing's runs of q took 8 of 16 bytes)."""
     tiles_q = tl.cdiv(N, BLOCK_Q)
     pid = tl.program_id(0)
     rows = tl.arange(0, BLOCK_P * BLOCK_Q)
-    p = (pid // tiles_q) * BLOCK_P + rows // BLOCK_Q
-    q = (pid % tiles_q) * BLOCK_Q + rows % BLOCK_Q
+    if P_FASTEST:
+        p = (pid // tiles_q) * BLOCK_P + rows % BLOCK_P
+        q = (pid % tiles_q) * BLOCK_Q + rows // BLOCK_P
+    else:
+        p = (pid // tiles_q) * BLOCK_P + rows // BLOCK_Q
+        q = (pid % tiles_q) * BLOCK_Q + rows % BLOCK_Q
     return p, q, (p < N) & (q < N)
 
 
@@ -111,7 +118,7 @@ def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
     return product + bias[None, :]
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "s_p", "PRECISION"],
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "P_FASTEST", "PRECISION"],
                  prune_configs_by={"early_config_prune": _fits(1)})
 @triton.jit
 def _trimul_project_kernel(
@@ -123,11 +130,12 @@ def _trimul_project_kernel(
     N, C, s_c, s_p, s_q, EPS,
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,  # C rounded up to a power of two (≥ 16): the whole channel row in registers
+    P_FASTEST: tl.constexpr,  # a′ and b′ contiguous in p (incoming), not in q (outgoing)
     BLOCK_P: tl.constexpr,
     BLOCK_Q: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    p, q, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q)
+    p, q, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q, P_FASTEST)
     offs_c = tl.arange(0, BLOCK_CH)
     pair = (p * N + q).to(tl.int64)
     z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C),
@@ -213,7 +221,7 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.T
     _trimul_project_kernel[_grid(N)](
         z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
         block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
-        a_k, b_k, N, C, a_k.stride(0), s_p, s_q, EPS, PRECISION=dot, BLOCK_CH=channels)
+        a_k, b_k, N, C, a_k.stride(0), s_p, s_q, EPS, PRECISION=dot, BLOCK_CH=channels, P_FASTEST=variant == "incoming")
     product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
     triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
     out = torch.empty_like(z)
