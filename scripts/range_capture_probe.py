@@ -50,7 +50,7 @@ def main(block_name: str, precision: str) -> None:
         linked = sum(e.device_time_total for e in at) / CALLS
         kinds = collections.Counter()
         for e in at:
-            for k in e.kernels + [k for child in e.cpu_children for k in child.kernels]:
+            for k in launched(e):
                 kinds[k.name[:90]] += k.duration / CALLS
         print(f"  {at[0].name}#{place}: {counted:.1f} µs counted, {linked:.1f} µs device_time_total")
         for name, us in kinds.most_common(6):
@@ -67,6 +67,13 @@ def main(block_name: str, precision: str) -> None:
             kinds[e.name[:100]] += e.time_range.elapsed_us() / CALLS
         for name, us in kinds.most_common(8):
             print(f"      {us:9.1f} µs  {name}")
+
+
+def launched(event):
+    """The profiler's kernels of ``event`` and its children, as its per-op device time counts them."""
+    yield from event.kernels
+    for child in event.cpu_children:
+        yield from launched(child)
 
 
 def synchronize() -> None:

@@ -240,8 +240,9 @@ def sentence(reading: Reading, shares: list[BlockOpShare]) -> str:
 def no_prediction(reading: Reading, shares: list[BlockOpShare]) -> str:
     """Why a per-op assignment has no Amdahl prediction, from the eager capture's stored sites."""
     eager = reading.eager
-    sites = [s for s in shares if (s.block, s.precision, s.assignment) == (eager.block, eager.precision, eager.assignment)]
-    attributed = sum(s.kernel_us for s in sites if s.kernel_us)
+    eager_capture = (eager.block, eager.precision, eager.assignment)
+    attributed = sum(s.kernel_us for s in shares
+                     if (s.block, s.precision, s.assignment) == eager_capture and s.kernel_us)
     if eager.kernel_us and attributed > eager.kernel_us:
         return (f"; no Amdahl prediction: the eager capture gave its call sites {us(attributed)} µs of kernel time, "
                 f"more than the block's {us(eager.kernel_us)} µs of device work, so its fractions are not a share")
