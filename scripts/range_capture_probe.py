@@ -34,8 +34,7 @@ def main(block_name: str, precision: str) -> None:
     events = list(prof.events())
     device = [e for e in events if e.device_type == DeviceType.CUDA]
     shadows = collections.Counter(e.name for e in device if e.is_user_annotation)
-    work = [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
-            if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
+    work = kernel._linked_device_work(prof)
     host = [e for e in events if e.device_type == DeviceType.CPU]
     non_ops = collections.Counter(e.name for e in host if not e.name.startswith(("aten::", "cuda", "cu", "mage")))
     print(f"{block_name} at {precision}: {sum(us for _, us in work) / CALLS:.1f} µs of device work a call in "

@@ -108,8 +108,8 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     """Profile ``calls`` warmed calls with their host ranges, and attribute time to the outermost ranges
     whose name starts with ``prefix``: the k-th such range of every call is one place in the call.
 
-    On a GPU the profiler links each kernel to the op that launched it, so a range's kernel time is its
-    own kernels' and its children's; the total is every device activity, as in ``capture``."""
+    On a GPU a range's kernel time is the device work launched by host ops inside it, each activity counted
+    once (_device_work_by_range); the total is every device activity, as in ``capture``."""
     from torch.profiler import record_function
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
@@ -134,8 +134,7 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
         raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
     per_call = len(named) // calls
     if on_gpu:
-        work = [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
-                if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
+        work = _linked_device_work(prof)
         total, launches = sum(us for _, us in work), len(work)
         timed = _device_work_by_range(host, named, prefix, work)
     else:
@@ -146,6 +145,13 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
         at = timed[place::per_call]
         ranges.append(RangeTime(named[place].name, sum(us for us, _ in at) / calls, sum(n for _, n in at) / calls))
     return RangeCapture(total / calls, launches / calls, ranges)
+
+
+def _linked_device_work(prof) -> list[tuple[int, float]]:
+    """A capture's device activities (no host range's shadow) as (linked correlation id of the host op that
+    launched it, µs), from the profiler's raw records: its parsed device events drop the link."""
+    return [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
+            if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
 
 
 def _device_work_by_range(host: list, named: list, prefix: str, work: list[tuple[int, float]]
