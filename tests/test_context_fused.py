@@ -52,7 +52,7 @@ def small_tiles(monkeypatch):
     several pair tiles with ragged edges, two steps of output channels, ragged GEMM tiles and channel groups."""
     import triton
 
-    tile = triton.Config({"BLOCK_P": 8, "BLOCK_Q": 16, "BLOCK_OUT": 16}, num_warps=4)
+    tile = triton.Config({"BLOCK_RUN": 16, "BLOCK_ACROSS": 8, "BLOCK_OUT": 16}, num_warps=4)
     for kernel in (trimul_triton._trimul_project_kernel, trimul_triton._trimul_output_kernel):
         monkeypatch.setattr(kernel, "configs", [tile])
         monkeypatch.setattr(kernel, "cache", {})

@@ -45,13 +45,19 @@ STAGED_BYTES = 160 * 1024
 
 
 def _tile_configs():
-    def config(p, q, out, warps, stages=1):
-        return triton.Config({"BLOCK_P": p, "BLOCK_Q": q, "BLOCK_OUT": out}, num_warps=warps, num_stages=stages)
+    def config(run, across, out, warps):
+        return triton.Config({"BLOCK_RUN": run, "BLOCK_ACROSS": across, "BLOCK_OUT": out}, num_warps=warps,
+                             num_stages=1)
 
-    # 64–128 pairs a program (64–128 rows of the dots, C 128 deep), 32–64 output channels a step; square-ish
-    # tiles so that both store orientations (outgoing's runs of q, incoming's runs of p) get runs of 8–16.
-    full = [config(8, 16, 32, 4), config(8, 16, 64, 8), config(16, 8, 32, 4), config(16, 8, 64, 8),
-            config(8, 8, 64, 4), config(16, 16, 32, 8), config(16, 16, 64, 8), config(4, 16, 64, 4)]
+    # 64–256 pairs a program (the dots' rows, C deep), 32–64 output channels a step. A tile's rows run along the
+    # index its widest access is contiguous in (a′ and b′ stored, t′ read, channel by channel): runs of 16 pairs
+    # make 32-byte pieces of each channel at bf16, runs of 64–256 whole 128-byte lines. Compiled for sm_90
+    # (ptxas), none spills at bf16 and only the 16-warp tile at tf32 (16 bytes); at tf32x3 (three dots a step) all
+    # but the 32-channel steps of 64 × 4 warps and 128 × 8 warps spill, which the autotuner's timing weighs.
+    # bf16's 128 × 32 at 8 warps takes 102 registers a thread, so two programs share an SM.
+    full = [config(16, 8, 32, 4), config(16, 8, 64, 8), config(64, 2, 64, 8), config(64, 1, 32, 4),
+            config(64, 1, 64, 4), config(128, 1, 32, 4), config(128, 1, 32, 8), config(128, 1, 64, 8),
+            config(256, 1, 32, 8), config(128, 1, 64, 16)]
     # The interpreter's cost is per program: few, large tiles.
     return pick_configs(full, [config(16, 16, 32, 4)])
 
@@ -63,28 +69,28 @@ def _fits(operands: int):
         args = {**named_args, **kwargs}
         split = 2 if args["PRECISION"] == "tf32x3" else 1
         element = 2 if args["PRECISION"] == "bf16" else 4
-        kept = [c for c in configs if c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"] * args["BLOCK_CH"] * element
-                * operands * split <= STAGED_BYTES]
-        return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_P"] * c.kwargs["BLOCK_Q"])]
+        kept = [c for c in configs if _pairs(c) * args["BLOCK_CH"] * element * operands * split <= STAGED_BYTES]
+        return kept or [min(configs, key=_pairs)]
 
     return prune
 
 
+def _pairs(config) -> int:
+    return config.kwargs["BLOCK_RUN"] * config.kwargs["BLOCK_ACROSS"]
+
+
 @triton.jit
-def _pair_tile(N, BLOCK_P: tl.constexpr, BLOCK_Q: tl.constexpr, P_FASTEST: tl.constexpr = False):
-    """This program's BLOCK_P × BLOCK_Q pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range). Rows
-    run along q, or along p with P_FASTEST: a store whose address is contiguous in that index gets runs of it
-    that Triton's compiler can see, and 16-byte stores (scalar ones otherwise: compiled for sm_90, incoming's a′
-    and b′ took 64 two-byte stores a thread at bf16 where outgoing's runs of q took 8 of 16 bytes)."""
-    tiles_q = tl.cdiv(N, BLOCK_Q)
+def _pair_tile(N, BLOCK_RUN: tl.constexpr, BLOCK_ACROSS: tl.constexpr, P_FASTEST: tl.constexpr = False):
+    """This program's pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range). Rows run BLOCK_RUN long
+    along q, or along p with P_FASTEST, BLOCK_ACROSS runs a tile: a store or load whose address is contiguous in
+    that index gets runs of it that Triton's compiler can see, so whole 16-byte vectors and sectors (compiled for
+    sm_90, incoming's a′ and b′ took 64 two-byte stores a thread at bf16 while its rows ran along q)."""
+    tiles_run = tl.cdiv(N, BLOCK_RUN)
     pid = tl.program_id(0)
-    rows = tl.arange(0, BLOCK_P * BLOCK_Q)
-    if P_FASTEST:
-        p = (pid // tiles_q) * BLOCK_P + rows % BLOCK_P
-        q = (pid % tiles_q) * BLOCK_Q + rows // BLOCK_P
-    else:
-        p = (pid // tiles_q) * BLOCK_P + rows // BLOCK_Q
-        q = (pid % tiles_q) * BLOCK_Q + rows % BLOCK_Q
+    rows = tl.arange(0, BLOCK_RUN * BLOCK_ACROSS)
+    along = (pid % tiles_run) * BLOCK_RUN + rows % BLOCK_RUN
+    across = (pid // tiles_run) * BLOCK_ACROSS + rows // BLOCK_RUN
+    p, q = (along, across) if P_FASTEST else (across, along)
     return p, q, (p < N) & (q < N)
 
 
@@ -131,11 +137,11 @@ def _trimul_project_kernel(
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,  # C rounded up to a power of two (≥ 16): the whole channel row in registers
     P_FASTEST: tl.constexpr,  # a′ and b′ contiguous in p (incoming), not in q (outgoing)
-    BLOCK_P: tl.constexpr,
-    BLOCK_Q: tl.constexpr,
+    BLOCK_RUN: tl.constexpr,
+    BLOCK_ACROSS: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    p, q, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q, P_FASTEST)
+    p, q, in_grid = _pair_tile(N, BLOCK_RUN, BLOCK_ACROSS, P_FASTEST)
     offs_c = tl.arange(0, BLOCK_CH)
     pair = (p * N + q).to(tl.int64)
     z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C),
@@ -144,13 +150,14 @@ def _trimul_project_kernel(
     at = p.to(tl.int64) * s_p + q.to(tl.int64) * s_q
     for start in range(0, C, BLOCK_OUT):
         offs_n = start + tl.arange(0, BLOCK_OUT)
-        a = tl.sigmoid(_linear(zn, ga_w, ga_b, offs_c, offs_n, C, PRECISION)) * _linear(
-            zn, pa_w, pa_b, offs_c, offs_n, C, PRECISION)
-        b = tl.sigmoid(_linear(zn, gb_w, gb_b, offs_c, offs_n, C, PRECISION)) * _linear(
-            zn, pb_w, pb_b, offs_c, offs_n, C, PRECISION)
         where = offs_n[None, :].to(tl.int64) * s_c + at[:, None]
         mask = in_grid[:, None] & (offs_n[None, :] < C)
+        # a stored before b is computed: two accumulators live at a time, not four.
+        a = tl.sigmoid(_linear(zn, ga_w, ga_b, offs_c, offs_n, C, PRECISION)) * _linear(
+            zn, pa_w, pa_b, offs_c, offs_n, C, PRECISION)
         tl.store(a_ptr + where, a.to(a_ptr.dtype.element_ty), mask=mask)
+        b = tl.sigmoid(_linear(zn, gb_w, gb_b, offs_c, offs_n, C, PRECISION)) * _linear(
+            zn, pb_w, pb_b, offs_c, offs_n, C, PRECISION)
         tl.store(b_ptr + where, b.to(b_ptr.dtype.element_ty), mask=mask)
 
 
@@ -165,11 +172,11 @@ def _trimul_output_kernel(
     N, C, t_sc, t_si, EPS,
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,
-    BLOCK_P: tl.constexpr,
-    BLOCK_Q: tl.constexpr,
+    BLOCK_RUN: tl.constexpr,
+    BLOCK_ACROSS: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    i, j, in_grid = _pair_tile(N, BLOCK_P, BLOCK_Q)
+    i, j, in_grid = _pair_tile(N, BLOCK_RUN, BLOCK_ACROSS)
     offs_c = tl.arange(0, BLOCK_CH)
     in_c = offs_c[None, :] < C
     t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
@@ -187,7 +194,7 @@ def _trimul_output_kernel(
 
 
 def _grid(N):
-    return lambda meta: (triton.cdiv(N, meta["BLOCK_P"]) * triton.cdiv(N, meta["BLOCK_Q"]),)
+    return lambda meta: (triton.cdiv(N, meta["BLOCK_RUN"]) * triton.cdiv(N, meta["BLOCK_ACROSS"]),)
 
 
 def _takes(block) -> str | None:
