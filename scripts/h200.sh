@@ -2,7 +2,7 @@
 # Check and time on the GPU machine in one call. Run it there from the repo root, after `make wheel` here,
 # carrying dist/ (the abi3 native extension built on this machine) and .whl/ where it holds peers' wheels:
 #   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_TESTS_TIMEOUT=seconds] [MAGE_TESTS_K=expression]
-#   [MAGE_CHECK="--suite seed --all-strategies"] [MAGE_CHECK_TIMEOUT=seconds] [MAGE_STUDIES="schedule wide-rows"]
+#   [MAGE_CHECK="--suite seed --all-strategies"] [MAGE_CHECK_TIMEOUT=seconds] [MAGE_STUDIES="schedule wide-rows"] [MAGE_STUDY_TIMEOUT=seconds]
 #   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_CONTEXT_TIMEOUT=seconds] [MAGE_RUN_TIMEOUT=seconds]
 #   bash scripts/h200.sh [mage run options…]
 # MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files), interrupted (SIGINT, so pytest
@@ -13,7 +13,7 @@
 # MAGE_GIT_DIRTY=1 says otherwise (the copy's own git status then says nothing). MAGE_CHECK runs mage
 # check with those options, an op a process (a share of it, with every strategy: check_units.py), all at
 # once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
-# study (mage study NAME) in turn, each bounded by twice its stated time; MAGE_CONTEXT runs mage context
+# study (mage study NAME) in turn, each bounded by twice its stated time (or MAGE_STUDY_TIMEOUT, if shorter); MAGE_CONTEXT runs mage context
 # with those options (its model blocks, fused implementations and peers included); with studies, a check or a
 # context and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
 # Results land in $OUT (or results/h200): runs are appended to a copy of the committed results/h200/mage.db,
@@ -98,6 +98,9 @@ fi
 mage env --ceilings > "$out/env.json"
 for study in ${MAGE_STUDIES:-}; do
     bound=$(python3 -c 'import sys; from mage import studies; print(2 * (studies.load(sys.argv[1]).seconds or 300))' "$study")
+    # A device call's own limit may be shorter: MAGE_STUDY_TIMEOUT stops the study first, so its finished blocks
+    # or cases are still exported below.
+    [ -z "${MAGE_STUDY_TIMEOUT:-}" ] || [ "$MAGE_STUDY_TIMEOUT" -ge "$bound" ] || bound=$MAGE_STUDY_TIMEOUT
     started=$SECONDS
     timeout -s TERM -k 5 "$bound" python3 -m mage study "$study" --db "$db" > "$out/study-$study.log" 2>&1 \
         || echo "mage study $study: exit $?" | tee -a "$out/study-$study.log"
