@@ -2,7 +2,7 @@
 call, its device work as Mage counts it (each activity once, in the range whose host op launched it) beside the
 profiler's device_time_total (which also counts the device shadows of host ranges and the kernels its own
 overhead records claim), its kernels by name, and the host events the profiler recorded that are not ops; then
-each fused implementation of the block at that precision, kernel by kernel.
+each fused implementation of the block at that precision, kernel by kernel (as a context run stores them).
 A GPU diagnostic for Amdahl's fractions and for where a fused block's time goes:
     python3 scripts/range_capture_probe.py trimul/outgoing-768 tf32 [calls]"""
 
@@ -37,7 +37,7 @@ def main(block_name: str, precision: str) -> None:
     work = kernel._linked_device_work(prof)
     host = [e for e in events if e.device_type == DeviceType.CPU]
     non_ops = collections.Counter(e.name for e in host if not e.name.startswith(("aten::", "cuda", "cu", "mage")))
-    print(f"{block_name} at {precision}: {sum(us for _, us in work) / CALLS:.1f} µs of device work a call in "
+    print(f"{block_name} at {precision}: {sum(a.us for a in work) / CALLS:.1f} µs of device work a call in "
           f"{len(work) / CALLS:g} activities; device shadows of host ranges: {dict(shadows)}; other host events: "
           f"{dict(non_ops.most_common(8))}")
     named = [e for e in host if e.name.startswith(RANGE_PREFIX) and not kernel._inside(e, RANGE_PREFIX)]
@@ -58,13 +58,11 @@ def main(block_name: str, precision: str) -> None:
         if reason := impl.skip_reason(block, DEVICE):
             print(f"{impl.label}: skipped, {reason}")
             continue
-        work = [e for e in profiled(lambda *z: impl.fn(block, *z), inputs, precision).events()
-                if e.device_type == DeviceType.CUDA and not e.is_user_annotation]
-        print(f"{impl.label}: {sum(e.time_range.elapsed_us() for e in work) / CALLS:.1f} µs of device work a call")
-        kinds = collections.Counter()
-        for e in work:
-            kinds[e.name[:100]] += e.time_range.elapsed_us() / CALLS
-        for name, us in kinds.most_common(8):
+        # As a context run stores them (BlockResult.kernel_times).
+        kernels = kernel.by_kernel(kernel._linked_device_work(profiled(lambda *z: impl.fn(block, *z), inputs,
+                                                                        precision)), CALLS)
+        print(f"{impl.label}: {sum(us for _, us in kernels):.1f} µs of device work a call")
+        for name, us in kernels[:8]:
             print(f"      {us:9.1f} µs  {name}")
 
 

@@ -317,10 +317,30 @@ def test_each_device_activity_counts_once_in_the_range_whose_host_op_launched_it
     second = event("mage::triangle", 2)
     gemm = event("aten::mm", 30, event("aten::einsum", 31, second))
     host = [first, launcher, overhead, between, second, gemm, gemm.cpu_parent]
-    work = [(10, 40.0), (10, 10.0), (20, 100.0), (30, 5.0), (31, 2.0), (99, 7.0)]
+    work = [kernel.DeviceActivity(linked, us, "k") for linked, us in
+            [(10, 40.0), (10, 10.0), (20, 100.0), (30, 5.0), (31, 2.0), (99, 7.0)]]
     timed = kernel._device_work_by_range(host, [first, second], "mage::", work)
     assert timed == [(50.0, 2), (7.0, 2)]
-    assert sum(us for us, _ in timed) <= sum(us for _, us in work)
+    assert sum(us for us, _ in timed) <= sum(a.us for a in work)
+
+
+def test_a_capture_s_kernels_are_summed_by_name_a_call_largest_first():
+    from mage.measure import kernel
+    from mage.store import kernel_times, read_kernel_times
+
+    layer_norm = ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, false>(int, "
+                  "float, float const*, float*)")
+    work = [kernel.DeviceActivity(1, us, name) for us, name in
+            [(40.0, "_trimul_project_kernel"), (10.0, layer_norm), (60.0, "void cueq::finish<8>(float const*)"),
+             (44.0, "_trimul_project_kernel"), (12.0, layer_norm), (2.0, "Memset (Device)")]]
+    kernels = kernel.by_kernel(work, calls=2)
+    assert kernels == [("_trimul_project_kernel", 42.0), ("cueq::finish<8>", 30.0),
+                       ("at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, false>", 11.0),
+                       ("Memset", 1.0)]
+    assert sum(us for _, us in kernels) == sum(a.us for a in work) / 2  # every activity counted, once
+    assert read_kernel_times(kernel_times(kernels)) == kernels
+    long = "void at::native::elementwise_kernel<128, 2, " + "lambda, " * 40 + ">(int)"
+    assert len(kernel.kernel_label(long)) == kernel.LABEL_CHARS and kernel.kernel_label(long).endswith("…")
 
 
 def test_sites_measured_past_the_whole_cost_the_prediction_not_the_run(assigned_run, monkeypatch):

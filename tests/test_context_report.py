@@ -331,3 +331,15 @@ def test_a_swap_without_a_prediction_says_why_from_the_eager_capture():
     line = line_of(results, shares, "layernorm=native", "single")
     assert "; no Amdahl prediction: the eager capture gave its call sites " in line
     assert f"more than the block's {eager.kernel_us:,.1f} µs of device work" in line
+
+
+def test_each_fused_implementation_s_kernels_are_listed_with_their_time_largest_first():
+    results, shares = context_records()
+    [section] = [s for s in context.findings(results, shares) if s.title.startswith("Where each fused")]
+    assert section.sentences == [
+        f"{MLP} (ieee), fused(triton), 930.0 µs of kernels a call: _mlp_fused_kernel 700.0, "
+        "at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, false> 182.5, "
+        "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n 47.50."]
+    # A run from before kernels were stored has no such section.
+    older = replace(results, lambda r: r.kind == "fused", kernel_times=None)
+    assert not [s for s in context.findings(older, shares) if s.title.startswith("Where each fused")]

@@ -82,13 +82,28 @@ def test_the_committed_schema_10_store_gains_the_context_tables_when_migrated(tm
     runs, results = (before.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "results"))
     before.close()
     store = Store(db)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 16
     assert len(store.runs()) == runs and sum(len(store.rows(r["id"])) for r in store.runs()) == results
     assert all(store.context_results(r["id"]) == [] for r in store.runs())
     run = store_context_run(store)
     assert store.context_results(run) == context_records()[0]
     store.close()
     assert Store(db).db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION  # migrating again changes nothing
+
+
+def test_a_schema_15_store_s_block_results_gain_their_kernels_empty_when_migrated(tmp_path):
+    db = tmp_path / "mage.db"
+    store = Store(db)
+    run = store_context_run(store)
+    store.close()
+    older = sqlite3.connect(db)
+    older.execute("ALTER TABLE block_results DROP COLUMN kernel_times")
+    older.execute("PRAGMA user_version = 15")
+    older.commit()
+    older.close()
+    store = Store(db)
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert [dataclasses.replace(r, kernel_times=None) for r in context_records()[0]] == store.context_results(run)
 
 
 def test_an_older_store_opened_read_only_reads_no_context_and_is_left_untouched(tmp_path):

@@ -194,7 +194,7 @@ def test_a_schema_10_store_gains_the_case_stats_column(tmp_path):
     read.close()
     assert "stats_json" not in {row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(cases)")}
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 16
     assert "stats_json" in {row[1] for row in store.db.execute("PRAGMA table_info(cases)")}
     run = _store_one_result(store)
     assert store.rows(run)[0]["case_stats"]

@@ -99,7 +99,7 @@ def test_a_version_2_store_gains_every_later_result_column(tmp_path):
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 16
     assert {"suspect", "host_min_us", "host_max_us", "sm_clock_min_mhz", "sm_clock_max_mhz", "clock_events",
             "tuning", "memory_floor_us", "compute_floor_us", "gpu_index", "gpu_uuid"} <= {
         row[1] for row in store.db.execute("PRAGMA table_info(results)")}

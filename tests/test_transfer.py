@@ -147,7 +147,7 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path):
     old.commit()
     old.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 16
     fingerprints = [run["fingerprint"] for run in store.runs()]
     assert all(fingerprints) and len(set(fingerprints)) == 2  # unique even for identical rows
     assert store.predictions(1) == [] and store.run(1)["hypothesis"] is None

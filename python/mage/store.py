@@ -38,11 +38,12 @@ from mage import identity
 from mage.background import while_running
 from mage.errors import RunClaimedError, StoreError, UnknownNameError
 
-SCHEMA_VERSION = 15  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
+SCHEMA_VERSION = 16  # 2: runs.fingerprint, runs.hypothesis, predictions; 3: results.suspect; 4: host range;
 # 5: clocks during measurement; 6: autotuned configurations; 7: run claims;
 # 8: span noise; 9: implementation identity; 10: hardware memory and compute floors;
 # 11: model blocks in context, block_results and block_shares; 12: case statistics; 13: the GPU of each
-# result; 14: a result's samples packed in one row; 15: their values compressed (_migrate)
+# result; 14: a result's samples packed in one row; 15: their values compressed; 16: a block's kernels by time
+# (_migrate)
 CLAIM_TIMEOUT_S = 120.0  # a claim whose heartbeat is older than this is taken over, from any host
 HEARTBEAT_S = 15.0  # how often a running run refreshes its claim
 HOST = socket.gethostname()
@@ -162,6 +163,7 @@ CREATE TABLE IF NOT EXISTS block_results (     -- one BlockResult: a model block
     launches REAL,
     predicted_speedup REAL,
     measured_speedup REAL,
+    kernel_times TEXT,                    -- "kernel µs | …", a block call's kernels by time (kernel_times)
     UNIQUE (run_id, block, precision, assignment, path)
 );
 CREATE TABLE IF NOT EXISTS block_shares (      -- one BlockOpShare: an op call site of a block under one assignment
@@ -202,6 +204,7 @@ ADDED_COLUMNS = {
                 ("noisy", "INTEGER"), ("memory_floor_us", "REAL"), ("compute_floor_us", "REAL"),
                 ("gpu_index", "INTEGER"), ("gpu_uuid", "TEXT")),
     "cases": (("stats_json", "TEXT"),),
+    "block_results": (("kernel_times", "TEXT"),),
     "result_samples": (("values_codec", "TEXT"),),
 }
 # Timed spans are float64 with noisy low bits: zlib keeps them exactly in half the bytes, most of a store's size.
@@ -289,6 +292,7 @@ class BlockResult:
     launches: float | None = None           # kernel launches per block call (a graph replay counts its kernels)
     predicted_speedup: float | None = None  # Amdahl, 1 / (1 − Σf + Σf/s), from the eager capture's f and isolated s
     measured_speedup: float | None = None   # the eager assignment's span over this one (same block, precision, path)
+    kernel_times: str | None = None         # its kernels, µs a block call each, largest first (kernel_times)
 
 
 @dataclass
@@ -308,6 +312,21 @@ class BlockOpShare:
     isolated_us: float | None = None        # impl alone at the site's shapes (kernel time)
     baseline_isolated_us: float | None = None   # the op's baseline alone at the same shapes
     isolated_speedup: float | None = None   # baseline_isolated_us / isolated_us
+
+
+def kernel_times(kernels: list[tuple[str, float]]) -> str:
+    """A capture's kernels as BlockResult stores them: "name µs | name µs", largest first."""
+    return " | ".join(f"{name} {us:.1f}" for name, us in kernels)
+
+
+def read_kernel_times(text: str | None) -> list[tuple[str, float]]:
+    """kernel_times read back: [(name, µs a call)] (a name may hold spaces; its time is the last word)."""
+    out = []
+    for part in (text or "").split(" | "):
+        name, _, us = part.rpartition(" ")
+        if name:
+            out.append((name, float(us)))
+    return out
 
 
 # What a run dict counts: its results, and its block results when it is a context run.
@@ -873,6 +892,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     and values packed: pack_samples), in the same order; the old table is dropped.
     14 → 15: result_samples gain ``values_codec``; the values stored as they were are compressed (SAMPLES_CODEC),
     bit for bit the same once read.
+    15 → 16: block_results gain ``kernel_times``, a block call's kernels by time (NULL before).
     """
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return

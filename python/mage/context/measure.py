@@ -51,7 +51,7 @@ from mage.plan import path_skip_reason
 from mage.progress import Step
 from mage.runner import STALE
 from mage.spec import input_dtype
-from mage.store import CONTEXT_SUITE, BlockOpShare, BlockResult
+from mage.store import CONTEXT_SUITE, BlockOpShare, BlockResult, kernel_times
 
 PATHS = ("single", "graph")
 # Of torch's Linear and of every op that declares it; at bf16 the block's weights and inputs are bf16 too, and
@@ -377,6 +377,7 @@ class BlockMeasurement:
         for path, row in rows.items():
             if self.timer.is_cuda:
                 row.kernel_us, row.launches = capture.total_us, capture.launches
+                row.kernel_times = kernel_times(capture.kernels) or None
             skip = path_skip_reason(path, self.request.device)
             if skip:
                 row.status, row.reason = "skip", skip

@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
 
 import torch
 from torch.autograd import DeviceType
@@ -99,6 +99,15 @@ class RangeCapture:
     total_us: float  # on a GPU kernel time (as capture); on the CPU the call's CPU time
     launches: float
     ranges: list[RangeTime]  # the outermost ranges named with the prefix, in their order within a call
+    kernels: list[tuple[str, float]] = field(default_factory=list)  # on a GPU: (kernel, µs a call), largest first
+
+
+class DeviceActivity(NamedTuple):
+    """One kernel, copy or memset of a capture: the correlation id of the host op that launched it, its time."""
+
+    linked: int
+    us: float
+    name: str
 
 
 CALL_RANGE = "mage.measure.call"
@@ -133,10 +142,12 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     if len(named) % calls:
         raise RuntimeError(f"{len(named)} {prefix}* ranges over {calls} calls: the calls differ")
     per_call = len(named) // calls
+    kernels = []
     if on_gpu:
         work = _linked_device_work(prof)
-        total, launches = sum(us for _, us in work), len(work)
+        total, launches = sum(a.us for a in work), len(work)
         timed = _device_work_by_range(host, named, prefix, work)
+        kernels = by_kernel(work, calls)
     else:
         total, launches = sum(e.cpu_time_total for e in host if e.name == CALL_RANGE), 0
         timed = [(e.cpu_time_total, 0) for e in named]
@@ -144,17 +155,45 @@ def capture_ranges(call: Callable[[], object], calls: int, prefix: str, on_gpu: 
     for place in range(per_call):
         at = timed[place::per_call]
         ranges.append(RangeTime(named[place].name, sum(us for us, _ in at) / calls, sum(n for _, n in at) / calls))
-    return RangeCapture(total / calls, launches / calls, ranges)
+    return RangeCapture(total / calls, launches / calls, ranges, kernels)
 
 
-def _linked_device_work(prof) -> list[tuple[int, float]]:
-    """A capture's device activities (no host range's shadow) as (linked correlation id of the host op that
-    launched it, µs), from the profiler's raw records: its parsed device events drop the link."""
-    return [(e.linked_correlation_id(), e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
+def _linked_device_work(prof) -> list[DeviceActivity]:
+    """A capture's device activities (no host range's shadow), from the profiler's raw records: its parsed
+    device events drop the link to the launching host op."""
+    return [DeviceActivity(e.linked_correlation_id(), e.duration_ns() / 1e3, e.name())
+            for e in prof.profiler.kineto_results.events()
             if e.device_type() == DeviceType.CUDA and not e.is_user_annotation()]
 
 
-def _device_work_by_range(host: list, named: list, prefix: str, work: list[tuple[int, float]]
+LABEL_CHARS = 100
+
+
+def kernel_label(name: str) -> str:
+    """A kernel's name without ``void`` and its parameter list: ``ns::kernel<8>`` for
+    ``void ns::kernel<8>(float const*, int)``; a template's arguments and ``(anonymous namespace)`` stay."""
+    name = name.removeprefix("void ")
+    depth = 0
+    for i, char in enumerate(name):
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "(" and depth == 0 and i and not name.startswith("(anonymous namespace)", i):
+            name = name[:i]
+            break
+    name = name.strip()
+    # torch's elementwise kernels spell out their lambdas: kept to a readable length (such kernels then share a name)
+    return name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
+
+
+def by_kernel(work: list[DeviceActivity], calls: int) -> list[tuple[str, float]]:
+    """Each kernel's device time a call, its launches summed, largest first (names as kernel_label gives them)."""
+    totals: dict[str, float] = {}
+    for activity in work:
+        label = kernel_label(activity.name)
+        totals[label] = totals.get(label, 0.0) + activity.us / calls
+    return sorted(totals.items(), key=lambda item: -item[1])
+
+
+def _device_work_by_range(host: list, named: list, prefix: str, work: list[DeviceActivity]
                           ) -> list[tuple[float, int]]:
     """Each named range's device work (µs, activities): every activity counted once, in the range holding the
     host op that launched it (the activity's linked correlation id). Not the profiler's per-op device time:
@@ -171,7 +210,7 @@ def _device_work_by_range(host: list, named: list, prefix: str, work: list[tuple
         if outermost is not None and id(outermost) in place:
             range_of[event.id] = place[id(outermost)]
     timed = [[0.0, 0] for _ in named]
-    for linked, us in work:
+    for linked, us, _ in work:
         if linked in range_of:
             timed[range_of[linked]][0] += us
             timed[range_of[linked]][1] += 1

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from mage.amdahl import Share
 from mage.report.findings import KERNEL_NOISE, Section
 from mage.report.format import us
-from mage.store import BlockOpShare, BlockResult
+from mage.store import BlockOpShare, BlockResult, read_kernel_times
 
 NOISE_SIGMAS = 2.0  # two standard errors of the ratio of two span means
 DIRECT = "direct"  # the kind of the best assignment called without torch.library (mage.context.measure)
@@ -308,6 +308,21 @@ def fusion_gain(results: list[BlockResult]) -> list[str]:
     return out
 
 
+def fused_kernels(results: list[BlockResult]) -> list[str]:
+    """Per block and precision, each fused implementation's kernels with their µs a block call, largest first: where
+    one fused implementation's time goes against another's, kernel by kernel (the capture is the same on every
+    path, so one row each)."""
+    out = []
+    for block, precision in blocks(results):
+        for r in results:
+            if ((r.block, r.precision, r.kind, r.path) != (block, precision, FUSED, "graph") or r.status != "pass"
+                    or not r.kernel_times):
+                continue
+            kernels = ", ".join(f"{name} {us(time)}" for name, time in read_kernel_times(r.kernel_times))
+            out.append(f"{block} ({precision}), {r.assignment}, {us(r.kernel_us)} µs of kernels a call: {kernels}.")
+    return out
+
+
 def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Section]:
     """One section per block and precision: a sentence per assignment and path other than eager."""
     out = []
@@ -324,6 +339,8 @@ def findings(results: list[BlockResult], shares: list[BlockOpShare]) -> list[Sec
                            "same implementations called directly)", cost))
     if gain := fusion_gain(results):
         out.append(Section("What fusion bought (each fused implementation against the best per-op assignment)", gain))
+    if kernels := fused_kernels(results):
+        out.append(Section("Where each fused implementation's kernel time goes (µs a block call)", kernels))
     return out
 
 
