@@ -23,7 +23,7 @@ from datetime import datetime
 from mage import experiments
 from mage.errors import MageError
 from mage.measure.method import CACHES, PATHS
-from mage.store import BLOCK_KINDS, BlockOpShare, BlockResult, Result
+from mage.store import BLOCK_KINDS, BlockOpShare, BlockResult, Result, read_kernel_times
 
 IDENTITY_FIELDS = ("family", "strategy", "baseline")  # an implementation's identity (store schema 9)
 MEASURED_CEILINGS = ("copy_gbps", "matmul_ieee_tflops", "matmul_tf32_tflops")  # mage.measure.ceilings.measure
@@ -191,6 +191,11 @@ def _context(entry: dict, where: str) -> None:
             at = f"{where}.{key}[{i}]"
             _object(record, at, set(types))
             _fields(record, at, types, choices)
+            if record.get("kernel_times") is not None:
+                try:
+                    read_kernel_times(record["kernel_times"])
+                except ValueError as error:
+                    raise DocumentError(f"{at}.kernel_times: {error}") from None
             name = (record["block"], record["precision"], record["assignment"], record[last])
             if name in seen:
                 raise DocumentError(f"{at} repeats {' '.join(name)}")

@@ -21,6 +21,7 @@ import array
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import socket
@@ -320,12 +321,20 @@ def kernel_times(kernels: list[tuple[str, float]]) -> str:
 
 
 def read_kernel_times(text: str | None) -> list[tuple[str, float]]:
-    """kernel_times read back: [(name, µs a call)] (a name may hold spaces; its time is the last word)."""
+    """kernel_times read back: [(name, µs a call)] (a name may hold spaces; its time is the last word). ValueError
+    names a part that is not a name and a finite, non-negative time (a run document's is checked on import)."""
+    if text is None:
+        return []
     out = []
-    for part in (text or "").split(" | "):
+    for part in text.split(" | "):
         name, _, us = part.rpartition(" ")
-        if name:
-            out.append((name, float(us)))
+        try:
+            time = float(us)
+        except ValueError:
+            time = math.nan
+        if not name or not math.isfinite(time) or time < 0:
+            raise ValueError(f"{part!r} is not a kernel's name and its µs a call")
+        out.append((name, time))
     return out
 
 
