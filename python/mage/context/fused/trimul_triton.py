@@ -30,49 +30,69 @@ import torch
 import triton
 import triton.language as tl
 
-from mage.backends.triton import pick_configs, rounded_div, triton_available, triton_tf32_available
+from mage.backends.triton import INTERPRETED, pick_configs, rounded_div, triton_available, triton_tf32_available
 from mage.context.fusion import fused
 from mage.ops.triangle import triton_relayout
 
 EPS = 1e-5  # the layernorm op's (mage.ops.layernorm.spec)
 DOT = {"tf32": "tf32", "ieee": "tf32x3", "bf16": "bf16"}  # the block's precision -> the dots' precision
 MIN_DOT = 16  # tl.dot's least extent in every dimension
-# Shared memory the dots' operand tiles may take: each normalized tile (rows × channels, float32, or bf16 at bf16)
-# is staged there for wgmma, twice over at tf32x3 (its high and low parts). Compiled for sm_90 the kernels take
-# this plus the weight tiles (up to 196 KiB of the 227 an SM has); past it they do not fit
-# (tests/test_context_fused.py).
-STAGED_BYTES = 160 * 1024
+# Shared memory one program may hold on sm_90 (an H100's or H200's 227 KiB): the dots' operand tiles are staged
+# there for wgmma, each normalized tile (rows × channels) and each step's weight tile (channels × output columns,
+# once per stage), float32, or bf16 at bf16, and twice over at tf32x3 (high and low parts). Compiled for sm_90,
+# the kernels take what this counts (tests/test_context_fused.py).
+SHARED_BYTES = 227 * 1024
+# The gates' sigmoid as two MUFU instructions: Triton's tl.sigmoid divides with div.full.f32 and exponentiates
+# with ex2.approx.f32, whose denormal and range fix-ups (FSETP, FSEL) compiled for sm_90 were near a tenth of the
+# projection's instructions. The interpreter runs no inline assembly: it takes tl.sigmoid.
+FAST_SIGMOID = tl.constexpr(not INTERPRETED)
+LOG2_E = tl.constexpr(1.4426950408889634)
 
 
 def _tile_configs():
-    def config(run, across, out, warps):
+    def config(run, across, out, warps, stages=1):
         return triton.Config({"BLOCK_RUN": run, "BLOCK_ACROSS": across, "BLOCK_OUT": out}, num_warps=warps,
-                             num_stages=1)
+                             num_stages=stages)
 
-    # 64–256 pairs a program (the dots' rows, C deep), 32–64 output channels a step. A tile's rows run along the
-    # index its widest access is contiguous in (a′ and b′ stored, t′ read, channel by channel): runs of 16 pairs
-    # make 32-byte pieces of each channel at bf16, runs of 64–256 whole 128-byte lines. Compiled for sm_90
-    # (ptxas), none spills at bf16 and only the 16-warp tile at tf32 (16 bytes); at tf32x3 (three dots a step) all
-    # but the 32-channel steps of 64 × 4 warps and 128 × 8 warps spill, which the autotuner's timing weighs.
-    # bf16's 128 × 32 at 8 warps takes 102 registers a thread, so two programs share an SM.
+    # 64–256 pairs a program (the dots' rows, C deep), 32–64 output channels a step (the projection's gate and
+    # value side by side: 64–128 columns a dot). A tile's rows run along the index its widest access is contiguous
+    # in (a′ and b′ stored, t′ read, channel by channel): runs of 16 pairs make 32-byte pieces of each channel at
+    # bf16, runs of 64–256 whole 128-byte lines. Two stages load the next step's weights (cp.async) while this
+    # step's dots run. Compiled for sm_90 (ptxas), none spills at bf16, where 128 × 32 at 8 warps takes 114
+    # registers a thread (two programs an SM); at tf32 the 4-warp 128-pair, 16 × 8 and 16-warp tiles spill
+    # (84–312 bytes), and at tf32x3 (three dots a step) all but the 32-channel steps of 64 × 4 warps and
+    # 128 × 8 warps: the autotuner's timing weighs that.
     full = [config(16, 8, 32, 4), config(16, 8, 64, 8), config(64, 2, 64, 8), config(64, 1, 32, 4),
             config(64, 1, 64, 4), config(128, 1, 32, 4), config(128, 1, 32, 8), config(128, 1, 64, 8),
-            config(256, 1, 32, 8), config(128, 1, 64, 16)]
+            config(256, 1, 32, 8), config(128, 1, 64, 16), config(64, 1, 32, 4, 2), config(128, 1, 32, 8, 2)]
     # The interpreter's cost is per program: few, large tiles.
     return pick_configs(full, [config(16, 16, 32, 4)])
 
 
-def _fits(operands: int):
-    """An ``early_config_prune`` keeping the configs whose ``operands`` normalized tiles fit STAGED_BYTES."""
+def staged_bytes(config, operands: int, columns: int, precision: str, channels: int) -> int:
+    """The shared memory a kernel's dots stage under ``config``: ``operands`` normalized tiles of its pairs and
+    ``columns`` weight tiles of BLOCK_OUT output columns a stage, BLOCK_CH (``channels``) deep."""
+    tiles = _pairs(config) * operands + columns * config.kwargs["BLOCK_OUT"] * config.num_stages
+    return tiles * channels * (2 if precision == "bf16" else 4) * (2 if precision == "tf32x3" else 1)
+
+
+def _fits(operands: int, columns: int):
+    """An ``early_config_prune`` keeping the configs whose staged tiles fit SHARED_BYTES (``operands`` normalized
+    tiles, ``columns`` weight tiles a step)."""
 
     def prune(configs, named_args, **kwargs):
         args = {**named_args, **kwargs}
-        split = 2 if args["PRECISION"] == "tf32x3" else 1
-        element = 2 if args["PRECISION"] == "bf16" else 4
-        kept = [c for c in configs if _pairs(c) * args["BLOCK_CH"] * element * operands * split <= STAGED_BYTES]
-        return kept or [min(configs, key=_pairs)]
+
+        def staged(config):
+            return staged_bytes(config, operands, columns, args["PRECISION"], args["BLOCK_CH"])
+
+        return [c for c in configs if staged(c) <= SHARED_BYTES] or [min(configs, key=staged)]
 
     return prune
+
+
+# Each kernel's (normalized tiles, weight tiles a step): the projection's gate and value side by side.
+PROJECT_TILES, OUTPUT_TILES = (1, 2), (2, 1)
 
 
 def _pairs(config) -> int:
@@ -111,6 +131,19 @@ def _layernorm_rows(x, w_ptr, b_ptr, offs_c, C, EPS, PRECISION: tl.constexpr):
 
 
 @triton.jit
+def _sigmoid(x):
+    """1 / (1 + 2^(−x·log₂e)) by ex2.approx.ftz and rcp.approx.ftz (each within 2 ulp, as tl.sigmoid's are):
+    x → −∞ gives 1/∞ = 0, x → ∞ gives 1, NaN stays NaN."""
+    if FAST_SIGMOID:
+        power = tl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=f,f", [x * -LOG2_E], dtype=tl.float32,
+                                          is_pure=True, pack=1)
+        return tl.inline_asm_elementwise("rcp.approx.ftz.f32 $0, $1;", "=f,f", [power + 1.0], dtype=tl.float32,
+                                         is_pure=True, pack=1)
+    else:
+        return tl.sigmoid(x)
+
+
+@triton.jit
 def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
     """x · Wᵀ + bias for output channels offs_n, in float32; W is C × C row-major (out, in), as torch's Linear
     holds it (bf16 at bf16, x then bf16 too)."""
@@ -124,8 +157,28 @@ def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
     return product + bias[None, :]
 
 
+@triton.jit
+def _gated(x, g_w, g_b, v_w, v_b, offs_k, start, C, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr):
+    """σ(x · Gᵀ + g_b) ⊙ (x · Vᵀ + v_b) for the BLOCK_OUT output channels from start, in float32, from one dot: G's and V's columns
+    interleaved (gate, value, gate, value, …) into one BLOCK_CH × 2·BLOCK_OUT operand, so x is read once for
+    both, and each thread's accumulator holds a gate beside its value (split in registers)."""
+    column = tl.arange(0, 2 * BLOCK_OUT)
+    out = start + column // 2
+    is_gate = (column % 2) == 0
+    row = out[None, :] * C + offs_k[:, None]
+    mask = (offs_k[:, None] < C) & (out[None, :] < C)
+    w = tl.load(tl.where(is_gate[None, :], g_w + row, v_w + row), mask=mask, other=0.0)
+    bias = tl.load(tl.where(is_gate, g_b + out, v_b + out), mask=out < C, other=0.0).to(tl.float32)
+    if PRECISION == "bf16":
+        product = tl.dot(x, w)
+    else:
+        product = tl.dot(x, w, input_precision=PRECISION)
+    gate, value = tl.split(tl.reshape(product + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
+    return _sigmoid(gate) * value
+
+
 @triton.autotune(configs=_tile_configs(), key=["N", "C", "P_FASTEST", "PRECISION"],
-                 prune_configs_by={"early_config_prune": _fits(1)})
+                 prune_configs_by={"early_config_prune": _fits(*PROJECT_TILES)})
 @triton.jit
 def _trimul_project_kernel(
     z_ptr,  # N × N × C, contiguous
@@ -133,7 +186,8 @@ def _trimul_project_kernel(
     ga_w, ga_b, pa_w, pa_b, gb_w, gb_b, pb_w, pb_b,  # gate and value of a and b: C × C (out, in) and C
     a_ptr,  # a′: pair (p, q)'s channel c at c·s_c + p·s_p + q·s_q (K-major, rows padded)
     b_ptr,  # b′, the same strides
-    N, C, s_c, s_p, s_q, EPS,
+    N, s_c, s_p, s_q, EPS,
+    C: tl.constexpr,  # the channels: a constant, so that every mask past them folds away when C is BLOCK_CH
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,  # C rounded up to a power of two (≥ 16): the whole channel row in registers
     P_FASTEST: tl.constexpr,  # a′ and b′ contiguous in p (incoming), not in q (outgoing)
@@ -153,15 +207,13 @@ def _trimul_project_kernel(
         where = offs_n[None, :].to(tl.int64) * s_c + at[:, None]
         mask = in_grid[:, None] & (offs_n[None, :] < C)
         # a stored before b is computed: two accumulators live at a time, not four.
-        a = tl.sigmoid(_linear(zn, ga_w, ga_b, offs_c, offs_n, C, PRECISION)) * _linear(
-            zn, pa_w, pa_b, offs_c, offs_n, C, PRECISION)
+        a = _gated(zn, ga_w, ga_b, pa_w, pa_b, offs_c, start, C, PRECISION, BLOCK_OUT)
         tl.store(a_ptr + where, a.to(a_ptr.dtype.element_ty), mask=mask)
-        b = tl.sigmoid(_linear(zn, gb_w, gb_b, offs_c, offs_n, C, PRECISION)) * _linear(
-            zn, pb_w, pb_b, offs_c, offs_n, C, PRECISION)
+        b = _gated(zn, gb_w, gb_b, pb_w, pb_b, offs_c, start, C, PRECISION, BLOCK_OUT)
         tl.store(b_ptr + where, b.to(b_ptr.dtype.element_ty), mask=mask)
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(2)})
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(*OUTPUT_TILES)})
 @triton.jit
 def _trimul_output_kernel(
     t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j (channel-first, rows padded)
@@ -169,7 +221,8 @@ def _trimul_output_kernel(
     in_w, in_b, mid_w, mid_b,  # the LayerNorms of z and of t, C each
     go_w, go_b, po_w, po_b,  # the output gate (on zₙ) and projection (on tₙ): C × C (out, in) and C
     out_ptr,  # N × N × C, contiguous
-    N, C, t_sc, t_si, EPS,
+    N, t_sc, t_si, EPS,
+    C: tl.constexpr,
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,
     BLOCK_RUN: tl.constexpr,
@@ -187,7 +240,7 @@ def _trimul_output_kernel(
     zn = _layernorm_rows(z, in_w, in_b, offs_c, C, EPS, PRECISION)
     for start in range(0, C, BLOCK_OUT):
         offs_n = start + tl.arange(0, BLOCK_OUT)
-        out = tl.sigmoid(_linear(zn, go_w, go_b, offs_c, offs_n, C, PRECISION)) * _linear(
+        out = _sigmoid(_linear(zn, go_w, go_b, offs_c, offs_n, C, PRECISION)) * _linear(
             tn, po_w, po_b, offs_c, offs_n, C, PRECISION)
         tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out.to(out_ptr.dtype.element_ty),
                  mask=in_grid[:, None] & (offs_n[None, :] < C))
@@ -228,12 +281,12 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.T
     _trimul_project_kernel[_grid(N)](
         z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
         block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
-        a_k, b_k, N, C, a_k.stride(0), s_p, s_q, EPS, PRECISION=dot, BLOCK_CH=channels, P_FASTEST=variant == "incoming")
+        a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS, C=C, PRECISION=dot, BLOCK_CH=channels, P_FASTEST=variant == "incoming")
     product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
     triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
     out = torch.empty_like(z)
     _trimul_output_kernel[_grid(N)](
         product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
-        block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, C, product.stride(1),
-        product.stride(2), EPS, PRECISION=dot, BLOCK_CH=channels)
+        block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, product.stride(1),
+        product.stride(2), EPS, C=C, PRECISION=dot, BLOCK_CH=channels)
     return out

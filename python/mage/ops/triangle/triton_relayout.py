@@ -129,14 +129,17 @@ def _triangle_relayout_kernel(
 # stages (sm_90 compiles: 128 × 128 at 4 stages 192 KiB, at 3 stages 160 KiB), so 128 × 256 fits it only at
 # BLOCK_K 16 (4 stages of 24 KiB, 224 KiB); the autotuner skips what does not fit (128 × 256 at BLOCK_K 32
 # is for the channel-last epilogue). tf32x3 runs three dots a step (Triton's own split), so 128 × 128 at
-# most. 16-bit: BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16). ieee:
-# FMA dots, whose operand fragments spill past 64 × 64 × 16 at 4 warps or 128 × 64 × 16 at 8. Compiled
-# for sm_90 (ptxas), none of these spills.
+# most. 16-bit: BLOCK_K 64 in the same shared memory, and 16 channels side by side (a 32-byte sector holds 16);
+# 128 × 128 also at 5 and 6 stages (196 and 229 KiB with the epilogue's buffers), as deep as cuBLAS's own bf16
+# kernel for this product (nvjet 128 × 128 × 64, 6 stages) keeps its loads in flight. ieee: FMA dots, whose
+# operand fragments spill past 64 × 64 × 16 at 4 warps or 128 × 64 × 16 at 8. Compiled for sm_90 (ptxas), none of
+# these spills.
 GEMM_SHAPES = {
     "tf32": [(128, 128, 32, 8, 4, 8), (128, 256, 32, 8, 3, 8), (128, 256, 16, 8, 4, 8), (128, 128, 32, 8, 3, 8),
              (128, 128, 32, 4, 4, 8), (128, 128, 32, 8, 4, 1)],
     "tf32x3": [(128, 128, 32, 8, 3, 8), (128, 64, 32, 4, 3, 8)],
-    "16-bit": [(128, 128, 64, 8, 4, 16), (128, 256, 64, 8, 3, 16), (128, 128, 64, 8, 4, 8)],
+    "16-bit": [(128, 128, 64, 8, 4, 16), (128, 256, 64, 8, 3, 16), (128, 128, 64, 8, 4, 8), (128, 128, 64, 8, 5, 16),
+               (128, 128, 64, 8, 6, 16)],
     "ieee": [(64, 64, 16, 4, 3, 8), (128, 64, 16, 8, 2, 8)],
 }
 
