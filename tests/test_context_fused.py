@@ -25,6 +25,7 @@ from sm90_compile import needs_ptxas, run_compiled  # noqa: E402
 
 QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
 MAGE_FUSED = "fused(triton.pairformer)"
+RESIDENT = "fused(triton.pairformer-resident)"
 PEER = "fused(cuequivariance)"
 SM90_SHARED_BYTES = 227 * 1024  # what one program may hold on an H100 or H200
 
@@ -56,6 +57,10 @@ def small_tiles(monkeypatch):
     for kernel in (trimul_triton._trimul_project_kernel, trimul_triton._trimul_output_kernel):
         monkeypatch.setattr(kernel, "configs", [tile])
         monkeypatch.setattr(kernel, "cache", {})
+    # The resident projection's programs (three under the interpreter) then take several tiles each.
+    monkeypatch.setattr(trimul_triton._trimul_project_resident_kernel, "configs",
+                        [triton.Config({"BLOCK_RUN": 8, "BLOCK_ACROSS": 4}, num_warps=4)])
+    monkeypatch.setattr(trimul_triton._trimul_project_resident_kernel, "cache", {})
     for kernel in triton_relayout.GEMM_KERNELS.values():
         config = triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "CHANNEL_GROUP": 4, "GROUP_M": 4},
                                num_warps=4, num_stages=1)
@@ -68,8 +73,8 @@ def small_tiles(monkeypatch):
 
 def test_the_trimul_block_has_mage_s_fused_update_and_cuequivariance_s_at_each_precision():
     labels = {(impl.label, impl.precision) for impl in fusion.implementations("trimul")}
-    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (MAGE_FUSED, "bf16"), (PEER, "tf32"), (PEER, "ieee"),
-                      (PEER, "bf16")}
+    assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (MAGE_FUSED, "bf16"), (RESIDENT, "bf16"),
+                      (PEER, "tf32"), (PEER, "ieee"), (PEER, "bf16")}
     assert fusion.implementations("mlp") == []
     assert all(not impl.sites for impl in fusion.implementations("trimul"))  # each replaces the whole block
 
@@ -146,12 +151,12 @@ def test_the_block_s_weights_map_onto_cuequivariance_s_arguments_exactly(variant
 # Mage's fused update under the interpreter
 
 
-def _contract(block, precision: str, dot: str) -> check.ContractResult:
+def _contract(block, precision: str, dot: str, resident: bool = False) -> check.ContractResult:
     """The block's contract (mage.check against its float64 reference, every distribution) for the fused update
-    with its dots at ``dot``."""
+    with its dots at ``dot`` (``resident``: its projection's weights held in shared memory)."""
     spec = BlockSpec(block)
-    fused = block_implementation(block.name, MAGE_FUSED, precision,
-                                 lambda z: trimul_triton.pairformer_update(block, z, block.variant, dot))
+    fused = block_implementation(block.name, RESIDENT if resident else MAGE_FUSED, precision,
+                                 lambda z: trimul_triton.pairformer_update(block, z, block.variant, dot, resident))
     eager = block_implementation(block.name, "eager", precision, block)
     return check.check(fused, eager, spec, spec.case(), "cpu", seed=29)
 
@@ -176,6 +181,23 @@ def test_the_fused_update_at_bf16_passes_the_block_s_contract_on_bf16_weights(va
     assert 1e-4 < result.rel_error < 2e-2  # bf16's rounding shows, within its ceiling
     with pytest.raises(ValueError, match="the fused update at bf16 takes one torch.bfloat16 pair representation"):
         trimul_triton.pairformer_update(block, torch.ones(1, n, n, c), variant, "bf16")
+
+
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])
+def test_the_resident_projection_passes_the_block_s_contract_at_bf16(variant, n, c, sized, small_tiles):
+    """Each program holds the weights and walks several tiles, ragged ones included: the same contract as the
+    per-tile projection, and it takes bf16 and at most 128 channels only."""
+    block = sized(variant, n, c).at_dtype(torch.bfloat16)
+    result = _contract(block, "bf16", "bf16", resident=True)
+    assert result.passed, result.reason
+    assert 1e-4 < result.rel_error < 2e-2
+    z = torch.ones(1, n, n, c, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="the resident projection takes bf16 and at most 128 channels, got tf32"):
+        trimul_triton.pairformer_update(block, z.float(), variant, "tf32", resident=True)
+    (resident,) = [impl for impl in fusion.implementations("trimul", "bf16") if impl.label == RESIDENT]
+    assert resident.takes(SimpleNamespace(c=128)) is None
+    assert "do not fit one program's shared memory: at most 128" in resident.takes(SimpleNamespace(c=129))
 
 
 def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(sized, small_tiles, monkeypatch):
@@ -226,6 +248,25 @@ for kernel, signature, own, tiles in (
             print(compiled.name, precision, products(compiled), compiled.metadata.shared, sigmoid, flush=True)
 '''
 
+RESIDENT_COMPILE = r'''
+import re
+from sm90_compile import compile_signature, products
+from mage.context.fused import trimul_triton as fused
+
+kernel = fused._trimul_project_resident_kernel
+signature = {name: "*bf16" for name in ("z_ptr", "norm_w", "norm_b", "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b",
+                                        "pb_w", "pb_b", "a_ptr", "b_ptr")}
+signature |= {"N": "i32", "s_c": "i32", "s_p": "i32", "s_q": "i32", "EPS": "fp32", "PROGRAMS": "i32"}
+for config in kernel.configs:
+    compiled = compile_signature(kernel, signature, {"C": 128, "BLOCK_CH": 128, "P_FASTEST": False}, config)
+    # The weights loaded once, before the loop over tiles: their shared-memory copies (128 × 128, gate and value
+    # side by side for half the output channels) made outside it.
+    ttgir = compiled.asm["ttgir"]
+    weights = len(re.findall(r"local_alloc %\S+ : \(tensor<128x128xbf16", ttgir[:ttgir.index("scf.for")]))
+    print(products(compiled), compiled.metadata.shared, weights, flush=True)
+'''
+
+
 # The projection kernel as each variant calls it: the unit stride of a′ and b′ (s_q outgoing, s_p incoming) is 1,
 # which Triton specializes on, as a launch with that value does.
 STORES = r'''
@@ -262,6 +303,18 @@ def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
         for precision in ("tf32", "tf32x3", "bf16")}
     assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES and sigmoid == "fast"
                for _, _, product, shared, sigmoid in lines), lines
+
+
+@needs_ptxas
+def test_the_resident_projection_holds_its_weights_in_shared_memory_across_its_tiles():
+    """Compiled for sm_90, every config of the resident projection copies its four weight operands to shared
+    memory once, before its loop over tiles, runs wgmma, and fits one program's shared memory."""
+    done = run_compiled("-c", RESIDENT_COMPILE)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert len(lines) >= 2  # the full config list (this process, interpreted, sees the interpreter's one)
+    assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES and int(allocs) == 4
+               for product, shared, allocs in lines), lines
 
 
 @needs_ptxas

@@ -30,7 +30,8 @@ import torch
 import triton
 import triton.language as tl
 
-from mage.backends.triton import INTERPRETED, pick_configs, rounded_div, triton_available, triton_tf32_available
+from mage.backends.triton import (INTERPRETED, num_sms, pick_configs, rounded_div, triton_available,
+                                  triton_tf32_available)
 from mage.context.fusion import fused
 from mage.ops.triangle import triton_relayout
 
@@ -47,6 +48,9 @@ SHARED_BYTES = 227 * 1024
 # projection's instructions. The interpreter runs no inline assembly: it takes tl.sigmoid.
 FAST_SIGMOID = tl.constexpr(not INTERPRETED)
 LOG2_E = tl.constexpr(1.4426950408889634)
+# The widest channel row whose four bf16 weights stay resident in one program's shared memory (4 · C² · 2 bytes:
+# 128 KiB at 128).
+RESIDENT_CHANNELS = 128
 
 
 def _tile_configs():
@@ -100,16 +104,15 @@ def _pairs(config) -> int:
 
 
 @triton.jit
-def _pair_tile(N, BLOCK_RUN: tl.constexpr, BLOCK_ACROSS: tl.constexpr, P_FASTEST: tl.constexpr = False):
-    """This program's pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range). Rows run BLOCK_RUN long
+def _pair_tile(tile, N, BLOCK_RUN: tl.constexpr, BLOCK_ACROSS: tl.constexpr, P_FASTEST: tl.constexpr = False):
+    """Tile ``tile``'s pairs (p, q) of an N × N grid, flattened to rows: (p, q, in range). Rows run BLOCK_RUN long
     along q, or along p with P_FASTEST, BLOCK_ACROSS runs a tile: a store or load whose address is contiguous in
     that index gets runs of it that Triton's compiler can see, so whole 16-byte vectors and sectors (compiled for
     sm_90, incoming's a′ and b′ took 64 two-byte stores a thread at bf16 while its rows ran along q)."""
     tiles_run = tl.cdiv(N, BLOCK_RUN)
-    pid = tl.program_id(0)
     rows = tl.arange(0, BLOCK_RUN * BLOCK_ACROSS)
-    along = (pid % tiles_run) * BLOCK_RUN + rows % BLOCK_RUN
-    across = (pid // tiles_run) * BLOCK_ACROSS + rows // BLOCK_RUN
+    along = (tile % tiles_run) * BLOCK_RUN + rows % BLOCK_RUN
+    across = (tile // tiles_run) * BLOCK_ACROSS + rows // BLOCK_RUN
     p, q = (along, across) if P_FASTEST else (across, along)
     return p, q, (p < N) & (q < N)
 
@@ -158,23 +161,56 @@ def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _gated(x, g_w, g_b, v_w, v_b, offs_k, start, C, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr):
-    """σ(x · Gᵀ + g_b) ⊙ (x · Vᵀ + v_b) for the BLOCK_OUT output channels from start, in float32, from one dot: G's and V's columns
-    interleaved (gate, value, gate, value, …) into one BLOCK_CH × 2·BLOCK_OUT operand, so x is read once for
-    both, and each thread's accumulator holds a gate beside its value (split in registers)."""
+def _gated_weights(g_w, v_w, offs_k, start, C, BLOCK_OUT: tl.constexpr):
+    """The weights of the BLOCK_OUT output channels from ``start`` of a gate G and a value V, their columns
+    interleaved (gate, value, gate, value, …): one BLOCK_CH × 2·BLOCK_OUT operand, so that one dot reads x once for
+    both, and each thread's accumulator holds a gate beside its value."""
     column = tl.arange(0, 2 * BLOCK_OUT)
     out = start + column // 2
-    is_gate = (column % 2) == 0
     row = out[None, :] * C + offs_k[:, None]
     mask = (offs_k[:, None] < C) & (out[None, :] < C)
-    w = tl.load(tl.where(is_gate[None, :], g_w + row, v_w + row), mask=mask, other=0.0)
-    bias = tl.load(tl.where(is_gate, g_b + out, v_b + out), mask=out < C, other=0.0).to(tl.float32)
+    return tl.load(tl.where((column % 2 == 0)[None, :], g_w + row, v_w + row), mask=mask, other=0.0)
+
+
+@triton.jit
+def _gated_bias(g_b, v_b, start, C, BLOCK_OUT: tl.constexpr):
+    """The biases of _gated_weights' columns, in float32."""
+    column = tl.arange(0, 2 * BLOCK_OUT)
+    out = start + column // 2
+    return tl.load(tl.where(column % 2 == 0, g_b + out, v_b + out), mask=out < C, other=0.0).to(tl.float32)
+
+
+@triton.jit
+def _gate(x, w, bias, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr):
+    """σ(x · Gᵀ + g_b) ⊙ (x · Vᵀ + v_b) in float32 from _gated_weights' interleaved operand: one dot, the gates and
+    values split in registers."""
     if PRECISION == "bf16":
         product = tl.dot(x, w)
     else:
         product = tl.dot(x, w, input_precision=PRECISION)
     gate, value = tl.split(tl.reshape(product + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
     return _sigmoid(gate) * value
+
+
+@triton.jit
+def _normalized_pairs(z_ptr, norm_w, norm_b, tile, N, EPS, C: tl.constexpr, PRECISION: tl.constexpr,
+                      BLOCK_CH: tl.constexpr, P_FASTEST: tl.constexpr, BLOCK_RUN: tl.constexpr,
+                      BLOCK_ACROSS: tl.constexpr):
+    """Tile ``tile``'s pairs of z, LayerNorm'd over their channels (the dots' operand), and the pairs (p, q)."""
+    p, q, in_grid = _pair_tile(tile, N, BLOCK_RUN, BLOCK_ACROSS, P_FASTEST)
+    offs_c = tl.arange(0, BLOCK_CH)
+    pair = (p * N + q).to(tl.int64)
+    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C),
+                other=0.0).to(tl.float32)
+    return _layernorm_rows(z, norm_w, norm_b, offs_c, C, EPS, PRECISION), p, q, in_grid
+
+
+@triton.jit
+def _store_channels(ptr, values, p, q, in_grid, start, s_c, s_p, s_q, C: tl.constexpr, BLOCK_OUT: tl.constexpr):
+    """values (pairs × BLOCK_OUT) into channels start … start + BLOCK_OUT − 1 of a′ or b′ at c·s_c + p·s_p + q·s_q."""
+    offs_n = start + tl.arange(0, BLOCK_OUT)
+    where = offs_n[None, :].to(tl.int64) * s_c + (p.to(tl.int64) * s_p + q.to(tl.int64) * s_q)[:, None]
+    tl.store(ptr + where, values.to(ptr.dtype.element_ty), mask=in_grid[:, None] & (offs_n[None, :] < C))
 
 
 @triton.autotune(configs=_tile_configs(), key=["N", "C", "P_FASTEST", "PRECISION"],
@@ -195,22 +231,65 @@ def _trimul_project_kernel(
     BLOCK_ACROSS: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    p, q, in_grid = _pair_tile(N, BLOCK_RUN, BLOCK_ACROSS, P_FASTEST)
+    zn, p, q, in_grid = _normalized_pairs(z_ptr, norm_w, norm_b, tl.program_id(0), N, EPS, C, PRECISION, BLOCK_CH,
+                                          P_FASTEST, BLOCK_RUN, BLOCK_ACROSS)
     offs_c = tl.arange(0, BLOCK_CH)
-    pair = (p * N + q).to(tl.int64)
-    z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & (offs_c[None, :] < C),
-                other=0.0).to(tl.float32)
-    zn = _layernorm_rows(z, norm_w, norm_b, offs_c, C, EPS, PRECISION)
-    at = p.to(tl.int64) * s_p + q.to(tl.int64) * s_q
     for start in range(0, C, BLOCK_OUT):
-        offs_n = start + tl.arange(0, BLOCK_OUT)
-        where = offs_n[None, :].to(tl.int64) * s_c + at[:, None]
-        mask = in_grid[:, None] & (offs_n[None, :] < C)
         # a stored before b is computed: two accumulators live at a time, not four.
-        a = _gated(zn, ga_w, ga_b, pa_w, pa_b, offs_c, start, C, PRECISION, BLOCK_OUT)
-        tl.store(a_ptr + where, a.to(a_ptr.dtype.element_ty), mask=mask)
-        b = _gated(zn, gb_w, gb_b, pb_w, pb_b, offs_c, start, C, PRECISION, BLOCK_OUT)
-        tl.store(b_ptr + where, b.to(b_ptr.dtype.element_ty), mask=mask)
+        a = _gate(zn, _gated_weights(ga_w, pa_w, offs_c, start, C, BLOCK_OUT),
+                  _gated_bias(ga_b, pa_b, start, C, BLOCK_OUT), PRECISION, BLOCK_OUT)
+        _store_channels(a_ptr, a, p, q, in_grid, start, s_c, s_p, s_q, C, BLOCK_OUT)
+        b = _gate(zn, _gated_weights(gb_w, pb_w, offs_c, start, C, BLOCK_OUT),
+                  _gated_bias(gb_b, pb_b, start, C, BLOCK_OUT), PRECISION, BLOCK_OUT)
+        _store_channels(b_ptr, b, p, q, in_grid, start, s_c, s_p, s_q, C, BLOCK_OUT)
+
+
+def _resident_configs():
+    def config(run, warps, stages):
+        return triton.Config({"BLOCK_RUN": run, "BLOCK_ACROSS": 1}, num_warps=warps, num_stages=stages)
+
+    # One program an SM: the four weights take 128 KiB of its shared memory at C 128. Tiles of 64 or 128 pairs
+    # (runs along the contiguous index, as _tile_configs' long runs), one or two warpgroups; two stages prefetch
+    # the next tile of z while this one's dots run.
+    full = [config(64, 4, 1), config(64, 4, 2), config(128, 8, 1), config(128, 8, 2), config(64, 8, 2)]
+    return pick_configs(full, [triton.Config({"BLOCK_RUN": 16, "BLOCK_ACROSS": 16}, num_warps=4, num_stages=1)])
+
+
+@triton.autotune(configs=_resident_configs(), key=["N", "C", "P_FASTEST"])
+@triton.jit
+def _trimul_project_resident_kernel(
+    z_ptr, norm_w, norm_b, ga_w, ga_b, pa_w, pa_b, gb_w, gb_b, pb_w, pb_b, a_ptr, b_ptr,  # as the projection's
+    N, s_c, s_p, s_q, EPS,
+    PROGRAMS,  # the grid: this program takes tiles program_id, program_id + PROGRAMS, …
+    C: tl.constexpr,
+    BLOCK_CH: tl.constexpr,  # at most RESIDENT_CHANNELS
+    P_FASTEST: tl.constexpr,
+    BLOCK_RUN: tl.constexpr,
+    BLOCK_ACROSS: tl.constexpr,
+):
+    """The projection at bf16 with its weights resident: each program loads the four C × C weights once, into
+    shared memory (as two halves of output channels each, gate and value side by side), then walks its tiles of
+    pairs. _trimul_project_kernel loads them again for every tile: 128 KiB from L2 for each 128 pairs, four times
+    what it reads of z."""
+    HALF: tl.constexpr = BLOCK_CH // 2
+    offs_c = tl.arange(0, BLOCK_CH)
+    wa0 = _gated_weights(ga_w, pa_w, offs_c, 0, C, HALF)
+    wa1 = _gated_weights(ga_w, pa_w, offs_c, HALF, C, HALF)
+    wb0 = _gated_weights(gb_w, pb_w, offs_c, 0, C, HALF)
+    wb1 = _gated_weights(gb_w, pb_w, offs_c, HALF, C, HALF)
+    tiles = tl.cdiv(N, BLOCK_RUN) * tl.cdiv(N, BLOCK_ACROSS)
+    for tile in range(tl.program_id(0), tiles, PROGRAMS):
+        zn, p, q, in_grid = _normalized_pairs(z_ptr, norm_w, norm_b, tile, N, EPS, C, "bf16", BLOCK_CH, P_FASTEST,
+                                              BLOCK_RUN, BLOCK_ACROSS)
+        # The biases are read again each tile (from L1): held, they took a hundred registers a thread.
+        a0 = _gate(zn, wa0, _gated_bias(ga_b, pa_b, 0, C, HALF), "bf16", HALF)
+        _store_channels(a_ptr, a0, p, q, in_grid, 0, s_c, s_p, s_q, C, HALF)
+        a1 = _gate(zn, wa1, _gated_bias(ga_b, pa_b, HALF, C, HALF), "bf16", HALF)
+        _store_channels(a_ptr, a1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
+        b0 = _gate(zn, wb0, _gated_bias(gb_b, pb_b, 0, C, HALF), "bf16", HALF)
+        _store_channels(b_ptr, b0, p, q, in_grid, 0, s_c, s_p, s_q, C, HALF)
+        b1 = _gate(zn, wb1, _gated_bias(gb_b, pb_b, HALF, C, HALF), "bf16", HALF)
+        _store_channels(b_ptr, b1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
 
 
 @triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(*OUTPUT_TILES)})
@@ -229,7 +308,7 @@ def _trimul_output_kernel(
     BLOCK_ACROSS: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    i, j, in_grid = _pair_tile(N, BLOCK_RUN, BLOCK_ACROSS)
+    i, j, in_grid = _pair_tile(tl.program_id(0), N, BLOCK_RUN, BLOCK_ACROSS)
     offs_c = tl.arange(0, BLOCK_CH)
     in_c = offs_c[None, :] < C
     t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
@@ -254,6 +333,12 @@ def _takes(block) -> str | None:
     return None if block.c <= 256 else f"a pair's {block.c} channels are held in registers: at most 256"
 
 
+def _takes_resident(block) -> str | None:
+    channels = max(MIN_DOT, triton.next_power_of_2(block.c))
+    return None if channels <= RESIDENT_CHANNELS else (
+        f"the four weights of {block.c} channels do not fit one program's shared memory: at most {RESIDENT_CHANNELS}")
+
+
 @fused("trimul", family="triton", strategy="pairformer", precisions=("tf32",),
        available=triton_relayout.hopper(triton_tf32_available), takes=_takes)
 @fused("trimul", family="triton", strategy="pairformer", precisions=("ieee", "bf16"),
@@ -263,9 +348,16 @@ def update(block, z, precision):
     return pairformer_update(block, z, block.variant, DOT[precision])
 
 
-def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.Tensor:
+@fused("trimul", family="triton", strategy="pairformer-resident", precisions=("bf16",),
+       available=triton_relayout.hopper(triton_available), takes=_takes_resident)
+def update_resident(block, z, precision):
+    """As ``triton.pairformer`` at bf16, its projection persistent with the weights resident in shared memory."""
+    return pairformer_update(block, z, block.variant, DOT[precision], resident=True)
+
+
+def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: bool = False) -> torch.Tensor:
     """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
-    block's weights then bf16)."""
+    block's weights then bf16); ``resident``: the projection's weights held in shared memory (bf16 only)."""
     batch, N, _, C = z.shape
     dtype = torch.bfloat16 if dot == "bf16" else torch.float32
     if batch != 1 or z.dtype != dtype:
@@ -278,10 +370,19 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str) -> torch.T
     # (p, q) is (i, k) outgoing, (k, i) incoming: a′[c, i, k] at c·C_stride + i·rows + k either way.
     s_p, s_q = (rows, 1) if variant == "outgoing" else (1, rows)
     channels = max(MIN_DOT, triton.next_power_of_2(C))
-    _trimul_project_kernel[_grid(N)](
-        z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
-        block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
-        a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS, C=C, PRECISION=dot, BLOCK_CH=channels, P_FASTEST=variant == "incoming")
+    project_args = (z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
+               block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
+               a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
+    if resident:
+        if dot != "bf16" or channels > RESIDENT_CHANNELS:
+            raise ValueError(f"the resident projection takes bf16 and at most {RESIDENT_CHANNELS} channels, got "
+                             f"{dot} and {C}")
+        programs = num_sms(z.device)
+        _trimul_project_resident_kernel[(programs,)](*project_args, programs, C=C, BLOCK_CH=channels,
+                                                     P_FASTEST=variant == "incoming")
+    else:
+        _trimul_project_kernel[_grid(N)](*project_args, C=C, PRECISION=dot, BLOCK_CH=channels,
+                                         P_FASTEST=variant == "incoming")
     product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
     triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
     out = torch.empty_like(z)
