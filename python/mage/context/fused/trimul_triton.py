@@ -5,10 +5,13 @@ The block (mage.context.trimul) per op takes 20-odd launches: a LayerNorm, six L
 triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm. Here:
 
 1. ``_trimul_project_kernel``: a tile of pairs (p, q) of z, all C channels in registers; the input LayerNorm
-   in the prologue, the four C × C projections (gate and value of a and of b) as dots on the normalized tile,
-   and σ(gate) ⊙ value in the epilogue, stored straight into the K-major copies a′[c, i, k], b′[c, j, k] the
+   in the prologue, the four C × C projections (gate and value of a and of b) as dots on the normalized tile
+   (each gate beside its value: one dot of twice the columns), and σ(gate) ⊙ value in the epilogue, stored
+   straight into the K-major copies a′[c, i, k], b′[c, j, k] the
    triangle GEMM reads by TMA: for outgoing the pair (p, q) is (i, k), for incoming (k, i), so the store's
-   strides absorb the variant and no copy of a or b is made.
+   strides absorb the variant and no copy of a or b is made. ``triton.pairformer-resident`` (bf16, C ≤ 128)
+   runs it persistent instead, one program an SM holding the four weights in shared memory across its tiles
+   (``_trimul_project_resident_kernel``).
 2. The triangle op's own batched TMA GEMM (mage.ops.triangle.triton_relayout, as ``triton.relayout3`` runs
    it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first.
 3. ``_trimul_output_kernel``: a tile of pairs (i, j) of t′ (channel-first: each channel's run of j is
@@ -207,7 +210,8 @@ def _normalized_pairs(z_ptr, norm_w, norm_b, tile, N, EPS, C: tl.constexpr, PREC
 
 @triton.jit
 def _store_channels(ptr, values, p, q, in_grid, start, s_c, s_p, s_q, C: tl.constexpr, BLOCK_OUT: tl.constexpr):
-    """values (pairs × BLOCK_OUT) into channels start … start + BLOCK_OUT − 1 of a′ or b′ at c·s_c + p·s_p + q·s_q."""
+    """values (pairs × BLOCK_OUT) into channels start … start + BLOCK_OUT − 1 of a′ or b′, at c·s_c + p·s_p +
+    q·s_q."""
     offs_n = start + tl.arange(0, BLOCK_OUT)
     where = offs_n[None, :].to(tl.int64) * s_c + (p.to(tl.int64) * s_p + q.to(tl.int64) * s_q)[:, None]
     tl.store(ptr + where, values.to(ptr.dtype.element_ty), mask=in_grid[:, None] & (offs_n[None, :] < C))
@@ -292,7 +296,8 @@ def _trimul_project_resident_kernel(
         _store_channels(b_ptr, b1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"], prune_configs_by={"early_config_prune": _fits(*OUTPUT_TILES)})
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"],
+                 prune_configs_by={"early_config_prune": _fits(*OUTPUT_TILES)})
 @triton.jit
 def _trimul_output_kernel(
     t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j (channel-first, rows padded)
@@ -335,8 +340,9 @@ def _takes(block) -> str | None:
 
 def _takes_resident(block) -> str | None:
     channels = max(MIN_DOT, triton.next_power_of_2(block.c))
-    return None if channels <= RESIDENT_CHANNELS else (
-        f"the four weights of {block.c} channels do not fit one program's shared memory: at most {RESIDENT_CHANNELS}")
+    if channels <= RESIDENT_CHANNELS:
+        return None
+    return f"the four weights of {block.c} channels do not fit one program's shared memory: at most {RESIDENT_CHANNELS}"
 
 
 @fused("trimul", family="triton", strategy="pairformer", precisions=("tf32",),
@@ -371,8 +377,8 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
     s_p, s_q = (rows, 1) if variant == "outgoing" else (1, rows)
     channels = max(MIN_DOT, triton.next_power_of_2(C))
     project_args = (z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
-               block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
-               a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
+                    block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
+                    a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
     if resident:
         if dot != "bf16" or channels > RESIDENT_CHANNELS:
             raise ValueError(f"the resident projection takes bf16 and at most {RESIDENT_CHANNELS} channels, got "
