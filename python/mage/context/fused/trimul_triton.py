@@ -150,17 +150,22 @@ def _sigmoid(x):
 
 
 @triton.jit
+def _dot(x, w, PRECISION: tl.constexpr):
+    """x · w accumulated in float32: at the dots' precision (tf32, tf32x3), or on bf16 operands at bf16."""
+    if PRECISION == "bf16":
+        return tl.dot(x, w)
+    else:
+        return tl.dot(x, w, input_precision=PRECISION)
+
+
+@triton.jit
 def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
     """x · Wᵀ + bias for output channels offs_n, in float32; W is C × C row-major (out, in), as torch's Linear
     holds it (bf16 at bf16, x then bf16 too)."""
     w = tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
                 other=0.0)  # BLOCK_CH (in) × BLOCK_OUT (out)
     bias = tl.load(b_ptr + offs_n, mask=offs_n < C, other=0.0).to(tl.float32)
-    if PRECISION == "bf16":
-        product = tl.dot(x, w)
-    else:
-        product = tl.dot(x, w, input_precision=PRECISION)
-    return product + bias[None, :]
+    return _dot(x, w, PRECISION) + bias[None, :]
 
 
 @triton.jit
@@ -187,11 +192,7 @@ def _gated_bias(g_b, v_b, start, C, BLOCK_OUT: tl.constexpr):
 def _gate(x, w, bias, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr):
     """σ(x · Gᵀ + g_b) ⊙ (x · Vᵀ + v_b) in float32 from _gated_weights' interleaved operand: one dot, the gates and
     values split in registers."""
-    if PRECISION == "bf16":
-        product = tl.dot(x, w)
-    else:
-        product = tl.dot(x, w, input_precision=PRECISION)
-    gate, value = tl.split(tl.reshape(product + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
+    gate, value = tl.split(tl.reshape(_dot(x, w, PRECISION) + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
     return _sigmoid(gate) * value
 
 
@@ -338,9 +339,13 @@ def _takes(block) -> str | None:
     return None if block.c <= 256 else f"a pair's {block.c} channels are held in registers: at most 256"
 
 
+def _channels(C: int) -> int:
+    """BLOCK_CH: C rounded up to a power of two, at least tl.dot's least extent."""
+    return max(MIN_DOT, triton.next_power_of_2(C))
+
+
 def _takes_resident(block) -> str | None:
-    channels = max(MIN_DOT, triton.next_power_of_2(block.c))
-    if channels <= RESIDENT_CHANNELS:
+    if _channels(block.c) <= RESIDENT_CHANNELS:
         return None
     return f"the four weights of {block.c} channels do not fit one program's shared memory: at most {RESIDENT_CHANNELS}"
 
@@ -375,7 +380,7 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
     b_k = torch.empty_like(a_k)
     # (p, q) is (i, k) outgoing, (k, i) incoming: a′[c, i, k] at c·C_stride + i·rows + k either way.
     s_p, s_q = (rows, 1) if variant == "outgoing" else (1, rows)
-    channels = max(MIN_DOT, triton.next_power_of_2(C))
+    channels = _channels(C)
     project_args = (z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
                     block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
                     a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
