@@ -342,11 +342,13 @@ def test_coop_in_feature_slices_takes_each_slice_of_x_in_its_own_copy_of_the_pie
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-def test_coop_takes_merges_kernels_for_an_x_too_tall_for_int_indices(monkeypatch):
-    """The coop kernels pass row indices as int; above COOP_MAX_ROWS rows of x the launcher takes merge's."""
+@pytest.mark.parametrize("beyond", ["x", "col"])
+def test_coop_takes_merges_kernels_beyond_int_offsets(monkeypatch, beyond):
+    """The coop kernels take x's element offsets and a row's edge numbers as int; with x's elements or the edges
+    above COOP_MAX_INDEX the launcher takes merge's kernels, merge's bits."""
     module = native_module()
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", SPEC.test_params[0], seed=2), 2, "cpu")
-    monkeypatch.setattr(module, "COOP_MAX_ROWS", x.shape[0] - 1)
+    monkeypatch.setattr(module, "COOP_MAX_INDEX", {"x": x, "col": col}[beyond].numel() - 1)
     host = EmuHost()
     out = native.LAUNCHERS[("neighbor_agg", "coop")](host, rowptr, col, x, variant="sum")
     assert host.launches[0][0] == "neighbor_agg_inflight_sum_i32_x4"

@@ -5,7 +5,7 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks (but __shfl_sync of integers within any lane mask), float4 and float2,
+// blocks, full-warp masks (but __shfl_sync of integers and __syncwarp within any lane mask), float4, int4 and float2,
 // erff/sqrtf/fmaf from <math.h>, __syncthreads_count, and an int atomicAdd (blocks
 // run one after another, so __threadfence and __ldcg order nothing here).
 #pragma once
@@ -29,6 +29,10 @@ struct alignas(16) float4 {
 };
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+
+struct alignas(16) int4 {
+    int x, y, z, w;
+};
 
 struct alignas(8) float2 {
     float x, y;
@@ -129,6 +133,8 @@ inline int __syncthreads_count(int predicate) {
 inline void __threadfence() {}
 
 inline float __ldcg(const float* p) { return *p; }
+template <typename T>
+inline T __ldg(const T* p) { return *p; }
 
 inline float __int_as_float(int bits) {
     float value;
@@ -149,6 +155,13 @@ inline float __shfl_xor_sync(unsigned, float value, int lane_mask, int width = 3
     const float result = b->exchange[warp * 32 + source];
     b->warps[warp]->arrive_and_wait();
     return result;
+}
+
+// A barrier of the lanes of mask (every one of which calls it), as __shfl_sync's.
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+    emu::Block* b = emu::block;
+    const unsigned t = threadIdx.x;
+    b->lanes(t / 32, mask).arrive_and_wait();
 }
 
 // An integer from lane src_lane of this lane's width-wide segment, among the lanes of mask (every one of which

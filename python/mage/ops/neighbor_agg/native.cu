@@ -54,15 +54,17 @@ struct Vec {
     float v[W];
 };
 
+// Through the read-only path (__ldg), which const __restrict__ implies only where the compiler can see where p came
+// from (not through opaque).
 template <int W>
 __device__ __forceinline__ Vec<W> load_features(const float* p) {
     Vec<W> r;
     if (W == 4) {
-        const float4 q = *reinterpret_cast<const float4*>(p);
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
         r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
     } else {
 #pragma unroll
-        for (int j = 0; j < W; ++j) r.v[j] = p[j];
+        for (int j = 0; j < W; ++j) r.v[j] = __ldg(p + j);
     }
     return r;
 }
@@ -140,42 +142,86 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
 // its row loads: two dependent round trips a round. On a graph whose x stays in L2 (R-MAT and the hub at
 // 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard stall: ncu of merge, F 128)
 // those round trips, not bandwidth, set the time. Here lane t loads the index of the group's (k·T + t)-th edge
-// (one coalesced load for T edges, as cuSPARSE's and GE-SpMM's row kernels cache a row's indices), the next T
-// indices are loaded while this T's rows are, and each round takes its UNROLL indices from the lanes holding
-// them (__shfl_sync within the group): a round's row loads wait for no index load. Every lane of the group
-// calls it with the same edges (T ≥ AGG_UNROLL, a power of two); lanes past F (valid false) load and pass
-// indices but no rows. Indices pass as int (one shuffle each, where int64 took two and spilled 48 bytes at the
-// 64-register bound): native.py takes these kernels only for an x of fewer than 2^31 rows.
+// (one coalesced load for T edges, as cuSPARSE's and GE-SpMM's row kernels cache a row's indices) and leaves it
+// in shared memory for the group, the next T indices are loaded while this T's rows are, and each round reads
+// its UNROLL indices there, four to an LDS.128 (all lanes one address: a broadcast): a round's row loads wait
+// for no index load. Every lane of the group calls it with the same edges (T ≥ AGG_UNROLL, a power of two).
+//
+// Instructions a gathered row: there x is issue-bound, not bandwidth-bound (cuSPARSE gathered R-MAT's rows in
+// 35 M warp instructions where this loop took 62 M), so a round keeps to an address and a load an edge besides
+// its W adds, and two LDS.128. The offsets are shared already multiplied by F (elements from x_lane, this lane's
+// first feature): one IMAD.WIDE makes an address, where a row index took a sign extension, a 64-bit multiply
+// and two LEAs, with x and F reloaded from constant memory under the 64-register bound, and a shuffle by index
+// a divergence check besides (205 instructions a round of 8 in NVRTC's sm_90 SASS, against 50 now). Full rounds
+// carry no predicate; the last round of a chunk adds its second half only when it has edges there. Lanes past F
+// point x_lane at a feature inside the row (their sums are never stored), so no load is predicated on them.
+// Offsets and edge numbers are int: native.py takes these kernels only for an x of fewer than 2^31 elements and
+// fewer than 2^31 − AGG_THREADS edges.
+// p, as a value the compiler cannot see into: x + f + offset then stays one IMAD.WIDE of the offset onto it, where
+// the compiler, seeing x + f, added f to each edge's offset in 64 bits (four instructions an edge).
+__device__ __forceinline__ const float* opaque(const float* p) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b64 %0, %0;" : "+l"(p));
+#endif
+    return p;
+}
+
+template <int W>
+__device__ __forceinline__ void add_round(float (&acc)[W], const Vec<W> (&rows)[AGG_UNROLL], int from, int to) {
+#pragma unroll
+    for (int u = from; u < to; ++u)
+#pragma unroll
+        for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
+}
+
+template <int W>
+__device__ __forceinline__ void load_round(Vec<W> (&rows)[AGG_UNROLL], const float* x_lane, const int* offsets, int valid) {
+    const int4 low = *reinterpret_cast<const int4*>(offsets), high = *reinterpret_cast<const int4*>(offsets + 4);
+    const int offset[AGG_UNROLL] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+#pragma unroll
+    for (int u = 0; u < AGG_UNROLL; ++u) {
+        if (u < valid) {
+            rows[u] = load_features<W>(x_lane + offset[u]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
+        }
+    }
+}
+
 template <typename I, int W>
-__device__ __forceinline__ void gather_shared(const I* __restrict__ col, const float* __restrict__ x, int F, int f, bool valid,
-                                              int T, int t, long long first, long long end, long long stride,
-                                              float (&acc)[W]) {
+__device__ __forceinline__ void gather_shared(const I* __restrict__ col, const float* __restrict__ x_lane, int F, int T,
+                                              int t, long long first, long long end, int stride, float (&acc)[W]) {
     const unsigned group = T == 32 ? 0xffffffffu : ((1u << T) - 1) << ((threadIdx.x & 31) & ~(T - 1));
-    long long mine_edge = first + t * stride;
-    int next = mine_edge < end ? (int)col[mine_edge] : -1;
-    for (long long base = first; base < end; base += T * stride) {
-        const int mine = next;
-        mine_edge += T * stride;
-        next = mine_edge < end ? (int)col[mine_edge] : -1;
-        for (int k = 0; k < T && base + k * stride < end; k += AGG_UNROLL) {
-            int src[AGG_UNROLL];
-#pragma unroll
-            for (int u = 0; u < AGG_UNROLL; ++u) src[u] = __shfl_sync(group, mine, k + u, T);
-            Vec<W> rows[AGG_UNROLL];
-#pragma unroll
-            for (int u = 0; u < AGG_UNROLL; ++u) {
-                if (valid && src[u] >= 0) {
-                    rows[u] = load_features<W>(x + (long long)src[u] * F + f);
-                } else {
-#pragma unroll
-                    for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
-                }
-            }
+    __shared__ __align__(16) int offsets[AGG_THREADS];  // each group's T offsets, one a lane, in its own lanes' slots
+    int* group_offsets = offsets + (threadIdx.x & ~(T - 1));
+    const I* edges = col + first;
+    const int span = (int)(end - first);
+    // the group's edges: edges[j · stride], j < count (stride 1, a group's own row, without a division)
+    const int count = stride == 1 ? span : (span + stride - 1) / stride;
+    int lane_edge = t;
+    int next = lane_edge < count ? (int)edges[lane_edge * stride] * F : 0;
+    for (int chunk = 0; chunk < count; chunk += T) {
+        __syncwarp(group);  // the group has read the last chunk's offsets
+        group_offsets[t] = next;
+        __syncwarp(group);
+        lane_edge += T;
+        next = lane_edge < count ? (int)edges[lane_edge * stride] * F : 0;
+        const int in_chunk = count - chunk < T ? count - chunk : T;
+        Vec<W> rows[AGG_UNROLL];
+        int k = 0;
+#pragma unroll 1
+        for (; k + AGG_UNROLL <= in_chunk; k += AGG_UNROLL) {
+            load_round<W>(rows, x_lane, group_offsets + k, AGG_UNROLL);
             asm volatile("" ::: "memory");
-#pragma unroll
-            for (int u = 0; u < AGG_UNROLL; ++u)
-#pragma unroll
-                for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
+            add_round<W>(acc, rows, 0, AGG_UNROLL);
+        }
+        const int rest = in_chunk - k;
+        if (rest > 0) {
+            load_round<W>(rows, x_lane, group_offsets + k, rest);
+            asm volatile("" ::: "memory");
+            add_round<W>(acc, rows, 0, AGG_UNROLL / 2);
+            if (rest > AGG_UNROLL / 2) add_round<W>(acc, rows, AGG_UNROLL / 2, AGG_UNROLL);
         }
     }
 }
@@ -191,7 +237,7 @@ __device__ __forceinline__ void group_row(const I* __restrict__ col, const float
         float acc[W];
         zero<W>(acc);
         if (COOP) {
-            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first, end, 1, acc);
+            gather_shared<I, W>(col, opaque(x + (f < f_hi ? f : f_lo)), F, T, t, first, end, 1, acc);
         } else {
             gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
         }
@@ -232,7 +278,7 @@ __device__ __forceinline__ void block_row(const I* __restrict__ col, const float
         float acc[W];
         zero<W>(acc);
         if (COOP) {
-            gather_shared<I, W>(col, x, F, f, f < f_hi, T, t, first + slot, end, groups, acc);
+            gather_shared<I, W>(col, opaque(x + (f < f_hi ? f : f_lo)), F, T, t, first + slot, end, groups, acc);
         } else if (f < f_hi) {
             gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
         }

@@ -74,7 +74,9 @@ SPLIT_ROW, SPLIT_PIECE = 128, 1024
 # 32 at F 32) at the price of two barriers.
 MERGE_PIECE, MERGE_LONG_ROW = 1024, 32
 COOP_MIN_GROUP = 8  # native.cu's AGG_UNROLL: the coop kernels' groups hold at least a round's indices
-COOP_MAX_ROWS = (1 << 31) - 1  # the coop kernels pass x's row indices as int
+# The coop kernels take x's element offsets and a row's edge numbers as int (a group's index stride, up to
+# THREADS / COOP_MIN_GROUP, past the last edge included).
+COOP_MAX_INDEX = (1 << 31) - 1 - THREADS
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
 # native.cu's kernel sets: the default's, the inflight ones (a round's row loads before its adds) and the coop
@@ -178,8 +180,8 @@ def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["
         return out
     vector = features % 4 == 0 and aligned(x, out)
     kernel_set = schedule.kernel_set
-    if kernel_set == "coop_" and x.shape[0] > COOP_MAX_ROWS:
-        kernel_set = "inflight_"  # the coop kernels pass indices as int: merge's kernels, the same schedule
+    if kernel_set == "coop_" and max(x.numel(), col.numel()) > COOP_MAX_INDEX:
+        kernel_set = "inflight_"  # beyond int offsets: merge's kernels, the same schedule
     # Features a block takes: a slice (a multiple of 4, so float4s stay whole) with the coop kernels, else all.
     width = min(features, schedule.feature_slice or features) if kernel_set == "coop_" else features
     per_row = min(32, 1 << (cdiv(width, 4 if vector else 1) - 1).bit_length())
