@@ -7,6 +7,7 @@ the mean kernels' sm_90 SASS without a reciprocal subroutine."""
 from __future__ import annotations
 
 import functools
+import re
 import sqlite3
 import subprocess
 import sys
@@ -27,6 +28,9 @@ from mage.spec import Case
 from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
 from native_emu import EmuHost, compiler
 from tiers import slow_for_studies
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import sass_loads_before_add  # noqa: E402
 
 SPEC = registry.get_op("neighbor_agg")
 
@@ -282,15 +286,17 @@ def test_the_mean_is_the_sum_times_one_reciprocal_of_the_degree(strategy):
 COOP_GRAPHS = (  # F 36: groups of 16 lanes; F 7 (scalar): 8; a hub of 2,000 edges cut into pieces of 1,024 items
     {"graph": "hub", "nodes": 1024, "edges": 20000, "share": 0.1, "features": 36, "index": "int64"},
     {"graph": "rmat", "nodes": 512, "scale": 9, "edge_factor": 8, "features": 7, "index": "int32"},
+    {"graph": "hub", "nodes": 1024, "edges": 20000, "share": 0.1, "features": 12, "index": "int32"},  # groups of 4
 )
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
 @pytest.mark.parametrize("params", COOP_GRAPHS, ids=lambda p: f"{p['graph']}-F{p['features']}-{p['index']}")
-def test_coop_adds_what_merge_adds_in_merges_order_with_the_indices_passed_by_shuffle(params):
-    """The coop kernels change who loads an index, never which rows are added in which order: merge's bits,
-    for sum and mean, on a hub (cut rows, long rows by the block) and R-MAT, int64 and int32; one launch of
-    merge's pieces, counters left zero."""
+def test_coop_adds_what_merge_adds_in_merges_order_from_the_staged_piece(params):
+    """The coop kernels change where a piece's rows and edges are read from (the block's copy in shared memory),
+    never which rows are added in which order: merge's bits, for sum and mean, on a hub (cut rows, long rows by
+    the block) and R-MAT, int64 and int32, groups of 16, 8 and 4 lanes; one launch of merge's pieces, counters
+    left zero."""
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=6), 6, "cpu", "heavy")
     host = EmuHost()
     for variant in ("sum", "mean"):
@@ -305,19 +311,40 @@ def test_coop_adds_what_merge_adds_in_merges_order_with_the_indices_passed_by_sh
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-def test_coop_widens_groups_below_a_rounds_indices_and_keeps_the_contract():
-    """F 12 needs 4 float4 lanes a row; coop's groups hold a round's 8 indices, so it takes 8 lanes (the idle
-    ones load and pass indices only): correct, the same bits twice, and coop64's longer group rows too."""
-    params = {"graph": "hub", "nodes": 1024, "edges": 20000, "share": 0.1, "features": 12, "index": "int32"}
-    rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=7), 7, "cpu", "heavy")
-    for strategy in ("coop", "coop64"):
-        host = EmuHost()
-        fn = functools.partial(native.LAUNCHERS[("neighbor_agg", strategy)], host, variant="sum")
-        out = fn(rowptr, col, x)
-        assert torch.equal(out, fn(rowptr, col, x))
-        ref = SPEC.reference((rowptr, col, x.double()), "sum")
-        assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
-        assert host.launches[0][0] == "neighbor_agg_coop_sum_i32_x4"
+@pytest.mark.parametrize("index", [torch.int32, torch.int64])
+def test_coop_stages_pieces_without_edges_and_rows_cut_at_either_end(index):
+    """Pieces of nothing but empty rows (more of them than a piece has items), a hub cut over many pieces that
+    starts and ends inside one, rows of 40 and 300 edges (the whole block's) beside rows of one, a row ending on
+    a piece's boundary: merge's bits and the contract, for coop and coop64, empty rows zero."""
+    degrees = torch.tensor([0] * 2500 + [3, 300, 0, 40, 1, 5_000, 2] + [0] * 1200 + [1] * 700 + [40])
+    rowptr = torch.cat([torch.zeros(1, dtype=torch.int64), degrees.cumsum(0)]).to(index)
+    gen = torch.Generator().manual_seed(12)
+    col = torch.randint(0, 900, (int(rowptr[-1]),), generator=gen).to(index)
+    x = torch.distributions.StudentT(2.0).sample((900, 36))
+    pieces = native_module().MERGE_PIECE
+    assert ((torch.arange(len(degrees)) + rowptr[1:]) % pieces == pieces - 1).any()  # a row's end item closes a piece
+    for variant in ("sum", "mean"):
+        merge = native.LAUNCHERS[("neighbor_agg", "merge")](EmuHost(), rowptr, col, x, variant=variant)
+        ref = SPEC.reference((rowptr, col, x.double()), variant)
+        for strategy in ("coop", "coop64"):
+            out = native.LAUNCHERS[("neighbor_agg", strategy)](EmuHost(), rowptr, col, x, variant=variant)
+            assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-5
+            assert torch.equal(out[degrees == 0], torch.zeros(int((degrees == 0).sum()), 36))
+        assert torch.equal(native.LAUNCHERS[("neighbor_agg", "coop")](EmuHost(), rowptr, col, x, variant=variant), merge)
+    assert counters.all_zero()
+
+
+def test_coop_pieces_fit_the_kernels_staging_and_coop_schedules_take_every_row_in_pieces():
+    """native.py's COOP_ITEMS is native.cu's (the shared-memory copy of a piece), every coop schedule's pieces fit
+    it, and a coop schedule with row tiles or rows left to them is refused where it is written."""
+    module = native_module()
+    source = (Path(module.__file__).parent / "native.cu").read_text()
+    assert f"#define COOP_ITEMS {module.COOP_ITEMS}\n" in source
+    coop = [s for s in module.SCHEDULES.values() if s.kernel_set == "coop_"]
+    assert coop and all(s.piece <= module.COOP_ITEMS for s in coop)
+    for wrong in ({"tiles": True}, {"tiles": False, "split_row": 8}):
+        with pytest.raises(ValueError, match="coop kernels take every row in pieces"):
+            module.Schedule(kernel_set="coop_", **wrong)
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
@@ -342,13 +369,17 @@ def test_coop_in_feature_slices_takes_each_slice_of_x_in_its_own_copy_of_the_pie
 
 
 @pytest.mark.skipif(compiler() is None, reason="the CPU emulation needs g++ or clang++")
-@pytest.mark.parametrize("beyond", ["x", "col"])
-def test_coop_takes_merges_kernels_beyond_int_offsets(monkeypatch, beyond):
-    """The coop kernels take x's element offsets and a row's edge numbers as int; with x's elements or the edges
-    above COOP_MAX_INDEX the launcher takes merge's kernels, merge's bits."""
+@pytest.mark.parametrize("beyond", ["x", "col", "piece"])
+def test_coop_takes_merges_kernels_beyond_int_offsets_or_its_staging(monkeypatch, beyond):
+    """The coop kernels take x's element offsets and edge numbers as int and stage pieces of at most COOP_ITEMS
+    items; with x's elements or the edges above COOP_MAX_INDEX, or pieces above COOP_ITEMS, the launcher takes
+    merge's kernels, merge's bits."""
     module = native_module()
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", SPEC.test_params[0], seed=2), 2, "cpu")
-    monkeypatch.setattr(module, "COOP_MAX_INDEX", {"x": x, "col": col}[beyond].numel() - 1)
+    if beyond == "piece":
+        monkeypatch.setattr(module, "COOP_ITEMS", module.MERGE_PIECE - 1)
+    else:
+        monkeypatch.setattr(module, "COOP_MAX_INDEX", {"x": x, "col": col}[beyond].numel() - 1)
     host = EmuHost()
     out = native.LAUNCHERS[("neighbor_agg", "coop")](host, rowptr, col, x, variant="sum")
     assert host.launches[0][0] == "neighbor_agg_inflight_sum_i32_x4"
@@ -373,6 +404,26 @@ def test_the_mean_kernels_call_no_reciprocal_subroutine(tmp_path):
 
     for mean in (k.name for k in native_module().KERNELS.values() if "_mean_" in k.name):
         assert calls(mean) == calls(mean.replace("_mean_", "_sum_")), mean
+
+
+def test_the_coop_kernels_gather_a_round_in_few_instructions_without_local_memory(tmp_path):
+    """The coop kernels' point, in their sm_90 SASS: every innermost loop that gathers a round of 8 float4 rows is
+    at most 80 instructions (an LDS, an IMAD.WIDE and an LDG an edge, 32 FADDs; merge's take over 200), and no
+    coop kernel spills to local memory."""
+    if preload_nvrtc() is None or not sass_loads_before_add.CUOBJDUMP.exists():
+        pytest.skip("needs libnvrtc and Triton's cuobjdump")
+    cubin = tmp_path / "neighbor_agg.cubin"
+    cubin.write_bytes(native.cubin("neighbor_agg", 90))
+    usage = subprocess.run([str(sass_loads_before_add.CUOBJDUMP), "-res-usage", str(cubin)], capture_output=True,
+                           text=True, check=True).stdout
+    coop = sorted(k.name for k in native_module().KERNELS.values() if "_coop_" in k.name)
+    for kernel in coop:
+        assert re.search(rf"Function {kernel}:\s+REG:\d+ STACK:0 ", usage), kernel
+        if kernel.endswith("_x4"):
+            loops = sass_loads_before_add.innermost_vector_loops(cubin, kernel)
+            assert loops and all(length <= 80 for _, length, loads, _ in loops if loads == 8), (kernel, loops)
+    merge = sass_loads_before_add.innermost_vector_loops(cubin, "neighbor_agg_inflight_sum_i32_x4")
+    assert min(length for _, length, _, _ in merge) > 200  # the bound above is not one every gather meets
 
 
 def native_module():

@@ -97,7 +97,7 @@ COOP_CASES = [c for c in SPEC.cases() if c.suite == "schedule" and (
 
 @pytest.mark.parametrize("case", COOP_CASES, ids=lambda c: c.name)
 def test_coop_gives_merges_bits_and_the_same_bits_call_after_call(case):
-    """Compiled, the coop kernels (indices passed by shuffle within a group) add what merge adds in merge's
+    """Compiled, the coop kernels (each piece staged in shared memory) add what merge adds in merge's
     order: its bits, for sum and mean, int32 and int64, and the same bits on every call."""
     inputs = SPEC.make_inputs(case, 5, "cuda", "heavy")
     by_name = {impl.name: impl.fn for impl in DETERMINISTIC}

@@ -5,19 +5,16 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks (but __shfl_sync of integers and __syncwarp within any lane mask), float4, int4 and float2,
-// erff/sqrtf/fmaf from <math.h>, __syncthreads_count, and an int atomicAdd (blocks
-// run one after another, so __threadfence and __ldcg order nothing here).
+// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>,
+// __syncthreads_count, and an int atomicAdd (blocks run one after another, so __threadfence,
+// __ldcg and __ldg order nothing here).
 #pragma once
 
 #include <barrier>
 #include <functional>
-#include <map>
 #include <math.h>
 #include <memory>
-#include <mutex>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 struct dim3 {
@@ -30,10 +27,6 @@ struct alignas(16) float4 {
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 
-struct alignas(16) int4 {
-    int x, y, z, w;
-};
-
 struct alignas(8) float2 {
     float x, y;
 };
@@ -41,7 +34,7 @@ struct alignas(8) float2 {
 namespace emu {
 
 struct Block {
-    explicit Block(unsigned threads) : barrier(threads), exchange(threads), exchange_int(threads) {
+    explicit Block(unsigned threads) : barrier(threads), exchange(threads) {
         for (unsigned w = 0; w * 32 < threads; ++w) {
             const unsigned lanes = threads - w * 32 < 32 ? threads - w * 32 : 32;
             warps.emplace_back(std::make_unique<std::barrier<>>(lanes));
@@ -51,16 +44,6 @@ struct Block {
     std::vector<std::unique_ptr<std::barrier<>>> warps;
     std::vector<float> exchange;
     int counts[3] = {0, 0, 0};  // __syncthreads_count's, by turns
-    std::vector<long long> exchange_int;  // __shfl_sync's
-    // One barrier per (warp, lane mask) that __shfl_sync names: groups of a warp shuffle on their own.
-    std::barrier<>& lanes(unsigned warp, unsigned mask) {
-        std::lock_guard<std::mutex> hold(lanes_lock);
-        auto& found = lane_barriers[{warp, mask}];
-        if (!found) found = std::make_unique<std::barrier<>>(__builtin_popcount(mask));
-        return *found;
-    }
-    std::mutex lanes_lock;
-    std::map<std::pair<unsigned, unsigned>, std::unique_ptr<std::barrier<>>> lane_barriers;
 };
 
 inline thread_local dim3 thread_idx;
@@ -157,25 +140,3 @@ inline float __shfl_xor_sync(unsigned, float value, int lane_mask, int width = 3
     return result;
 }
 
-// A barrier of the lanes of mask (every one of which calls it), as __shfl_sync's.
-inline void __syncwarp(unsigned mask = 0xffffffffu) {
-    emu::Block* b = emu::block;
-    const unsigned t = threadIdx.x;
-    b->lanes(t / 32, mask).arrive_and_wait();
-}
-
-// An integer from lane src_lane of this lane's width-wide segment, among the lanes of mask (every one of which
-// calls it): a barrier of those lanes alone, so groups of one warp that loop differently do not wait for each other.
-template <class V>
-inline V __shfl_sync(unsigned mask, V value, int src_lane, int width = 32) {
-    static_assert(std::is_integral_v<V>, "the emulation shuffles integers here; floats go through __shfl_xor_sync");
-    emu::Block* b = emu::block;
-    const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;
-    std::barrier<>& lanes = b->lanes(warp, mask);
-    b->exchange_int[t] = (long long)value;
-    lanes.arrive_and_wait();
-    const unsigned source = (lane & ~unsigned(width - 1)) | (unsigned(src_lane) & unsigned(width - 1));
-    const V result = (V)b->exchange_int[warp * 32 + source];
-    lanes.arrive_and_wait();
-    return result;
-}

@@ -137,26 +137,26 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
     }
 }
 
-// COOP (the neighbor_agg_coop_* kernels): the same sum in the same order, with the indices shared. gather has
-// every lane of a group load each of a round's UNROLL indices, the same addresses, and then wait for them before
-// its row loads: two dependent round trips a round. On a graph whose x stays in L2 (R-MAT and the hub at
-// 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard stall: ncu of merge, F 128)
-// those round trips, not bandwidth, set the time. Here lane t loads the index of the group's (k·T + t)-th edge
-// (one coalesced load for T edges, as cuSPARSE's and GE-SpMM's row kernels cache a row's indices) and leaves it
-// in shared memory for the group, the next T indices are loaded while this T's rows are, and each round reads
-// its UNROLL indices there, four to an LDS.128 (all lanes one address: a broadcast): a round's row loads wait
-// for no index load. Every lane of the group calls it with the same edges (T ≥ AGG_UNROLL, a power of two).
+// COOP (the neighbor_agg_coop_* kernels): the same sums in the same order as merge's, from a piece staged in shared
+// memory. gather has every lane of a group load each of a round's UNROLL indices, the same addresses, after the
+// row's rowptr entries: a short row is three dependent round trips (rowptr, col, x). On a graph whose x stays in
+// L2 (R-MAT and the hub at 64 K nodes: L2 hit rate 91.6 %, DRAM at 8 % of peak, 3.7 cycles of long-scoreboard
+// stall: ncu of merge, F 128) those round trips, and the instructions around them, set the time. Here the block
+// copies its piece's slice of rowptr and of col into shared memory once, coalesced (as merge-based CsrMV stages
+// its tile's row ends and column indices), and every row then waits only for its rows of x.
 //
-// Instructions a gathered row: there x is issue-bound, not bandwidth-bound (cuSPARSE gathered R-MAT's rows in
-// 35 M warp instructions where this loop took 62 M), so a round keeps to an address and a load an edge besides
-// its W adds, and two LDS.128. The offsets are shared already multiplied by F (elements from x_lane, this lane's
-// first feature): one IMAD.WIDE makes an address, where a row index took a sign extension, a 64-bit multiply
-// and two LEAs, with x and F reloaded from constant memory under the 64-register bound, and a shuffle by index
-// a divergence check besides (205 instructions a round of 8 in NVRTC's sm_90 SASS, against 50 now). Full rounds
-// carry no predicate; the last round of a chunk adds its second half only when it has edges there. Lanes past F
-// point x_lane at a feature inside the row (their sums are never stored), so no load is predicated on them.
-// Offsets and edge numbers are int: native.py takes these kernels only for an x of fewer than 2^31 elements and
-// fewer than 2^31 − AGG_THREADS edges.
+// Instructions a gathered row: there the kernel is issue-bound, not bandwidth-bound (cuSPARSE gathered R-MAT's rows
+// in 35 M warp instructions where coop, loading and shuffling each group's indices, took 62 M), so a round keeps
+// to an LDS, an address and a load an edge besides its W adds. col's values are staged already multiplied by F
+// (element offsets from x_lane, this lane's first feature): one IMAD.WIDE makes an address, where a row index
+// took a sign extension, a 64-bit multiply and two LEAs, with x and F reloaded from constant memory under the
+// 64-register bound (205 instructions a round of 8 in NVRTC's sm_90 SASS with shuffled indices). Full rounds
+// carry no predicate; the last round adds its second half only when it has edges there. Lanes past F point
+// x_lane at a feature inside the row (their sums are never stored), so no load is predicated on them. Offsets
+// are int: native.py takes these kernels only for an x of fewer than 2^31 elements, fewer than 2^31 edges, and
+// pieces of at most COOP_ITEMS items.
+#define COOP_ITEMS 1024
+
 // p, as a value the compiler cannot see into: x + f + offset then stays one IMAD.WIDE of the offset onto it, where
 // the compiler, seeing x + f, added f to each edge's offset in 64 bits (four instructions an edge).
 __device__ __forceinline__ const float* opaque(const float* p) {
@@ -164,6 +164,21 @@ __device__ __forceinline__ const float* opaque(const float* p) {
     asm("mov.b64 %0, %0;" : "+l"(p));
 #endif
     return p;
+}
+
+// rows[u] = x_lane's features at offsets[u · stride] for u < valid, zeros above.
+template <int W>
+__device__ __forceinline__ void load_round(Vec<W> (&rows)[AGG_UNROLL], const float* x_lane, const int* offsets, int stride,
+                                           int valid) {
+#pragma unroll
+    for (int u = 0; u < AGG_UNROLL; ++u) {
+        if (u < valid) {
+            rows[u] = load_features<W>(x_lane + offsets[u * stride]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
+        }
+    }
 }
 
 template <int W>
@@ -174,74 +189,56 @@ __device__ __forceinline__ void add_round(float (&acc)[W], const Vec<W> (&rows)[
         for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
 }
 
+// acc += Σ x_lane[offsets[e]] for e = first, first + stride, … < end, in that order (offsets: the staged piece).
 template <int W>
-__device__ __forceinline__ void load_round(Vec<W> (&rows)[AGG_UNROLL], const float* x_lane, const int* offsets, int valid) {
-    const int4 low = *reinterpret_cast<const int4*>(offsets), high = *reinterpret_cast<const int4*>(offsets + 4);
-    const int offset[AGG_UNROLL] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
-#pragma unroll
-    for (int u = 0; u < AGG_UNROLL; ++u) {
-        if (u < valid) {
-            rows[u] = load_features<W>(x_lane + offset[u]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < W; ++j) rows[u].v[j] = 0.0f;
-        }
+__device__ __forceinline__ void gather_staged(const int* offsets, const float* __restrict__ x_lane, int first, int end,
+                                              int stride, float (&acc)[W]) {
+    if (first >= end) return;
+    // stride 1, a group's own row, without a division
+    const int count = stride == 1 ? end - first : (end - first + stride - 1) / stride;
+    const int* next = offsets + first;
+    Vec<W> rows[AGG_UNROLL];
+    int k = 0;
+#pragma unroll 1
+    for (; k + AGG_UNROLL <= count; k += AGG_UNROLL, next += AGG_UNROLL * stride) {
+        load_round<W>(rows, x_lane, next, stride, AGG_UNROLL);
+        asm volatile("" ::: "memory");
+        add_round<W>(acc, rows, 0, AGG_UNROLL);
+    }
+    const int rest = count - k;
+    if (rest > 0) {
+        load_round<W>(rows, x_lane, next, stride, rest);
+        asm volatile("" ::: "memory");
+        add_round<W>(acc, rows, 0, AGG_UNROLL / 2);
+        if (rest > AGG_UNROLL / 2) add_round<W>(acc, rows, AGG_UNROLL / 2, AGG_UNROLL);
     }
 }
 
-template <typename I, int W>
-__device__ __forceinline__ void gather_shared(const I* __restrict__ col, const float* __restrict__ x_lane, int F, int T,
-                                              int t, long long first, long long end, int stride, float (&acc)[W]) {
-    const unsigned group = T == 32 ? 0xffffffffu : ((1u << T) - 1) << ((threadIdx.x & 31) & ~(T - 1));
-    __shared__ __align__(16) int offsets[AGG_THREADS];  // each group's T offsets, one a lane, in its own lanes' slots
-    int* group_offsets = offsets + (threadIdx.x & ~(T - 1));
-    const I* edges = col + first;
-    const int span = (int)(end - first);
-    // the group's edges: edges[j · stride], j < count (stride 1, a group's own row, without a division)
-    const int count = stride == 1 ? span : (span + stride - 1) / stride;
-    int lane_edge = t;
-    int next = lane_edge < count ? (int)edges[lane_edge * stride] * F : 0;
-    for (int chunk = 0; chunk < count; chunk += T) {
-        __syncwarp(group);  // the group has read the last chunk's offsets
-        group_offsets[t] = next;
-        __syncwarp(group);
-        lane_edge += T;
-        next = lane_edge < count ? (int)edges[lane_edge * stride] * F : 0;
-        const int in_chunk = count - chunk < T ? count - chunk : T;
-        Vec<W> rows[AGG_UNROLL];
-        int k = 0;
-#pragma unroll 1
-        for (; k + AGG_UNROLL <= in_chunk; k += AGG_UNROLL) {
-            load_round<W>(rows, x_lane, group_offsets + k, AGG_UNROLL);
-            asm volatile("" ::: "memory");
-            add_round<W>(acc, rows, 0, AGG_UNROLL);
-        }
-        const int rest = in_chunk - k;
-        if (rest > 0) {
-            load_round<W>(rows, x_lane, group_offsets + k, rest);
-            asm volatile("" ::: "memory");
-            add_round<W>(acc, rows, 0, AGG_UNROLL / 2);
-            if (rest > AGG_UNROLL / 2) add_round<W>(acc, rows, AGG_UNROLL / 2, AGG_UNROLL);
-        }
-    }
-}
+// Where a block reads its rows' edges: col (merge's kernels), or with COOP the piece staged in shared memory, edge e
+// at offsets[e - e_lo] as an offset into x.
+template <typename I>
+struct Edges {
+    const I* __restrict__ col;
+    const int* offsets;
+    long long e_lo;
+};
 
 // One group sums edges [first, end) of a row into out (or into a partial row): features f_lo + t·W, + T·W, … < f_hi
-// (F: x's row length). With COOP every lane of the group runs the loop, for the shuffles, and only those below f_hi store.
+// (F: x's row length).
 template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
-__device__ __forceinline__ void group_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
-                                          int t, long long first, long long end, bool mean, float degree) {
+__device__ __forceinline__ void group_row(Edges<I> edges, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi,
+                                          int T, int t, long long first, long long end, bool mean, float degree) {
     for (int f0 = f_lo; f0 < f_hi; f0 += T * W) {
         const int f = f0 + t * W;
-        if (!COOP && f >= f_hi) break;
+        if (f >= f_hi) break;
         float acc[W];
         zero<W>(acc);
         if (COOP) {
-            gather_shared<I, W>(col, opaque(x + (f < f_hi ? f : f_lo)), F, T, t, first, end, 1, acc);
+            gather_staged<W>(edges.offsets, opaque(x + f), (int)(first - edges.e_lo), (int)(end - edges.e_lo), 1, acc);
         } else {
-            gather<I, W, INFLIGHT>(col, x, F, f, first, end, 1, acc);
+            gather<I, W, INFLIGHT>(edges.col, x, F, f, first, end, 1, acc);
         }
-        if (f < f_hi) store_features<W>(dst + f, acc, MEAN && mean, degree);
+        store_features<W>(dst + f, acc, MEAN && mean, degree);
     }
 }
 
@@ -268,8 +265,8 @@ __device__ __forceinline__ void store_group_total(const float (&acc)[W], float* 
 // The whole block sums edges [first, end) into dst: group g takes edges first + g, + G, …; group 0
 // then adds the G partial sums in group order. Every thread of the block must call it.
 template <typename I, bool MEAN, int W, bool INFLIGHT, bool COOP>
-__device__ __forceinline__ void block_row(const I* __restrict__ col, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi, int T,
-                                          long long first, long long end, bool mean, float degree, float* partial) {
+__device__ __forceinline__ void block_row(Edges<I> edges, const float* __restrict__ x, float* dst, int F, int f_lo, int f_hi,
+                                          int T, long long first, long long end, bool mean, float degree, float* partial) {
     const int t = threadIdx.x & (T - 1);
     const int slot = threadIdx.x / T;
     const int groups = AGG_THREADS / T;
@@ -277,10 +274,13 @@ __device__ __forceinline__ void block_row(const I* __restrict__ col, const float
         const int f = f0 + t * W;
         float acc[W];
         zero<W>(acc);
-        if (COOP) {
-            gather_shared<I, W>(col, opaque(x + (f < f_hi ? f : f_lo)), F, T, t, first + slot, end, groups, acc);
-        } else if (f < f_hi) {
-            gather<I, W, INFLIGHT>(col, x, F, f, first + slot, end, groups, acc);
+        if (f < f_hi) {
+            if (COOP) {
+                gather_staged<W>(edges.offsets, opaque(x + f), (int)(first + slot - edges.e_lo), (int)(end - edges.e_lo),
+                                 groups, acc);
+            } else {
+                gather<I, W, INFLIGHT>(edges.col, x, F, f, first + slot, end, groups, acc);
+            }
         }
         store_group_total<W>(acc, partial, dst, f, f_hi, T, MEAN && mean, degree);
     }
@@ -379,13 +379,15 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
         arrivals += slice * (per_slice - row_blocks);
     }
 
-    if (block < row_blocks) {
+    // Tiles (merge's kernels only: the coop schedules take every row in pieces).
+    if (!COOP && block < row_blocks) {
+        const Edges<I> edges{col, nullptr, 0};
         const long long base = block * rows_per_block;
         // Phase 1: one group per row.
         if (slot < rows_per_block && base + slot < n) {
             const long long row = use_order ? (long long)order[base + slot] : base + slot;
             const long long start = rowptr[row], end = rowptr[row + 1];
-            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
+            if (end - start <= long_row && end - start <= split_row) group_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
         }
         // Phase 2: the tile's long rows, one at a time, by the whole block.
         for (int s = 0; s < rows_per_block && base + s < n; ++s) {
@@ -393,7 +395,7 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
             const long long start = rowptr[row], end = rowptr[row + 1];
             const long long degree = end - start;  // the same decision in every thread
             if (degree > long_row && degree <= split_row)
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, degree, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, out + row * F, F, f_lo, f_hi, T, start, end, true, degree, partial);
         }
         return;
     }
@@ -403,30 +405,50 @@ __device__ __forceinline__ void neighbor_agg(const I* __restrict__ rowptr, const
     const long long d0 = q * items, d1 = d0 + items;
     const long long first = first_row_at(rowptr, n, d0, 1);
     const long long last = first_row_at(rowptr, n, d1, 0);
+    // COOP: the piece staged. Its edges are [e_lo, e_hi) of col (edge e of row r is item r + e; row first owns item
+    // d0, row last - 1 item d1 - 1), at most items of them, and rowptr[first..last] (each row after first starts
+    // inside the piece: at most items + 1 entries), both relative to e_lo.
+    __shared__ int staged_offsets[COOP ? COOP_ITEMS : 1];
+    __shared__ int staged_rows[COOP ? COOP_ITEMS + 1 : 1];
+    Edges<I> edges{col, staged_offsets, 0};
+    if (COOP) {
+        const long long first_start = rowptr[first], last_end = rowptr[last];
+        edges.e_lo = first_start > d0 - first ? first_start : d0 - first;
+        const long long e_hi = last_end < d1 - (last - 1) ? last_end : d1 - (last - 1);
+        for (long long e = edges.e_lo + threadIdx.x; e < e_hi; e += AGG_THREADS)
+            staged_offsets[e - edges.e_lo] = (int)col[e] * F;
+        for (long long row = first + threadIdx.x; row <= last; row += AGG_THREADS)
+            staged_rows[row - first] = (int)(rowptr[row] - edges.e_lo);
+        __syncthreads();
+    }
+    // Row r's edges are [row_start(r), row_start(r + 1)), for first <= r < last.
+    auto row_start = [&](long long row) -> long long {
+        return COOP ? staged_rows[row - first] + edges.e_lo : (long long)rowptr[row];
+    };
     // Rows strictly inside the piece are whole: one group each up to long_row edges, then each longer one by
     // the whole block (a piece holds at most items / long_row of them), so that a long row inside one piece
     // is not one group's serial chain while the other groups of the block wait.
     for (long long row = first + 1 + slot; row < last - 1; row += groups) {
-        const long long start = rowptr[row], end = rowptr[row + 1];
+        const long long start = row_start(row), end = row_start(row + 1);
         if (end - start > split_row && end - start <= long_row)
-            group_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
+            group_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, out + row * F, F, f_lo, f_hi, T, t, start, end, true, end - start);
     }
     for (long long row = first + 1; row < last - 1; ++row) {
-        const long long start = rowptr[row], end = rowptr[row + 1];
+        const long long start = row_start(row), end = row_start(row + 1);
         if (end - start > split_row && end - start > long_row)
-            block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, start, end, true, end - start, partial);
+            block_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, out + row * F, F, f_lo, f_hi, T, start, end, true, end - start, partial);
     }
     // The (at most two) rows at the piece's ends may be cut: the whole block takes each.
     for (long long row = first; row < last; row = row == first && last - 1 > first ? last - 1 : last) {
-        const long long start = rowptr[row], end = rowptr[row + 1];
+        const long long start = row_start(row), end = row_start(row + 1);
         if (end - start > split_row) {
             const long long lo = start > d0 - row ? start : d0 - row, hi = end < d1 - row ? end : d1 - row;
             const long long first_piece = (row + start) / items, last_piece = (row + end) / items;
             if (first_piece == last_piece) {
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, out + row * F, F, f_lo, f_hi, T, lo, hi, true, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, out + row * F, F, f_lo, f_hi, T, lo, hi, true, end - start, partial);
             } else {
                 float* mine = piece_partial(partials, q, first_piece, F);
-                block_row<I, MEAN, W, INFLIGHT, COOP>(col, x, mine, F, f_lo, f_hi, T, lo, hi, false, end - start, partial);
+                block_row<I, MEAN, W, INFLIGHT, COOP>(edges, x, mine, F, f_lo, f_hi, T, lo, hi, false, end - start, partial);
                 if (combine_here) {
                     __threadfence();  // this piece's partial is visible before its arrival is counted
                     __syncthreads();

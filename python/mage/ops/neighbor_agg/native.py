@@ -25,11 +25,11 @@ One kernel template, scheduled eleven ways (the strategies, each registered for 
   inside the kernel. For R-MAT and the hub (the skewed graphs of the schedule study), where one group per row leaves one long row
   as a serial chain and two-launch merge path (``native.edge``) pays its second pass.
 - ``native.coop`` (and ``native.coop64``, its MERGE_LONG_ROW doubled): native.merge's pieces with the coop
-  kernels: a group of T lanes loads the indices of its next T edges once, one a lane, and passes them by
-  shuffle, so a round's row loads wait for no index load (native.cu's COOP). For the graphs whose x stays in
-  L2 (R-MAT and the hub at 64 K nodes), where merge is latency-bound (ncu: 44 % of warps active, long-scoreboard stalls). The same additions in the
-  same order as merge wherever merge's groups have 8 lanes or more (F > 16 in float4s, F > 4 without), so the
-  same bits.
+  kernels: each block first copies its piece's slice of rowptr and of col (its values times F: offsets into x)
+  into shared memory, coalesced, so a row then waits only for its rows of x, and a round of 8 gathered rows is
+  63 instructions in sm_90 SASS where merge's takes 230 (native.cu's COOP). For the graphs whose x stays in L2
+  (R-MAT and the hub at 64 K nodes), where merge is latency-bound (ncu: 44 % of warps active, long-scoreboard
+  stalls) and issue-bound. The same additions in the same order as merge, so the same bits.
 - ``native.coop-f128``, ``native.coop-f32``: coop with each block taking one slice of 128 or 32 features, the
   grid slice-major, so that one slice of x is gathered at a time: at F 512 (x 128 MiB) and on the large case
   (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (cuSPARSE, which
@@ -73,14 +73,14 @@ SPLIT_ROW, SPLIT_PIECE = 128, 1024
 # merge: a row above 32 edges is 4 rounds of 8 loads for one group, 1 for the whole block (8 groups at F ≥ 128,
 # 32 at F 32) at the price of two barriers.
 MERGE_PIECE, MERGE_LONG_ROW = 1024, 32
-COOP_MIN_GROUP = 8  # native.cu's AGG_UNROLL: the coop kernels' groups hold at least a round's indices
-# The coop kernels take x's element offsets and a row's edge numbers as int (a group's index stride, up to
-# THREADS / COOP_MIN_GROUP, past the last edge included).
-COOP_MAX_INDEX = (1 << 31) - 1 - THREADS
+# The coop kernels stage a piece of at most native.cu's COOP_ITEMS items and take x's element offsets and edge
+# numbers as int; beyond either they are merge's kernels.
+COOP_ITEMS = 1024
+COOP_MAX_INDEX = (1 << 31) - 1
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
 # native.cu's kernel sets: the default's, the inflight ones (a round's row loads before its adds) and the coop
-# ones (inflight, with a group's indices loaded once, one a lane, and passed by shuffle).
+# ones (inflight, reading each piece's rows and edges from the block's copy in shared memory).
 KERNEL_SETS = ("", "inflight_", "coop_")
 KERNELS = {
     (variant, index, vector, kernel_set): Kernel(
@@ -112,6 +112,10 @@ class Schedule:
     kernel_set: str = ""  # one of KERNEL_SETS
     feature_slice: int = 0  # features a block takes (slices of x gathered one after another); 0: all of them
 
+    def __post_init__(self):
+        if self.kernel_set == "coop_" and (self.tiles or self.split_row >= 0):
+            raise ValueError("the coop kernels take every row in pieces (tiles=False, split_row=-1)")
+
 
 SCHEDULES = {
     "default": Schedule(split_row=HUB_ROW),
@@ -125,8 +129,8 @@ SCHEDULES = {
     **{f"merge{'' if piece == MERGE_PIECE else piece}": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1,
                                                                   piece=piece, kernel_set="inflight_")
        for piece in (MERGE_PIECE, MERGE_PIECE // 2, MERGE_PIECE * 2)},
-    # merge's pieces with the coop kernels: a row of up to 32 edges is one index load and its row loads for a
-    # group of 32 (F ≥ 128); coop64 leaves rows of up to 64 edges to one group, the whole block's barriers
+    # merge's pieces with the coop kernels: a row of up to 32 edges is its row loads for a group of 32
+    # (F ≥ 128); coop64 leaves rows of up to 64 edges to one group, the whole block's barriers
     # for fewer rows.
     **{f"coop{'' if long_row == MERGE_LONG_ROW else long_row}": Schedule(tiles=False, long_row=long_row, split_row=-1,
                                                                           piece=MERGE_PIECE, kernel_set="coop_")
@@ -180,13 +184,11 @@ def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["
         return out
     vector = features % 4 == 0 and aligned(x, out)
     kernel_set = schedule.kernel_set
-    if kernel_set == "coop_" and max(x.numel(), col.numel()) > COOP_MAX_INDEX:
-        kernel_set = "inflight_"  # beyond int offsets: merge's kernels, the same schedule
+    if kernel_set == "coop_" and (max(x.numel(), col.numel()) > COOP_MAX_INDEX or schedule.piece > COOP_ITEMS):
+        kernel_set = "inflight_"  # merge's kernels, the same schedule
     # Features a block takes: a slice (a multiple of 4, so float4s stay whole) with the coop kernels, else all.
     width = min(features, schedule.feature_slice or features) if kernel_set == "coop_" else features
     per_row = min(32, 1 << (cdiv(width, 4 if vector else 1) - 1).bit_length())
-    if kernel_set == "coop_":
-        per_row = max(per_row, COOP_MIN_GROUP)  # a round shuffles UNROLL indices out of one group's lanes
     key = (variant, INDEX[rowptr.dtype], vector)
     rows_per_block = 1 if schedule.row_per_block else THREADS // per_row
     row_blocks = cdiv(n, rows_per_block) if schedule.tiles else 0

@@ -84,8 +84,8 @@ SCHEDULE_INT64 = ("uniform", "rmat", "hub")
 class NeighborAggSpec(OpSpec):
     name = "neighbor_agg"
     variants = ("sum", "mean")
-    # The merge-path schedules' knobs chosen per graph shape: coop (merge's balanced work split with the
-    # column indices shared by shuffle) was within 4 % of the fastest schedule on both large power-law cases,
+    # The merge-path schedules' knobs chosen per graph shape: coop (merge's balanced work split, each piece's
+    # rows and edges staged in shared memory) was within 4 % of the fastest schedule on both large power-law cases,
     # in sum and mean, but its piece size and feature slice lose up to 1.3× elsewhere.
     champions = {"native": "tuned"}
     # For the tests: small graphs of each kind, with both index dtypes and odd feature counts.
