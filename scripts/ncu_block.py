@@ -5,8 +5,8 @@
 
 LABEL names a fused implementation as a block result does (``fused(triton.pairformer)``); none names every one
 the block takes at that precision. Each is called three times on the block's own inputs before the range opens
-(compilation, autotuning and loading happen there), then once inside it, under the block's precision as in a
-context run: ncu sees one timed call of each.
+(compilation, autotuning and loading happen there), then once inside it, under the block's precision and on its
+inputs as in a context run: ncu sees one timed call of each.
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ import torch
 
 from mage.backends.precision import precision_mode
 from mage.context import blocks, fusion, library
-from mage.spec import input_dtype
 
 
 def main(block_name: str, precision: str, labels: list[str]) -> None:
     library.define_all()
-    dtype = input_dtype(precision)
-    block = blocks.build(block_name, "cuda").at_dtype(dtype)
-    inputs = tuple(x.to(dtype) if x.is_floating_point() else x for x in block.make_inputs(0, "cuda"))
+    block, inputs = blocks.build_as_timed(block_name, precision, "cuda")
     chosen = [impl for impl in fusion.implementations(block.family, precision)
               if (not labels or impl.label in labels) and not impl.skip_reason(block, "cuda")]
     if not chosen:

@@ -18,7 +18,6 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from mage.context import blocks, fusion, library
 from mage.backends.precision import precision_mode
 from mage.context.measure import RANGE_PREFIX
-from mage.spec import input_dtype
 from mage.measure import kernel
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # the CPU runs it for its form alone: no device work
@@ -27,9 +26,7 @@ CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else 30  # the context captures te
 
 def main(block_name: str, precision: str) -> None:
     library.define_all()
-    dtype = input_dtype(precision)
-    block = blocks.build(block_name, DEVICE).at_dtype(dtype)
-    inputs = tuple(x.to(dtype) if x.is_floating_point() else x for x in block.make_inputs(0, DEVICE))
+    block, inputs = blocks.build_as_timed(block_name, precision, DEVICE)
     prof = profiled(block, inputs, precision)
     events = list(prof.events())
     device = [e for e in events if e.device_type == DeviceType.CUDA]

@@ -26,6 +26,7 @@ from sm90_compile import needs_ptxas, run_compiled  # noqa: E402
 QUICK = Method(budget_s=0.02, min_samples=3, rounds=1, kernel_calls=3, warmup_calls=1, refresh_sets=2)
 MAGE_FUSED = "fused(triton.pairformer)"
 RESIDENT = "fused(triton.pairformer-resident)"
+CUBLAS = "fused(triton.pairformer-cublas)"
 PEER = "fused(cuequivariance)"
 SM90_SHARED_BYTES = 227 * 1024  # what one program may hold on an H100 or H200
 
@@ -74,7 +75,7 @@ def small_tiles(monkeypatch):
 def test_the_trimul_block_has_mage_s_fused_update_and_cuequivariance_s_at_each_precision():
     labels = {(impl.label, impl.precision) for impl in fusion.implementations("trimul")}
     assert labels == {(MAGE_FUSED, "tf32"), (MAGE_FUSED, "ieee"), (MAGE_FUSED, "bf16"), (RESIDENT, "bf16"),
-                      (PEER, "tf32"), (PEER, "ieee"), (PEER, "bf16")}
+                      (CUBLAS, "tf32"), (CUBLAS, "bf16"), (PEER, "tf32"), (PEER, "ieee"), (PEER, "bf16")}
     assert fusion.implementations("mlp") == []
     assert all(not impl.sites for impl in fusion.implementations("trimul"))  # each replaces the whole block
 
@@ -103,6 +104,18 @@ def test_a_fused_way_runs_the_block_and_a_partial_one_leaves_its_other_sites_to_
                                                                                     "triangle": "native"}
     assert measure.BlockMeasurement(blocks.build("trimul/outgoing-tiny", "cpu"), "ieee", _request(fused=False),
                                     Timer("cpu"), lambda step: None).fused_ways({}) == []
+
+
+@pytest.mark.parametrize("precision, dtype", [("ieee", torch.float32), ("bf16", torch.bfloat16)])
+def test_the_probes_build_the_block_and_inputs_a_context_run_times(precision, dtype):
+    """scripts/ncu_block.py and range_capture_probe.py take blocks.build_as_timed: the block at the precision's
+    input dtype, and the very inputs a context run's timed calls get."""
+    block, inputs = blocks.build_as_timed("trimul/outgoing-tiny", precision, "cpu")
+    assert all(p.dtype == dtype for p in block.parameters()) and inputs[0].dtype == dtype
+    measured = measure.BlockMeasurement(block, precision, _request(precisions=[precision]), Timer("cpu"),
+                                        lambda step: None)
+    timed = measured.spec.make_inputs_at(measured.case, measured.case.seed, "cpu", "normal", precision)
+    assert all(torch.equal(a, b) for a, b in zip(inputs, timed, strict=True))
 
 
 def test_a_run_measures_the_fused_update_beside_the_per_op_assignments_without_a_prediction():
@@ -151,12 +164,15 @@ def test_the_block_s_weights_map_onto_cuequivariance_s_arguments_exactly(variant
 # Mage's fused update under the interpreter
 
 
-def _contract(block, precision: str, dot: str, resident: bool = False) -> check.ContractResult:
+def _contract(block, precision: str, dot: str, resident: bool = False,
+              contraction: str = "triton") -> check.ContractResult:
     """The block's contract (mage.check against its float64 reference, every distribution) for the fused update
-    with its dots at ``dot`` (``resident``: its projection's weights held in shared memory)."""
+    with its dots at ``dot`` (``resident``: its projection's weights held in shared memory; ``contraction``: the
+    triangle GEMM's)."""
     spec = BlockSpec(block)
-    fused = block_implementation(block.name, RESIDENT if resident else MAGE_FUSED, precision,
-                                 lambda z: trimul_triton.pairformer_update(block, z, block.variant, dot, resident))
+    label = RESIDENT if resident else CUBLAS if contraction == "cublas" else MAGE_FUSED
+    fused = block_implementation(block.name, label, precision, lambda z: trimul_triton.pairformer_update(
+        block, z, block.variant, dot, resident, contraction))
     eager = block_implementation(block.name, "eager", precision, block)
     return check.check(fused, eager, spec, spec.case(), "cpu", seed=29)
 
@@ -198,6 +214,24 @@ def test_the_resident_projection_passes_the_block_s_contract_at_bf16(variant, n,
     (resident,) = [impl for impl in fusion.implementations("trimul", "bf16") if impl.label == RESIDENT]
     assert resident.takes(SimpleNamespace(c=128)) is None
     assert "do not fit one program's shared memory: at most 128" in resident.takes(SimpleNamespace(c=129))
+
+
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])
+def test_the_fused_update_with_cublas_s_contraction_passes_the_block_s_contract(variant, n, c, sized, small_tiles,
+                                                                                 monkeypatch):
+    """torch.bmm on the projection's a′ and b′ in place (their padded rows as its leading dimension), t′ channel-first
+    for the output kernel: the contract at float32 dots and at bf16, no Triton GEMM launched, and no tf32x3."""
+    monkeypatch.setattr(triton_relayout, "k_major_product", lambda *args: pytest.fail("the Triton GEMM ran"))
+    block = sized(variant, n, c)
+    result = _contract(block, "tf32", "tf32", contraction="cublas")
+    assert result.passed, result.reason
+    assert result.rel_error < 1e-5  # float32 dots on the CPU: as exact as eager float32
+    result = _contract(block.at_dtype(torch.bfloat16), "bf16", "bf16", contraction="cublas")
+    assert result.passed, result.reason
+    assert 1e-4 < result.rel_error < 2e-2
+    with pytest.raises(ValueError, match="cuBLAS's contraction runs at tf32 or bf16, got tf32x3"):
+        trimul_triton.pairformer_update(block, torch.ones(1, n, n, c), variant, "tf32x3", contraction="cublas")
 
 
 def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(sized, small_tiles, monkeypatch):

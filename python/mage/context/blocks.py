@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Callable
 
 from mage.context import gnn, mlp, trimul
-from mage.context.block import Block
+from mage.context.block import Block, BlockSpec
 from mage.errors import UnknownNameError
+from mage.spec import input_dtype
 
 FAMILIES: dict[str, type[Block]] = {"mlp": mlp.Mlp, "trimul": trimul.TriangleUpdate, "gnn": gnn.GnnLayer}
 SIZES = {"full": {"mlp": mlp.SIZES, "trimul": trimul.SIZES, "gnn": gnn.SIZES},
@@ -38,3 +39,11 @@ def build(name: str, device: str) -> Block:
     family, shape = name.split("/", 1)
     factory: Callable[..., Block] = FAMILIES[family]
     return factory(shape, device)
+
+
+def build_as_timed(name: str, precision: str, device: str) -> tuple[Block, tuple]:
+    """The block at ``precision``'s input dtype and the inputs a context run times it on (its case's seed)."""
+    block = build(name, device).at_dtype(input_dtype(precision))
+    spec = BlockSpec(block)
+    case = spec.case()
+    return block, spec.make_inputs_at(case, case.seed, device, "normal", precision)

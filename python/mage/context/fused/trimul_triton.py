@@ -13,7 +13,9 @@ triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm
    runs it persistent instead, one program an SM holding the four weights in shared memory across its tiles
    (``_trimul_project_resident_kernel``).
 2. The triangle op's own batched TMA GEMM (mage.ops.triangle.triton_relayout, as ``triton.relayout3`` runs
-   it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first.
+   it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first. ``triton.pairformer-cublas`` (tf32, bf16) has
+   cuBLAS's batched GEMM (torch.bmm) take the same a′ and b′ in place, as cuEquivariance's update does: at bf16,
+   N 768 cuBLAS's kernel took 182 µs where the Triton GEMM took 239 (H100).
 3. ``_trimul_output_kernel``: a tile of pairs (i, j) of t′ (channel-first: each channel's run of j is
    contiguous) and of z; both LayerNorms over the channels in registers (the input's again, rather than a
    stored copy of its gate: reading z costs what reading the gate would, and nothing is written for it), the
@@ -359,6 +361,15 @@ def update(block, z, precision):
     return pairformer_update(block, z, block.variant, DOT[precision])
 
 
+@fused("trimul", family="triton", strategy="pairformer-cublas", precisions=("tf32",),
+       available=triton_relayout.hopper(triton_tf32_available), takes=_takes)
+@fused("trimul", family="triton", strategy="pairformer-cublas", precisions=("bf16",),
+       available=triton_relayout.hopper(triton_available), takes=_takes)
+def update_cublas(block, z, precision):
+    """As ``triton.pairformer``, its triangle GEMM cuBLAS's batched GEMM on the projection's a′ and b′."""
+    return pairformer_update(block, z, block.variant, DOT[precision], contraction="cublas")
+
+
 @fused("trimul", family="triton", strategy="pairformer-resident", precisions=("bf16",),
        available=triton_relayout.hopper(triton_available), takes=_takes_resident)
 def update_resident(block, z, precision):
@@ -366,14 +377,19 @@ def update_resident(block, z, precision):
     return pairformer_update(block, z, block.variant, DOT[precision], resident=True)
 
 
-def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: bool = False) -> torch.Tensor:
+def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: bool = False,
+                      contraction: str = "triton") -> torch.Tensor:
     """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
-    block's weights then bf16); ``resident``: the projection's weights held in shared memory (bf16 only)."""
+    block's weights then bf16); ``resident``: the projection's weights held in shared memory (bf16 only);
+    ``contraction``: the triangle GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under
+    the caller's precision mode)."""
     batch, N, _, C = z.shape
     dtype = torch.bfloat16 if dot == "bf16" else torch.float32
     if batch != 1 or z.dtype != dtype:
         raise ValueError(f"the fused update at {dot} takes one {dtype} pair representation, got {tuple(z.shape)} "
                          f"{z.dtype}")
+    if contraction == "cublas" and dot not in ("tf32", "bf16"):
+        raise ValueError(f"cuBLAS's contraction runs at tf32 or bf16, got {dot}")
     z = z.contiguous()
     rows = triton_relayout.aligned(N)  # K-major rows padded for TMA, as the triangle op pads them
     a_k = torch.empty((C, N, rows), dtype=z.dtype, device=z.device)
@@ -394,8 +410,11 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
     else:
         _trimul_project_kernel[_grid(N)](*project_args, C=C, PRECISION=dot, BLOCK_CH=channels,
                                          P_FASTEST=variant == "incoming")
-    product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
-    triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
+    if contraction == "cublas":
+        product = torch.bmm(a_k[..., :N], b_k[..., :N].transpose(1, 2)).unsqueeze(0)  # t′, channel-first
+    else:
+        product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
+        triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
     out = torch.empty_like(z)
     _trimul_output_kernel[_grid(N)](
         product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
