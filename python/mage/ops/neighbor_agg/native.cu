@@ -150,11 +150,11 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
 // to an LDS, an address and a load an edge besides its W adds. col's values are staged already multiplied by F
 // (element offsets from x_lane, this lane's first feature): one IMAD.WIDE makes an address, where a row index
 // took a sign extension, a 64-bit multiply and two LEAs, with x and F reloaded from constant memory under the
-// 64-register bound (205 instructions a round of 8 in NVRTC's sm_90 SASS with shuffled indices). Full rounds
-// carry no predicate; the last round adds its second half only when it has edges there. Lanes past F point
-// x_lane at a feature inside the row (their sums are never stored), so no load is predicated on them. Offsets
-// are int: native.py takes these kernels only for an x of fewer than 2^31 elements, fewer than 2^31 edges, and
-// pieces of at most COOP_ITEMS items.
+// 64-register bound: a round of 8 took 205 instructions in NVRTC's sm_90 SASS with shuffled indices, and takes 63
+// (tests/test_neighbor_agg.py bounds it). Full rounds carry no predicate; the last round adds its second half
+// only when it has edges there. Lanes past F sit the gather out, as no shuffle needs them now. Offsets are int:
+// native.py takes these kernels only for an x of fewer than 2^31 elements, fewer than 2^31 edges, and pieces of
+// at most COOP_ITEMS items.
 #define COOP_ITEMS 1024
 
 // p, as a value the compiler cannot see into: x + f + offset then stays one IMAD.WIDE of the offset onto it, where
