@@ -7,7 +7,7 @@
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
 // blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>,
 // __syncthreads_count, and an int atomicAdd (blocks run one after another, so __threadfence,
-// __ldcg and __ldg order nothing here).
+// __ldcg, __ldg and __stwb order nothing here).
 #pragma once
 
 #include <barrier>
@@ -118,6 +118,8 @@ inline void __threadfence() {}
 inline float __ldcg(const float* p) { return *p; }
 template <typename T>
 inline T __ldg(const T* p) { return *p; }
+template <typename T>
+inline void __stwb(T* p, T value) { *p = value; }
 
 inline float __int_as_float(int bits) {
     float value;

@@ -96,7 +96,8 @@ __device__ __forceinline__ void store_features(float* p, const float (&acc)[W], 
 #pragma unroll
     for (int j = 0; j < W; ++j) r[j] = acc[j] * scale;
     if (W == 4) {
-        *reinterpret_cast<float4*>(p) = make_float4(r[0], r[1], r[2], r[3]);
+        // __stwb: one st.global.v4; the plain float4 store was split into four scalar stores on some paths
+        __stwb(reinterpret_cast<float4*>(p), make_float4(r[0], r[1], r[2], r[3]));
     } else {
 #pragma unroll
         for (int j = 0; j < W; ++j) p[j] = r[j];
@@ -151,8 +152,8 @@ __device__ __forceinline__ void gather(const I* __restrict__ col, const float* _
 // (element offsets from x_lane, this lane's first feature): one IMAD.WIDE makes an address, where a row index
 // took a sign extension, a 64-bit multiply and two LEAs, with x and F reloaded from constant memory under the
 // 64-register bound: a round of 8 took 205 instructions in NVRTC's sm_90 SASS with shuffled indices, and takes 63
-// (tests/test_neighbor_agg.py bounds it). Full rounds carry no predicate; the last round adds its second half
-// only when it has edges there. Lanes past F sit the gather out, as no shuffle needs them now. Offsets are int:
+// (tests/test_neighbor_agg.py bounds it). Full rounds carry no predicate; the last round is 2, 4 or 8 rows wide.
+// Lanes past F sit the gather out, as no shuffle needs them now. Offsets are int:
 // native.py takes these kernels only for an x of fewer than 2^31 elements, fewer than 2^31 edges, and pieces of
 // at most COOP_ITEMS items.
 #define COOP_ITEMS 1024
@@ -166,12 +167,12 @@ __device__ __forceinline__ const float* opaque(const float* p) {
     return p;
 }
 
-// rows[u] = x_lane's features at offsets[u · stride] for u < valid, zeros above.
-template <int W>
-__device__ __forceinline__ void load_round(Vec<W> (&rows)[AGG_UNROLL], const float* x_lane, const int* offsets, int stride,
+// rows[u] = x_lane's features at offsets[u · stride] for u < valid, zeros above (u < N).
+template <int N, int W>
+__device__ __forceinline__ void load_round(Vec<W> (&rows)[N], const float* x_lane, const int* offsets, int stride,
                                            int valid) {
 #pragma unroll
-    for (int u = 0; u < AGG_UNROLL; ++u) {
+    for (int u = 0; u < N; ++u) {
         if (u < valid) {
             rows[u] = load_features<W>(x_lane + offsets[u * stride]);
         } else {
@@ -181,15 +182,23 @@ __device__ __forceinline__ void load_round(Vec<W> (&rows)[AGG_UNROLL], const flo
     }
 }
 
-template <int W>
-__device__ __forceinline__ void add_round(float (&acc)[W], const Vec<W> (&rows)[AGG_UNROLL], int from, int to) {
+// acc += the round's N rows in order (all of a round's loads issued before its first add), those past `valid`
+// zeros: adding them changes no bit.
+template <int N, int W>
+__device__ __forceinline__ void gather_round(float (&acc)[W], const float* x_lane, const int* offsets, int stride,
+                                             int valid) {
+    Vec<W> rows[N];
+    load_round<N, W>(rows, x_lane, offsets, stride, valid);
+    asm volatile("" ::: "memory");
 #pragma unroll
-    for (int u = from; u < to; ++u)
+    for (int u = 0; u < N; ++u)
 #pragma unroll
         for (int j = 0; j < W; ++j) acc[j] += rows[u].v[j];
 }
 
 // acc += Σ x_lane[offsets[e]] for e = first, first + stride, … < end, in that order (offsets: the staged piece).
+// The last round is as wide as its edges need, 2, 4 or 8: a row of one edge (R-MAT's median) pays for two rows'
+// loads and adds, not eight.
 template <int W>
 __device__ __forceinline__ void gather_staged(const int* offsets, const float* __restrict__ x_lane, int first, int end,
                                               int stride, float (&acc)[W]) {
@@ -197,20 +206,17 @@ __device__ __forceinline__ void gather_staged(const int* offsets, const float* _
     // stride 1, a group's own row, without a division
     const int count = stride == 1 ? end - first : (end - first + stride - 1) / stride;
     const int* next = offsets + first;
-    Vec<W> rows[AGG_UNROLL];
     int k = 0;
 #pragma unroll 1
-    for (; k + AGG_UNROLL <= count; k += AGG_UNROLL, next += AGG_UNROLL * stride) {
-        load_round<W>(rows, x_lane, next, stride, AGG_UNROLL);
-        asm volatile("" ::: "memory");
-        add_round<W>(acc, rows, 0, AGG_UNROLL);
-    }
+    for (; k + AGG_UNROLL <= count; k += AGG_UNROLL, next += AGG_UNROLL * stride)
+        gather_round<AGG_UNROLL, W>(acc, x_lane, next, stride, AGG_UNROLL);
     const int rest = count - k;
-    if (rest > 0) {
-        load_round<W>(rows, x_lane, next, stride, rest);
-        asm volatile("" ::: "memory");
-        add_round<W>(acc, rows, 0, AGG_UNROLL / 2);
-        if (rest > AGG_UNROLL / 2) add_round<W>(acc, rows, AGG_UNROLL / 2, AGG_UNROLL);
+    if (rest > AGG_UNROLL / 2) {
+        gather_round<AGG_UNROLL, W>(acc, x_lane, next, stride, rest);
+    } else if (rest > AGG_UNROLL / 4) {
+        gather_round<AGG_UNROLL / 2, W>(acc, x_lane, next, stride, rest);
+    } else if (rest > 0) {
+        gather_round<AGG_UNROLL / 4, W>(acc, x_lane, next, stride, rest);
     }
 }
 
