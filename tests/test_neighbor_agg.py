@@ -295,17 +295,18 @@ COOP_GRAPHS = (  # F 36: groups of 16 lanes; F 7 (scalar): 8; a hub of 2,000 edg
 def test_coop_adds_what_merge_adds_in_merges_order_from_the_staged_piece(params):
     """The coop kernels change where a piece's rows and edges are read from (the block's copy in shared memory),
     never which rows are added in which order: merge's bits, for sum and mean, on a hub (cut rows, long rows by
-    the block) and R-MAT, int64 and int32, groups of 16, 8 and 4 lanes; one launch of merge's pieces, counters
-    left zero."""
+    the block) and R-MAT, int64 and int32, groups of 16, 8 and 4 lanes, coop-3blocks's launch bounds too; one
+    launch of merge's pieces, counters left zero."""
     rowptr, col, x = SPEC.make_inputs(Case("neighbor_agg", "g", "seed", params, seed=6), 6, "cpu", "heavy")
     host = EmuHost()
     for variant in ("sum", "mean"):
-        merge, coop = (native.LAUNCHERS[("neighbor_agg", strategy)](host, rowptr, col, x, variant=variant)
-                       for strategy in ("merge", "coop"))
-        assert torch.equal(coop, merge)
+        merge, coop, coop3 = (native.LAUNCHERS[("neighbor_agg", strategy)](host, rowptr, col, x, variant=variant)
+                              for strategy in ("merge", "coop", "coop-3blocks"))
+        assert torch.equal(coop, merge) and torch.equal(coop3, merge)
     names = [name for name, _, _ in host.launches]
-    assert names[1::2] == [f"neighbor_agg_coop_{v}_{params['index'].replace('int', 'i')}{'_x4' if params['features'] % 4 == 0 else ''}"
-                           for v in ("sum", "mean")]
+    suffix = f"{params['index'].replace('int', 'i')}{'_x4' if params['features'] % 4 == 0 else ''}"
+    assert names[1::3] == [f"neighbor_agg_coop_{v}_{suffix}" for v in ("sum", "mean")]
+    assert names[2::3] == [f"neighbor_agg_coop3_{v}_{suffix}" for v in ("sum", "mean")]
     assert len({grid for _, grid, _ in host.launches}) == 1  # the same pieces as merge
     assert counters.all_zero()
 
@@ -340,7 +341,7 @@ def test_coop_pieces_fit_the_kernels_staging_and_coop_schedules_take_every_row_i
     module = native_module()
     source = (Path(module.__file__).parent / "native.cu").read_text()
     assert f"#define COOP_ITEMS {module.COOP_ITEMS}\n" in source
-    coop = [s for s in module.SCHEDULES.values() if s.kernel_set == "coop_"]
+    coop = [s for s in module.SCHEDULES.values() if s.kernel_set in module.COOP_SETS]
     assert coop and all(s.piece <= module.COOP_ITEMS for s in coop)
     for wrong in ({"tiles": True}, {"tiles": False, "split_row": 8}):
         with pytest.raises(ValueError, match="coop kernels take every row in pieces"):
@@ -408,8 +409,8 @@ def test_the_mean_kernels_call_no_reciprocal_subroutine(tmp_path):
 
 def test_the_coop_kernels_gather_a_round_in_few_instructions_without_local_memory(tmp_path):
     """The coop kernels' point, in their sm_90 SASS: every innermost loop that gathers a round of 8 float4 rows is
-    at most 80 instructions (an LDS, an IMAD.WIDE and an LDG an edge, 32 FADDs; merge's take over 200), and no
-    coop kernel spills to local memory. Every float4 kernel stores its rows as STG.E.128 (a plain float4 store
+    at most 80 instructions (an LDS, an IMAD.WIDE and an LDG an edge, 32 FADDs; merge's take over 200), coop3's
+    issue all 8 row loads before their first add, and no coop kernel spills to local memory. Every float4 kernel stores its rows as STG.E.128 (a plain float4 store
     was split into four scalar ones on some paths): one scalar store is left, the arrival counter's reset."""
     if preload_nvrtc() is None or not sass_loads_before_add.CUOBJDUMP.exists():
         pytest.skip("needs libnvrtc and Triton's cuobjdump")
@@ -417,12 +418,14 @@ def test_the_coop_kernels_gather_a_round_in_few_instructions_without_local_memor
     cubin.write_bytes(native.cubin("neighbor_agg", 90))
     usage = subprocess.run([str(sass_loads_before_add.CUOBJDUMP), "-res-usage", str(cubin)], capture_output=True,
                            text=True, check=True).stdout
-    coop = sorted(k.name for k in native_module().KERNELS.values() if "_coop_" in k.name)
+    coop = sorted(k.name for k in native_module().KERNELS.values() if "_coop" in k.name)
     for kernel in coop:
         assert re.search(rf"Function {kernel}:\s+REG:\d+ STACK:0 ", usage), kernel
         if kernel.endswith("_x4"):
             loops = sass_loads_before_add.innermost_vector_loops(cubin, kernel)
             assert loops and all(length <= 80 for _, length, loads, _ in loops if loads == 8), (kernel, loops)
+            if "_coop3_" in kernel:  # its registers' point: a round's 8 row loads all issued before its first add
+                assert all(before == 8 for _, _, loads, before in loops if loads == 8), (kernel, loops)
     merge = sass_loads_before_add.innermost_vector_loops(cubin, "neighbor_agg_inflight_sum_i32_x4")
     assert min(length for _, length, _, _ in merge) > 200  # the bound above is not one every gather meets
     for kernel in (k.name for k in native_module().KERNELS.values() if k.name.endswith("_x4")):

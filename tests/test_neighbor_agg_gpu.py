@@ -89,8 +89,8 @@ def test_merge_gives_the_same_bits_and_the_mean_is_the_sum_times_one_reciprocal(
         assert ((out - ref).norm() / ref.norm()).item() < 1e-5, strategy
 
 
-# native.coop against merge where merge's groups have 8 lanes or more (all three widths): R-MAT and the hub at
-# every width, and the int64 twins of the F 128 graphs.
+# native.coop and coop-3blocks against merge: R-MAT and the hub at every width, and the int64 twins of the F 128
+# graphs.
 COOP_CASES = [c for c in SPEC.cases() if c.suite == "schedule" and (
     c.params["graph"] in ("rmat", "hub") or c.params["graph"] == "uniform" and c.params["features"] == 128)]
 
@@ -98,7 +98,8 @@ COOP_CASES = [c for c in SPEC.cases() if c.suite == "schedule" and (
 @pytest.mark.parametrize("case", COOP_CASES, ids=lambda c: c.name)
 def test_coop_gives_merges_bits_and_the_same_bits_call_after_call(case):
     """Compiled, the coop kernels (each piece staged in shared memory) add what merge adds in merge's
-    order: its bits, for sum and mean, int32 and int64, and the same bits on every call."""
+    order: its bits, for sum and mean, int32 and int64, and the same bits on every call; coop-3blocks (the same
+    kernels at 3 blocks an SM) coop's."""
     inputs = SPEC.make_inputs(case, 5, "cuda", "heavy")
     by_name = {impl.name: impl.fn for impl in DETERMINISTIC}
     for family in ("native", "native-py"):
@@ -108,6 +109,7 @@ def test_coop_gives_merges_bits_and_the_same_bits_call_after_call(case):
             assert torch.equal(coop, merge), f"{family} {variant}"
             for _ in range(2):
                 assert torch.equal(by_name[f"{family}.coop/{variant}/ieee"](*inputs), coop), f"{family} {variant}"
+            assert torch.equal(by_name[f"{family}.coop-3blocks/{variant}/ieee"](*inputs), coop), f"{family} {variant}"
 
 
 SLICED = [c for c in SPEC.cases() if c.name in ("rmat-64k-F512", "hub-64k-F512", "rmat-64k-F128-i64")]

@@ -45,6 +45,10 @@
 // faster than sum on the large power-law case (ncu: the same DRAM bytes, sum at 73 % of DRAM peak, mean
 // at 77 %). With both, sum issues 8 first.
 #define INFLIGHT_BLOCKS 4
+// COOP3 (the neighbor_agg_coop3_* kernels): the coop kernels at 3 blocks an SM (76 registers a thread). At 4 blocks'
+// 64 registers ptxas issues 3 or 4 of a coop round's 8 LDG.128 before its first FADD (the rows' 32 registers beside
+// the piece's loop state), at 3 blocks all 8: 24 warps an SM each with a round in flight, against 32 with part of one.
+#define COOP3_BLOCKS 3
 
 #define AGG_THREADS 256
 #define AGG_UNROLL 8
@@ -503,6 +507,7 @@ __device__ __forceinline__ void neighbor_agg_combine(const I* __restrict__ rowpt
     NEIGHBOR_AGG_MAIN(neighbor_agg_##SUFFIX, I, MEAN, W, false, false, (AGG_THREADS))                                   \
     NEIGHBOR_AGG_MAIN(neighbor_agg_inflight_##SUFFIX, I, MEAN, W, true, false, (AGG_THREADS, INFLIGHT_BLOCKS))          \
     NEIGHBOR_AGG_MAIN(neighbor_agg_coop_##SUFFIX, I, MEAN, W, true, true, (AGG_THREADS, INFLIGHT_BLOCKS))               \
+    NEIGHBOR_AGG_MAIN(neighbor_agg_coop3_##SUFFIX, I, MEAN, W, true, true, (AGG_THREADS, COOP3_BLOCKS))                 \
     extern "C" __global__ void __launch_bounds__(AGG_THREADS) neighbor_agg_combine_##SUFFIX(                            \
         const I* __restrict__ rowptr, const float* partials, float* __restrict__ out, long long n, int F, int T,         \
         long long split_row, long long items) {                                                                        \

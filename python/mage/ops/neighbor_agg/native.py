@@ -1,6 +1,6 @@
 """Neighbor aggregation (sum, mean) over CSR (native.cu): no floating-point atomics, deterministic.
 
-One kernel template, scheduled eleven ways (the strategies, each registered for both host paths):
+One kernel template, scheduled the ways below (the strategies, each registered for both host paths):
 
 - ``native`` (default, one launch): a group of T threads per row (T · 4 ≥ F features when F
   allows float4s), 256 / T rows a block; rows above LONG_ROW edges are taken by the whole block
@@ -34,8 +34,11 @@ One kernel template, scheduled eleven ways (the strategies, each registered for 
   grid slice-major, so that one slice of x is gathered at a time: at F 512 (x 128 MiB) and on the large case
   (x 512 MiB) a slice is a quarter of x, where the whole does not stay in a 50 MiB L2 (cuSPARSE, which
   walks the features in slices, led there).
-- ``native.tuned`` (the champion): the fastest of coop, coop64, coop-f128, coop-f32, merge, merge512 and
-  merge2048 for each graph shape (rows, edges, features, index type), timed once on the GPU (TUNER); the
+- ``native.coop-3blocks``: coop's kernels at 3 blocks an SM instead of 4 (76 registers a thread, not 64), so
+  that each warp issues all of a round's row loads before its first add (3 or 4 at 64 registers): fewer warps,
+  each with more rows in flight. The same bits as coop.
+- ``native.tuned`` (the champion): the fastest of coop, coop64, coop-f128, coop-f32, coop-3blocks, merge, merge512
+  and merge2048 for each graph shape (rows, edges, features, index type), timed once on the GPU (TUNER); the
   choice is stored with each result as its tuning.
 - ``native.sorted``: rows visited longest first (degree-sorted: blocks of similar rows, hubs
   started first). The reordering step (torch.argsort of the degrees, on the device) is part of
@@ -79,9 +82,11 @@ COOP_ITEMS = 1024
 COOP_MAX_INDEX = (1 << 31) - 1
 NEVER = 1 << 62  # a degree no row reaches
 INDEX = {torch.int32: "i32", torch.int64: "i64"}
-# native.cu's kernel sets: the default's, the inflight ones (a round's row loads before its adds) and the coop
-# ones (inflight, reading each piece's rows and edges from the block's copy in shared memory).
-KERNEL_SETS = ("", "inflight_", "coop_")
+# native.cu's kernel sets: the default's, the inflight ones (a round's row loads before its adds), the coop ones
+# (inflight, reading each piece's rows and edges from the block's copy in shared memory) and coop3 (coop at 3
+# blocks an SM: a whole round's loads in flight).
+KERNEL_SETS = ("", "inflight_", "coop_", "coop3_")
+COOP_SETS = ("coop_", "coop3_")
 KERNELS = {
     (variant, index, vector, kernel_set): Kernel(
         "neighbor_agg", f"neighbor_agg_{kernel_set}{variant}_{index}{'_x4' if vector else ''}", "pppppppliiilllliii"
@@ -113,7 +118,7 @@ class Schedule:
     feature_slice: int = 0  # features a block takes (slices of x gathered one after another); 0: all of them
 
     def __post_init__(self):
-        if self.kernel_set == "coop_" and (self.tiles or self.split_row >= 0):
+        if self.kernel_set in COOP_SETS and (self.tiles or self.split_row >= 0):
             raise ValueError("the coop kernels take every row in pieces (tiles=False, split_row=-1)")
 
 
@@ -140,6 +145,9 @@ SCHEDULES = {
     **{f"coop-f{width}": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1, piece=MERGE_PIECE,
                                   kernel_set="coop_", feature_slice=width)
        for width in (128, 32)},
+    # coop at 3 blocks an SM (76 registers): 24 warps, each issuing all of a round's row loads before its first add,
+    # where coop's 32 warps at 64 registers issue 3 or 4 (sm_90 SASS).
+    "coop-3blocks": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1, piece=MERGE_PIECE, kernel_set="coop3_"),
 }
 
 _VALIDATED: dict[tuple[int, int], tuple] = {}
@@ -184,10 +192,10 @@ def neighbor_agg(host, rowptr, col, x, variant, schedule: Schedule = SCHEDULES["
         return out
     vector = features % 4 == 0 and aligned(x, out)
     kernel_set = schedule.kernel_set
-    if kernel_set == "coop_" and (max(x.numel(), col.numel()) > COOP_MAX_INDEX or schedule.piece > COOP_ITEMS):
+    if kernel_set in COOP_SETS and (max(x.numel(), col.numel()) > COOP_MAX_INDEX or schedule.piece > COOP_ITEMS):
         kernel_set = "inflight_"  # merge's kernels, the same schedule
     # Features a block takes: a slice (a multiple of 4, so float4s stay whole) with the coop kernels, else all.
-    width = min(features, schedule.feature_slice or features) if kernel_set == "coop_" else features
+    width = min(features, schedule.feature_slice or features) if kernel_set in COOP_SETS else features
     per_row = min(32, 1 << (cdiv(width, 4 if vector else 1) - 1).bit_length())
     key = (variant, INDEX[rowptr.dtype], vector)
     rows_per_block = 1 if schedule.row_per_block else THREADS // per_row
@@ -217,7 +225,8 @@ for _strategy, _schedule in SCHEDULES.items():
 # the H200, a slice of 128 is 1.3× faster on the hub at F 512 and 1.07× slower on R-MAT at the same F, pieces
 # of 2048 win at F 32 and lose 1.2× at F 128. Each graph shape gets the fastest, recorded with its results.
 TUNER = Tuner("neighbor_agg native", {name: SCHEDULES[name] for name in
-                                      ("coop", "coop64", "coop-f128", "coop-f32", "merge", "merge512", "merge2048")})
+                                      ("coop", "coop64", "coop-f128", "coop-f32", "coop-3blocks", "merge", "merge512",
+                                       "merge2048")})
 
 
 @register("neighbor_agg", variants=("sum", "mean"), strategy="tuned")
