@@ -46,7 +46,7 @@
 // at 77 %). With both, sum issues 8 first.
 #define INFLIGHT_BLOCKS 4
 // COOP3 (the neighbor_agg_coop3_* kernels): the coop kernels at 3 blocks an SM (76 registers a thread). At 4 blocks'
-// 64 registers ptxas issues 3 or 4 of a coop round's 8 LDG.128 before its first FADD (the rows' 32 registers beside
+// 64 registers ptxas puts 3 or 4 of a coop round's 8 LDG.128 before its first FADD (the rows' 32 registers beside
 // the piece's loop state), at 3 blocks all 8: 24 warps an SM each with a round in flight, against 32 with part of one.
 #define COOP3_BLOCKS 3
 

@@ -146,7 +146,7 @@ SCHEDULES = {
                                   kernel_set="coop_", feature_slice=width)
        for width in (128, 32)},
     # coop at 3 blocks an SM (76 registers): 24 warps, each issuing all of a round's row loads before its first add,
-    # where coop's 32 warps at 64 registers issue 3 or 4 (sm_90 SASS).
+    # where coop's 32 warps at 64 registers put 3 or 4 of them first (sm_90 SASS).
     "coop-3blocks": Schedule(tiles=False, long_row=MERGE_LONG_ROW, split_row=-1, piece=MERGE_PIECE, kernel_set="coop3_"),
 }
 
