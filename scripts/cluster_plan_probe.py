@@ -1,12 +1,13 @@
-"""Which cluster plan holds a float32 row of about 65536 columns best: the plan the launcher picked before,
-(8 CTAs, 512 threads, 4 float4 chunks a thread: 16 elements, about 40 registers, three CTAs an SM), against half
-the CTAs with twice the elements a thread, (4, 512, 8: 32 elements, 64 registers, two CTAs an SM: the plan
-mage.backends.rows.CLUSTER_PLANS now holds for these widths), the shape that took
-softmax's 16-bit cluster from 118.7 to 100.9 µs at 1024×65536 on an H100. ncu counted five times QuACK's
-instructions in LayerNorm's 8-CTA kernel there: each thread's share of the reductions, the barrier and the
-slice arithmetic is paid for 16 elements.
+"""Which cluster plan holds a float32 row best, each plan (K CTAs, threads a CTA, float4 chunks a thread) timed
+on the same inputs. By default the plans at about 65536 columns: (8, 512, 4: 16 elements, about 40 registers,
+three CTAs an SM), the plan the launcher picked before, against half the CTAs with twice the elements a thread
+(4, 512, 8: 32 elements, 64 registers, two CTAs an SM), which mage.backends.rows.CLUSTER_PLANS now holds there:
+ncu had counted five times QuACK's instructions in LayerNorm's 8-CTA kernel, each thread's share of the
+reductions, the barrier and the slice arithmetic paid for 16 elements. At 262144 columns, (8, 1024, 8) (one
+CTA an SM, the largest portable cluster) against (16, 512, 8) (two CTAs an SM).
 
-    PYTHONPATH=python python scripts/cluster_plan_probe.py [--out FILE.json]
+    PYTHONPATH=python python scripts/cluster_plan_probe.py [--plan 8x1024x8 --plan 16x512x8]
+        [--case 256x262144-study] [--out FILE.json]
 
 LayerNorm's and softmax's cluster kernels of each plan, launched through the cluster launcher, on each case's
 own inputs; each output checked against float64 first (its norm-wise error printed), then timed with
@@ -29,24 +30,24 @@ from mage.backends.rows import launch_cluster
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 
-PLANS = [(8, 512, 4), (4, 512, 8)]
+PLANS = ["8x512x4", "4x512x8"]
 CASES = ["1024x65536-study", "1024x65537-study"]
 ROUNDS = 5
 
 
-def calls(op: str, inputs: tuple) -> dict:
+def calls(op: str, inputs: tuple, plans: list[tuple[int, int, int]]) -> dict:
     """plan -> a call of op's cluster kernel of that plan on inputs."""
     host = native.HOSTS[0]
     if op == "layernorm":
         x, weight, bias = inputs
         rows, cols = x.shape
-        kernels = {plan: layernorm_native._kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in PLANS}
+        kernels = {plan: layernorm_native._kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in plans}
         arguments = lambda out: (x, weight, bias, out, rows, cols, layernorm_native.EPS)  # noqa: E731
     else:
         (x,) = inputs
         rows, cols = x.shape
         kernels = {plan: native.Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), softmax_native.SIGNATURE)
-                   for plan in PLANS}
+                   for plan in plans}
         arguments = lambda out: (x, out, rows, cols)  # noqa: E731
     return {plan: (lambda kernel=kernel, plan=plan: launch_cluster(host, {plan: kernel}, x, arguments))
             for plan, kernel in kernels.items()}
@@ -54,17 +55,20 @@ def calls(op: str, inputs: tuple) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plan", action="append", help=f"a plan KxTHREADSxCHUNKS (default {' '.join(PLANS)})")
+    parser.add_argument("--case", action="append", help=f"a case of both ops (default {' '.join(CASES)})")
     parser.add_argument("--out", help="write the timings here as JSON")
     args = parser.parse_args()
+    plans = [tuple(int(n) for n in plan.split("x")) for plan in args.plan or PLANS]
     registry.load()
     results = []
     for op in ("layernorm", "softmax"):
         spec = registry.get_op(op)
-        for case_name in CASES:
+        for case_name in args.case or CASES:
             case = spec.case(case_name)
             inputs = spec.make_inputs_at(case, case.seed, "cuda", "normal", "ieee")
             reference = spec.reference(upcast(inputs), "affine" if op == "layernorm" else "rows")
-            plan_calls = calls(op, inputs)
+            plan_calls = calls(op, inputs, plans)
             for plan, call in plan_calls.items():
                 error = float((call().double() - reference).norm() / reference.norm())
                 print(f"{op} {case_name} plan {plan}: error {error:.3g}")

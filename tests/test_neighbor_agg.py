@@ -124,11 +124,12 @@ def test_the_schedule_suite_spans_five_graphs_at_three_widths_with_their_stats()
 
 
 def test_the_target_graphs_run_with_both_index_dtypes_on_one_graph_and_x():
-    """The schedule study's targets name int32 and int64: uniform, R-MAT and the hub at F 128 in the schedule suite, and
-    the large power-law case, each with the other dtype's twin (same parameters, same seed: same graph and x)."""
+    """The schedule study's targets name int32 and int64: uniform, R-MAT and the hub at F 32, 128 and 512 in the schedule
+    suite, and the large power-law case, each with the other dtype's twin (same parameters, same seed: same graph and x)."""
     by_name = {c.name: c for c in SPEC.cases()}
-    twins = {"uniform-64k-F128-i64": "uniform-64k-F128", "rmat-64k-F128-i64": "rmat-64k-F128",
-             "hub-64k-F128-i64": "hub-64k-F128", "powerlaw-1M-16M-F128-i32": "powerlaw-1M-16M-F128"}
+    twins = {f"{graph}-64k-F{features}-i64": f"{graph}-64k-F{features}"
+             for graph in ("uniform", "rmat", "hub") for features in (32, 128, 512)}
+    twins["powerlaw-1M-16M-F128-i32"] = "powerlaw-1M-16M-F128"
     for name, twin in twins.items():
         case, other = by_name[name], by_name[twin]
         assert case.suite == other.suite and case.seed == other.seed

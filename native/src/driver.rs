@@ -182,6 +182,37 @@ pub fn function(module: Module, name: &str) -> Result<Function> {
     Ok(Function(function))
 }
 
+/// The most CTAs a cluster may have on every device; sm_90 holds up to 16 once a kernel allows it.
+const PORTABLE_CLUSTER_SIZE: c_int = 8;
+
+/// Lets `function` launch with the cluster size compiled into it (`__cluster_dims__`) where that is
+/// past the portable 8: without the opt-in the driver refuses such a launch. `context` is the
+/// function's own.
+pub fn allow_compiled_cluster_size(function: Function, context: Context) -> Result<()> {
+    with_context(context, || {
+        let mut width: c_int = 0;
+        // SAFETY: `function` is a live kernel of a module loaded in `context`; valid out-pointer.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(
+                &mut width,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+                function.0,
+            )
+        })?;
+        if width <= PORTABLE_CLUSTER_SIZE {
+            return Ok(());
+        }
+        // SAFETY: as above; the attribute takes 0 or 1.
+        check("cuFuncSetAttribute", unsafe {
+            sys::cuFuncSetAttribute(
+                function.0,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                1,
+            )
+        })
+    })
+}
+
 /// A kernel gets 48 KB of dynamic shared memory unless it opts in to more, per function.
 const DEFAULT_DYNAMIC_SHARED_BYTES: u32 = 48 * 1024;
 /// The opt-in ceiling on sm_90 (232,448 bytes); the driver refuses more at launch anyway, but

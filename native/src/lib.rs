@@ -247,6 +247,7 @@ fn load_kernel(
     guarded(|| {
         let (module, context) = driver::module(&key, &cubin, device)?;
         let function = driver::function(module, name)?;
+        driver::allow_compiled_cluster_size(function, context)?;
         Ok(Kernel {
             function,
             context,

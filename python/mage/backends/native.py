@@ -40,6 +40,8 @@ SIXTEEN_BIT_SOURCE = "native16.cu"
 SIXTEEN_BIT_TAGS = {"bf16": "bf16", "fp16": "f16"}  # precision -> the dtype in its kernels' names
 # A kernel launched with more dynamic shared memory than this must opt in first (both hosts do).
 DEFAULT_DYNAMIC_SHARED_BYTES = 48 * 1024
+# A kernel whose compiled cluster size is past this must opt in to it before it launches (both hosts do).
+PORTABLE_CLUSTER_SIZE = 8
 ARG_KINDS = "pilfb"  # pointer (a tensor), int32, int64, float32, a struct by value (its bytes)
 
 
@@ -321,6 +323,7 @@ class CudaPythonHost(Host):
             )
         module = self._modules[where]
         function = self._check(driver.cuModuleGetFunction(module, kernel.name.encode()), f"cuModuleGetFunction({kernel.name})")
+        self._in_context(context, lambda: self._allow_compiled_cluster_size(kernel, function))
         self._kernels[(kernel, index)] = (function, context)
         return function, context
 
@@ -341,6 +344,16 @@ class CudaPythonHost(Host):
             )
 
         self._in_context(context, enqueue)
+
+    def _allow_compiled_cluster_size(self, kernel, function) -> None:
+        """The opt-in to a compiled cluster size past the portable 8 that the Rust loader makes too."""
+        from cuda.bindings import driver
+
+        width = self._check(driver.cuFuncGetAttribute(
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, function), f"cuFuncGetAttribute({kernel.name})")
+        if width > PORTABLE_CLUSTER_SIZE:
+            attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            self._check(driver.cuFuncSetAttribute(function, attribute, 1), f"cuFuncSetAttribute({kernel.name})")
 
     def _opt_in_shared(self, kernel, function, shared: int) -> None:
         """The opt-in to more than 48 KB of dynamic shared memory that the Rust launcher makes too."""

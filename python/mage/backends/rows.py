@@ -137,11 +137,14 @@ def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.T
 # overlap another's cluster barrier. Up to 65539 columns a row takes 4 CTAs of 32 floats a thread (64
 # registers, two CTAs an SM), not 8 of 16: each thread's share of the reductions, the barrier and the slice
 # arithmetic is then paid for twice the elements, which took an H100's LayerNorm at 1024×65536 from 246.8 to
-# 215.9 µs and softmax from 202.6 to 192.8 (scripts/cluster_plan_probe.py). The widest plan takes all of an
-# SM's registers (1024 × 64) for 262144 columns, as 8 is the largest portable cluster. (Rows held in shared
-# memory past 48 KB a CTA are the pipe strategy's: both launchers opt a kernel in to up to 227 KB of dynamic
-# shared memory.)
-CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (8, 1024, 8))
+# 215.9 µs and softmax from 202.6 to 192.8 (scripts/cluster_plan_probe.py). For 262144 columns a cluster of 8
+# (the largest portable size) takes all of an SM's registers (1024 × 64): one CTA an SM, so nothing on it loads
+# while that CTA waits at its barrier or writes (0.70 of the copy rate for LayerNorm at 256×262144 on an H100,
+# 0.86 at 1024×65536 with two CTAs an SM). The widest plan is 16 CTAs of 512 threads instead, two an SM; sm_90
+# holds clusters of 16 once a kernel opts in, which both hosts do for a kernel compiled with one. (Rows held in
+# shared memory past 48 KB a CTA are the pipe strategy's: both launchers opt a kernel in to up to 227 KB of
+# dynamic shared memory.)
+CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (16, 512, 8))
 # Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
 # than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
 CLUSTER_MIN_COLS = 1024
@@ -149,7 +152,7 @@ CLUSTER_MIN_COLS = 1024
 CLUSTER_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks in CLUSTER_PLANS) + 3
 
 
-cluster_takes = width_takes("cluster", CLUSTER_MIN_COLS, CLUSTER_MAX_COLS, "8 CTAs' registers",
+cluster_takes = width_takes("cluster", CLUSTER_MIN_COLS, CLUSTER_MAX_COLS, "a cluster's registers",
                             "would spill: the split and online strategies take them")
 
 

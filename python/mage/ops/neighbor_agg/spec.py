@@ -76,8 +76,9 @@ SCHEDULE_GRAPHS = {
     "hub": {"graph": "hub", "nodes": 1 << 16, "edges": 1 << 20, "share": 0.1},
 }
 SCHEDULE_FEATURES = (32, 128, 512)
-# The schedule study's targets hold for int32 and int64 indices: the graphs they name, at F 128, also with int64 (the same
-# graph and x as the int32 case; named GRAPH-64k-F128-i64, so the study's figure, by graph and width, keeps int32).
+# The schedule study's targets hold for int32 and int64 indices: the graphs they name, at every width, also with int64
+# (the same graph and x as the int32 case; named GRAPH-64k-F…-i64, so the study's figure, by graph and width, keeps
+# int32).
 SCHEDULE_INT64 = ("uniform", "rmat", "hub")
 
 
@@ -123,9 +124,10 @@ class NeighborAggSpec(OpSpec):
             for number, (label, graph) in enumerate(SCHEDULE_GRAPHS.items())
             for features in SCHEDULE_FEATURES
         ] + [
-            case(f"{label}-64k-F128-i64", "schedule", graph, 128, "int64", seed=(1 << 16) * 31 + number)
+            case(f"{label}-64k-F{features}-i64", "schedule", graph, features, "int64", seed=(1 << 16) * 31 + number)
             for number, (label, graph) in enumerate(SCHEDULE_GRAPHS.items())
             if label in SCHEDULE_INT64
+            for features in SCHEDULE_FEATURES
         ]
 
     def graph(self, case: Case) -> tuple[torch.Tensor, torch.Tensor]:

@@ -251,16 +251,13 @@ __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slo
         slot[1] = count > 0 ? own.sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
     }
     sync_cluster<K>();
-    float maxes[K], sums[K], row_max = NO_VALUE;
+    // Each partial is read twice rather than kept: 2K floats held beside a 16-CTA cluster's 32 a thread spill.
+    float row_max = NO_VALUE;
 #pragma unroll
-    for (int r = 0; r < K; ++r) {
-        maxes[r] = load_from_rank<K>(&slot[0], r);
-        sums[r] = load_from_rank<K>(&slot[1], r);
-        row_max = fmaxf(row_max, maxes[r]);
-    }
+    for (int r = 0; r < K; ++r) row_max = fmaxf(row_max, load_from_rank<K>(&slot[0], r));
     float total = 0.0f;
 #pragma unroll
-    for (int r = 0; r < K; ++r) total += sums[r] * expf(maxes[r] - row_max);
+    for (int r = 0; r < K; ++r) total += load_from_rank<K>(&slot[1], r) * expf(load_from_rank<K>(&slot[0], r) - row_max);
     return expf(own.max - row_max) / total;
 }
 
@@ -344,8 +341,10 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-#define SOFTMAX_CLUSTER(TAG, T, K, THREADS, V)                                                                \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS)                             \
+// BOUNDS: the kernel's __launch_bounds__ (a minimum of CTAs an SM holds each thread to the registers that lets
+// them all be resident).
+#define SOFTMAX_CLUSTER(TAG, T, K, THREADS, V, BOUNDS)                                                        \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) BOUNDS                                                 \
         softmax_##TAG##_cluster##K##_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out,            \
                                                        long long rows, int cols) {                              \
         softmax_cluster<K, THREADS, V>(x, out, cols);                                                          \
@@ -364,12 +363,12 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
 // of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS, (THREADS, V),
 // narrowest rows first: 8 chunks of 8 elements a thread. The float32 ones are compiled below.
 #define SOFTMAX_SIXTEEN_BIT_ROW_STRATEGIES(TAG, T)                                                            \
-    SOFTMAX_CLUSTER(TAG, T, 2, 64, 8)                                                                         \
-    SOFTMAX_CLUSTER(TAG, T, 2, 128, 8)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 2, 256, 8)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 2, 512, 8)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 4, 512, 8)                                                                        \
-    SOFTMAX_CLUSTER(TAG, T, 8, 512, 8)                                                                        \
+    SOFTMAX_CLUSTER(TAG, T, 2, 64, 8, __launch_bounds__(64))                                                  \
+    SOFTMAX_CLUSTER(TAG, T, 2, 128, 8, __launch_bounds__(128))                                                \
+    SOFTMAX_CLUSTER(TAG, T, 2, 256, 8, __launch_bounds__(256))                                                \
+    SOFTMAX_CLUSTER(TAG, T, 2, 512, 8, __launch_bounds__(512))                                                \
+    SOFTMAX_CLUSTER(TAG, T, 4, 512, 8, __launch_bounds__(512))                                                \
+    SOFTMAX_CLUSTER(TAG, T, 8, 512, 8, __launch_bounds__(512))                                                \
     SOFTMAX_SLICE(TAG, T, 128, 8)                                                                             \
     SOFTMAX_SLICE(TAG, T, 256, 8)
 
@@ -378,15 +377,17 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
 #ifndef NATIVE_TEMPLATES_ONLY
 SOFTMAX_KERNELS(f32, float)
 // mage.backends.rows.CLUSTER_PLANS and SLICE_PLANS.
-SOFTMAX_CLUSTER(f32, float, 2, 128, 4)
-SOFTMAX_CLUSTER(f32, float, 2, 256, 4)
-SOFTMAX_CLUSTER(f32, float, 2, 512, 4)
-SOFTMAX_CLUSTER(f32, float, 4, 512, 4)
-SOFTMAX_CLUSTER(f32, float, 4, 512, 8)
-SOFTMAX_CLUSTER(f32, float, 8, 1024, 4)
-SOFTMAX_CLUSTER(f32, float, 8, 1024, 8)
-// The plan (4, 512, 8) replaced, for scripts/cluster_plan_probe.py's comparison; no launcher picks it.
-SOFTMAX_CLUSTER(f32, float, 8, 512, 4)
+SOFTMAX_CLUSTER(f32, float, 2, 128, 4, __launch_bounds__(128))
+SOFTMAX_CLUSTER(f32, float, 2, 256, 4, __launch_bounds__(256))
+SOFTMAX_CLUSTER(f32, float, 2, 512, 4, __launch_bounds__(512))
+SOFTMAX_CLUSTER(f32, float, 4, 512, 4, __launch_bounds__(512))
+SOFTMAX_CLUSTER(f32, float, 4, 512, 8, __launch_bounds__(512))
+SOFTMAX_CLUSTER(f32, float, 8, 1024, 4, __launch_bounds__(1024))
+SOFTMAX_CLUSTER(f32, float, 16, 512, 8, __launch_bounds__(512, 2))
+// The plans (8, 512, 4) and (8, 1024, 8) replaced, for scripts/cluster_plan_probe.py's comparison; no launcher
+// picks them.
+SOFTMAX_CLUSTER(f32, float, 8, 512, 4, __launch_bounds__(512))
+SOFTMAX_CLUSTER(f32, float, 8, 1024, 8, __launch_bounds__(1024))
 SOFTMAX_SLICE(f32, float, 256, 4)
 SOFTMAX_SLICE(f32, float, 512, 4)
 SOFTMAX_SLICE(f32, float, 1024, 4)
