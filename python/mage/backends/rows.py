@@ -138,13 +138,13 @@ def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.T
 # registers, two CTAs an SM), not 8 of 16: each thread's share of the reductions, the barrier and the slice
 # arithmetic is then paid for twice the elements, which took an H100's LayerNorm at 1024×65536 from 246.8 to
 # 215.9 µs and softmax from 202.6 to 192.8 (scripts/cluster_plan_probe.py). For 262144 columns a cluster of 8
-# (the largest portable size) takes all of an SM's registers (1024 × 64): one CTA an SM, so nothing on it loads
-# while that CTA waits at its barrier or writes (0.70 of the copy rate for LayerNorm at 256×262144 on an H100,
-# 0.86 at 1024×65536 with two CTAs an SM). The widest plan is 16 CTAs of 512 threads instead, two an SM; sm_90
-# holds clusters of 16 once a kernel opts in, which both hosts do for a kernel compiled with one. (Rows held in
+# (the largest portable size) takes all of an SM's registers (1024 × 64): one CTA an SM. Sixteen CTAs of 512
+# threads (two an SM, sm_90's non-portable cluster size, which both hosts opt a kernel in to) were slower on an
+# H200: LayerNorm 272.4 against 237.5 µs, softmax 202.0 against 190.0 at 256×262144 (the probe), because the
+# driver fits only 14 such clusters at once (224 of the 264 CTA slots; ncu: 41 % of DRAM's peak). (Rows held in
 # shared memory past 48 KB a CTA are the pipe strategy's: both launchers opt a kernel in to up to 227 KB of
 # dynamic shared memory.)
-CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (16, 512, 8))
+CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (8, 1024, 8))
 # Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
 # than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
 CLUSTER_MIN_COLS = 1024
