@@ -16,10 +16,11 @@ import torch
 import triton
 
 from mage import registry
-from mage.backends import native
+from mage.backends import native, rows
 from mage.backends.cuda_libs import preload_nvrtc
 from mage.check import check
 from mage.errors import InputError
+from mage.ops.layernorm import native as layernorm_native
 from mage.spec import Case, input_dtype
 from native_emu import EmuHost, compiler, op_kernels
 
@@ -167,8 +168,6 @@ def test_the_emulated_shapes_reach_every_16_bit_kernel():
 def test_every_16_bit_plan_of_the_row_strategies_is_one_their_widths_need():
     """A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take reach every plan
     native16.cu compiles for them (softmax's and LayerNorm's), and no other."""
-    from mage.backends import rows
-    from mage.ops.layernorm import native as layernorm_native
     from mage.ops.softmax import native as softmax_native
 
     for strategy, plan_for, plans, (low, high) in (
@@ -226,3 +225,23 @@ def test_the_16_bit_kernels_compile_to_the_instructions_they_are_written_for(op,
                           check=True).stdout
     for instruction in SASS[(op, kernel)]:
         assert instruction in sass, f"{kernel}: no {instruction.strip()} in its SASS"
+
+
+def test_16_bit_layernorm_normalizes_an_aligned_row_without_the_scalar_loads(tmp_path):
+    """A 16-bit LayerNorm row kernel normalizes an aligned row in a loop of its own: each of a thread's 8 chunks
+    loads its weight and its bias as one 16-byte load that no predicate guards. With one loop for every
+    alignment, ptxas issued both forms under opposite predicates, the 16 scalar loads of the unaligned form
+    beside the 2 vector loads (about 100 instructions a chunk against 58)."""
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    if preload_nvrtc() is None or not cuobjdump.exists():
+        pytest.skip("needs libnvrtc and Triton's cuobjdump")
+    cubin = tmp_path / "layernorm.cubin"
+    cubin.write_bytes(native.cubin("layernorm", HOPPER, native.SIXTEEN_BIT_SOURCE))
+    kernels = [k.name for strategy in (layernorm_native.CLUSTER, layernorm_native.SLICE)
+               for precision in ("bf16", "fp16") for k in strategy[precision].values()]
+    assert len(kernels) == len(rows.SIXTEEN_BIT_CLUSTER_PLANS + rows.SIXTEEN_BIT_SLICE_PLANS) * 2
+    for kernel in kernels:
+        sass = subprocess.run([str(cuobjdump), "-sass", "-fun", kernel, str(cubin)], capture_output=True, text=True,
+                              check=True).stdout
+        unguarded = [line for line in sass.splitlines() if "LDG.E.128.CONSTANT" in line and "@" not in line]
+        assert len(unguarded) >= 2 * 8, (kernel, len(unguarded))

@@ -308,6 +308,22 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
     return row;
 }
 
+// Normalize a CTA's body chunks of row `outr` from registers, 16-byte accesses where `to_vector` (out) and
+// `from_vector` (weight and bias) say.
+template <int THREADS, int V, typename T, typename Chunk>
+__device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, const T* __restrict__ bias,
+                                                 T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V],
+                                                 float mean, float rstd, bool to_vector, bool from_vector) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) {
+            const int c = s.head + CHUNK_ELEMENTS<T> * j;
+            normalize_chunk(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
+        }
+    }
+}
+
 // Normalize and write a CTA's slice of row `outr` from registers.
 template <int THREADS, int V, typename T, typename Chunk>
 __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const T* __restrict__ bias,
@@ -315,13 +331,14 @@ __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const 
                                             const Moments& row, int cols, float eps) {
     const float rstd = 1.0f / sqrtf(row.m2 / (float)cols + eps);
     const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-        const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) {
-            const int c = s.head + CHUNK_ELEMENTS<T> * j;
-            normalize_chunk(outr + c, weight + c, bias + c, v[i], row.mean, rstd, vector_out, vector_affine);
-        }
+    // A 16-bit row's aligned case as a loop of its own, chosen once, not at every chunk: ptxas had issued both
+    // forms of each load under opposite predicates (a chunk's 16 scalar loads of weight and bias beside its two
+    // 16-byte ones, all issued whichever held). A float row keeps one loop: two of them took the 4-CTA kernel
+    // from 64 registers to 74 (one CTA an SM), or to a spill when held to 64.
+    if (sizeof(T) == 2 && vector_out && vector_affine) {
+        normalize_chunks<THREADS, V>(weight, bias, outr, s, v, row.mean, rstd, true, true);
+    } else {
+        normalize_chunks<THREADS, V>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
     }
     if (s.edge >= 0)
         outr[s.edge] = from_float<T>((edge - row.mean) * rstd * to_float(weight[s.edge]) + to_float(bias[s.edge]));
