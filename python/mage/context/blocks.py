@@ -41,9 +41,14 @@ def build(name: str, device: str) -> Block:
     return factory(shape, device)
 
 
-def build_as_timed(name: str, precision: str, device: str) -> tuple[Block, tuple]:
-    """The block at ``precision``'s input dtype and the inputs a context run times it on (its case's seed)."""
-    block = build(name, device).at_dtype(input_dtype(precision))
+def timed_inputs(block: Block, precision: str, device: str) -> tuple:
+    """The inputs a context run times ``block`` on at ``precision`` (its case's seed)."""
     spec = BlockSpec(block)
     case = spec.case()
-    return block, spec.make_inputs_at(case, case.seed, device, "normal", precision)
+    return spec.make_inputs_at(case, case.seed, device, "normal", precision)
+
+
+def build_as_timed(name: str, precision: str, device: str) -> tuple[Block, tuple]:
+    """The block at ``precision``'s input dtype and the inputs a context run times it on."""
+    block = build(name, device).at_dtype(input_dtype(precision))
+    return block, timed_inputs(block, precision, device)

@@ -320,7 +320,7 @@ class BlockMeasurement:
                 results[way.label] = self._rows(way, "fail", contract.reason, contract.rel_error)
                 continue
             passing[way.label] = (way, fn, contract)
-        inputs = self.spec.make_inputs_at(self.case, self.case.seed, self.request.device, "normal", self.precision)
+        inputs = blocks.timed_inputs(self.block, self.precision, self.request.device)
         refresh = check.InputRefresh(self.spec, self.case, inputs, self.request.device,
                                      _seed(self.method.check_seed, "refresh", self.key), self.method.refresh_sets,
                                      ["default"])
