@@ -24,7 +24,7 @@ from mage.backends.cuda_libs import preload_nvrtc
 from mage.backends.triton import INTERPRETED
 from mage.ops.neighbor_agg import counters, graphs
 from mage.registry import Implementation
-from mage.spec import Case
+from mage.spec import Case, draw, generator
 from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
 from native_emu import EmuHost, compiler
 from tiers import slow_for_studies
@@ -259,7 +259,7 @@ def test_merge_takes_every_row_in_one_launch_of_pieces_and_leaves_its_counters_z
     rowptr = torch.cat([torch.zeros(1, dtype=torch.int64), degrees.cumsum(0)]).to(index)
     gen = torch.Generator().manual_seed(11)
     col = torch.randint(0, 700, (int(rowptr[-1]),), generator=gen).to(index)
-    x = heavy_tailed((700, 12), seed=11)
+    x = draw((700, 12), generator(11), "heavy")
     host = EmuHost()
     for variant in ("sum", "mean"):
         fn = functools.partial(native.LAUNCHERS[("neighbor_agg", "merge512")], host, variant=variant)
@@ -322,7 +322,7 @@ def test_coop_stages_pieces_without_edges_and_rows_cut_at_either_end(index):
     rowptr = torch.cat([torch.zeros(1, dtype=torch.int64), degrees.cumsum(0)]).to(index)
     gen = torch.Generator().manual_seed(12)
     col = torch.randint(0, 900, (int(rowptr[-1]),), generator=gen).to(index)
-    x = heavy_tailed((900, 36), seed=12)
+    x = draw((900, 36), generator(12), "heavy")
     pieces = native_module().MERGE_PIECE
     assert ((torch.arange(len(degrees)) + rowptr[1:]) % pieces == pieces - 1).any()  # a row's end item closes a piece
     for variant in ("sum", "mean"):
@@ -433,13 +433,6 @@ def test_the_coop_kernels_gather_a_round_in_few_instructions_without_local_memor
         sass = subprocess.run([str(sass_loads_before_add.CUOBJDUMP), "-sass", "-fun", kernel, str(cubin)],
                               capture_output=True, text=True, check=True).stdout
         assert sass.count("STG.E ") <= 1 and "STG.E.128" in sass, kernel
-
-
-def heavy_tailed(shape: tuple[int, int], seed: int) -> torch.Tensor:
-    """Student-t draws of 2 degrees of freedom, the same every run (torch's global generator left as it was)."""
-    with torch.random.fork_rng():
-        torch.manual_seed(seed)
-        return torch.distributions.StudentT(2.0).sample(shape)
 
 
 def native_module():
