@@ -146,6 +146,21 @@ __device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned r
     return s;
 }
 
+// The float32 cluster kernels' plans, X(K, THREADS, V, BOUNDS) each (BOUNDS: the kernel's __launch_bounds__), that
+// layernorm and softmax both compile: mage.backends.rows.CLUSTER_PLANS, narrowest rows first, then two that no
+// launcher picks, for scripts/cluster_plan_probe.py's comparisons: (8, 512, 4), which (4, 512, 8) replaced, and 16
+// CTAs of 512 threads at 262144 columns, two an SM, which were slower (rows.CLUSTER_PLANS).
+#define FLOAT_CLUSTER_PLANS(X)                                                                                   \
+    X(2, 128, 4, __launch_bounds__(128))                                                                         \
+    X(2, 256, 4, __launch_bounds__(256))                                                                         \
+    X(2, 512, 4, __launch_bounds__(512))                                                                         \
+    X(4, 512, 4, __launch_bounds__(512))                                                                         \
+    X(4, 512, 8, __launch_bounds__(512))                                                                         \
+    X(8, 1024, 4, __launch_bounds__(1024))                                                                       \
+    X(8, 1024, 8, __launch_bounds__(1024))                                                                       \
+    X(8, 512, 4, __launch_bounds__(512))                                                                         \
+    X(16, 512, 8, __launch_bounds__(512, 2))
+
 // ---------------------------------------------------------------- the persistent form: rows pipelined
 #include "native_tiles.cuh"
 

@@ -479,18 +479,9 @@ __device__ __forceinline__ void layernorm_pipe(const float* __restrict__ x, cons
     LAYERNORM_SLICE_OF(TAG, T, 256, 8, __launch_bounds__(256, 4))
 
 #ifndef NATIVE_TEMPLATES_ONLY  // the float32 kernels: native16.cu compiles the 16-bit ones
-// mage.backends.rows.CLUSTER_PLANS: (K, THREADS, V), narrowest rows first.
-LAYERNORM_CLUSTER_OF(f32, float, 2, 128, 4, __launch_bounds__(128))
-LAYERNORM_CLUSTER_OF(f32, float, 2, 256, 4, __launch_bounds__(256))
-LAYERNORM_CLUSTER_OF(f32, float, 2, 512, 4, __launch_bounds__(512))
-LAYERNORM_CLUSTER_OF(f32, float, 4, 512, 4, __launch_bounds__(512))
-LAYERNORM_CLUSTER_OF(f32, float, 4, 512, 8, __launch_bounds__(512))
-LAYERNORM_CLUSTER_OF(f32, float, 8, 1024, 4, __launch_bounds__(1024))
-LAYERNORM_CLUSTER_OF(f32, float, 8, 1024, 8, __launch_bounds__(1024))
-// For scripts/cluster_plan_probe.py's comparisons, no launcher picks them: the plan (8, 512, 4), which (4, 512, 8)
-// replaced, and 16 CTAs of 512 threads at 262144 columns, two an SM, which were slower (rows.CLUSTER_PLANS).
-LAYERNORM_CLUSTER_OF(f32, float, 8, 512, 4, __launch_bounds__(512))
-LAYERNORM_CLUSTER_OF(f32, float, 16, 512, 8, __launch_bounds__(512, 2))
+// native_cluster.cuh's FLOAT_CLUSTER_PLANS.
+#define LAYERNORM_F32_CLUSTER(K, THREADS, V, BOUNDS) LAYERNORM_CLUSTER_OF(f32, float, K, THREADS, V, BOUNDS)
+FLOAT_CLUSTER_PLANS(LAYERNORM_F32_CLUSTER)
 
 // mage.backends.rows.SLICE_PLANS: (THREADS, V), narrowest rows first.
 LAYERNORM_SLICE_OF(f32, float, 256, 4, __launch_bounds__(256))

@@ -376,18 +376,9 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
 // only) are compiled here alone.
 #ifndef NATIVE_TEMPLATES_ONLY
 SOFTMAX_KERNELS(f32, float)
-// mage.backends.rows.CLUSTER_PLANS and SLICE_PLANS.
-SOFTMAX_CLUSTER(f32, float, 2, 128, 4, __launch_bounds__(128))
-SOFTMAX_CLUSTER(f32, float, 2, 256, 4, __launch_bounds__(256))
-SOFTMAX_CLUSTER(f32, float, 2, 512, 4, __launch_bounds__(512))
-SOFTMAX_CLUSTER(f32, float, 4, 512, 4, __launch_bounds__(512))
-SOFTMAX_CLUSTER(f32, float, 4, 512, 8, __launch_bounds__(512))
-SOFTMAX_CLUSTER(f32, float, 8, 1024, 4, __launch_bounds__(1024))
-SOFTMAX_CLUSTER(f32, float, 8, 1024, 8, __launch_bounds__(1024))
-// For scripts/cluster_plan_probe.py's comparisons, no launcher picks them: the plan (8, 512, 4), which (4, 512, 8)
-// replaced, and 16 CTAs of 512 threads at 262144 columns, two an SM, which were slower (rows.CLUSTER_PLANS).
-SOFTMAX_CLUSTER(f32, float, 8, 512, 4, __launch_bounds__(512))
-SOFTMAX_CLUSTER(f32, float, 16, 512, 8, __launch_bounds__(512, 2))
+// native_cluster.cuh's FLOAT_CLUSTER_PLANS, then mage.backends.rows.SLICE_PLANS.
+#define SOFTMAX_F32_CLUSTER(K, THREADS, V, BOUNDS) SOFTMAX_CLUSTER(f32, float, K, THREADS, V, BOUNDS)
+FLOAT_CLUSTER_PLANS(SOFTMAX_F32_CLUSTER)
 SOFTMAX_SLICE(f32, float, 256, 4)
 SOFTMAX_SLICE(f32, float, 512, 4)
 SOFTMAX_SLICE(f32, float, 1024, 4)
