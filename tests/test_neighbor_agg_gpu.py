@@ -89,8 +89,8 @@ def test_merge_gives_the_same_bits_and_the_mean_is_the_sum_times_one_reciprocal(
         assert ((out - ref).norm() / ref.norm()).item() < 1e-5, strategy
 
 
-# native.coop and coop-3blocks against merge: R-MAT and the hub at every width, and the int64 twins of the F 128
-# graphs.
+# native.coop and coop-3blocks against merge: R-MAT and the hub at every width, uniform at F 128, each with int32
+# and int64 indices.
 COOP_CASES = [c for c in SPEC.cases() if c.suite == "schedule" and (
     c.params["graph"] in ("rmat", "hub") or c.params["graph"] == "uniform" and c.params["features"] == 128)]
 
