@@ -7,7 +7,6 @@ the mean kernels' sm_90 SASS without a reciprocal subroutine."""
 from __future__ import annotations
 
 import functools
-import re
 import sqlite3
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from mage.ops.neighbor_agg import counters, graphs
 from mage.registry import Implementation
 from mage.spec import Case, draw, generator
 from mage.store import SCHEMA, SCHEMA_VERSION, Result, Store
+from cubin_info import resources
 from native_emu import EmuHost, compiler
 from tiers import slow_for_studies
 
@@ -417,11 +417,10 @@ def test_the_coop_kernels_gather_a_round_in_few_instructions_without_local_memor
         pytest.skip("needs libnvrtc and Triton's cuobjdump")
     cubin = tmp_path / "neighbor_agg.cubin"
     cubin.write_bytes(native.cubin("neighbor_agg", 90))
-    usage = subprocess.run([str(sass_loads_before_add.CUOBJDUMP), "-res-usage", str(cubin)], capture_output=True,
-                           text=True, check=True).stdout
+    used = resources(cubin.read_bytes())
     coop = sorted(k.name for k in native_module().KERNELS.values() if "_coop" in k.name)
     for kernel in coop:
-        assert re.search(rf"Function {kernel}:\s+REG:\d+ STACK:0 ", usage), kernel
+        assert used[kernel]["frame"] == 0, (kernel, used[kernel])
         if kernel.endswith("_x4"):
             loops = sass_loads_before_add.innermost_vector_loops(cubin, kernel)
             assert loops and all(length <= 80 for _, length, loads, _ in loops if loads == 8), (kernel, loops)

@@ -10,9 +10,6 @@ blocks one after another, and a cluster's CTAs must be resident together."""
 from __future__ import annotations
 
 import ctypes
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,10 +23,8 @@ from mage.errors import InputError
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 from mage.spec import Case
+from cubin_info import resources
 from native_emu import HEADER, compiler, shared_library
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import sass_loads_before_add  # noqa: E402
 
 registry.load()
 OPS = ("layernorm", "softmax")
@@ -57,22 +52,14 @@ def test_every_cluster_kernel_compiles_for_sm_90(ext, op):
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_the_16_cta_kernels_fit_two_ctas_an_sm(ext, op, tmp_path):
+def test_the_16_cta_kernels_fit_two_ctas_an_sm(ext, op):
     """The 16-CTA cluster kernels that scripts/cluster_plan_probe.py sets against the 8-CTA plan at 262144 columns
     test what they were built for only if 512 threads of 32 floats take 64 registers or fewer with no local memory:
     two CTAs then share an SM's 65536 registers (the 8-CTA plan's 1024 threads leave one). Softmax's combine of 16
     partials once held them all and spilled under that bound."""
-    if not sass_loads_before_add.CUOBJDUMP.exists():
-        pytest.skip("needs Triton's cuobjdump")
-    cubin = tmp_path / f"{op}.cubin"
-    cubin.write_bytes(native.cubin(op, HOPPER))
-    usage = subprocess.run([str(sass_loads_before_add.CUOBJDUMP), "-res-usage", str(cubin)], capture_output=True,
-                           text=True, check=True).stdout
-    name = f"{op}_f32_cluster16_t512_v8"
-    found = re.search(rf"Function {name}:\s+REG:(\d+) STACK:(\d+) ", usage)
-    assert found, name
-    registers, stack = int(found[1]), int(found[2])
-    assert 2 * 512 * registers <= 65536 and stack == 0, (registers, stack)
+    used = resources(ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-cluster.cu"))
+    kernel = used[f"{op}_f32_cluster16_t512_v8"]
+    assert 2 * 512 * kernel["registers"] <= 65536 and kernel["frame"] == 0, kernel
 
 
 # (columns, the plan: CTAs a cluster, threads a CTA, float4 chunks a thread) at the study's widths.
