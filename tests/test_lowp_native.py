@@ -121,8 +121,8 @@ EMULATED = {
 STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7),
                   ("layernorm", "slice"): (2, 4, 6, 14)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
-# kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py).
-NOT_EMULATED = ("_cluster",)
+# kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py, tests/test_reduce_pipe_gpu.py).
+NOT_EMULATED = ("_cluster", "_pipe")
 RUNS = [
     pytest.param(op, strategy, precision, params, variant, 300 + n, id=f"{op}-{strategy}-{precision}-{n}-{variant}")
     for op, cases in EMULATED.items()
@@ -166,14 +166,15 @@ def test_the_emulated_shapes_reach_every_16_bit_kernel():
 
 
 def test_every_16_bit_plan_of_the_row_strategies_is_one_their_widths_need():
-    """A 16-bit chunk holds 8 elements: the widths the slice and cluster strategies take reach every plan
+    """A 16-bit chunk holds 8 elements: the widths the slice, cluster and pipe strategies take reach every plan
     native16.cu compiles for them (softmax's and LayerNorm's), and no other."""
     from mage.ops.softmax import native as softmax_native
 
     for strategy, plan_for, plans, (low, high) in (
             ("slice", rows.slice_plan, rows.SIXTEEN_BIT_SLICE_PLANS, (rows.SLICE_MIN_COLS, rows.SLICE_MAX_COLS)),
             ("cluster", rows.cluster_plan, rows.SIXTEEN_BIT_CLUSTER_PLANS,
-             (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS))):
+             (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS)),
+            ("pipe", rows.pipe_plan, rows.SIXTEEN_BIT_PIPE_PLANS, (rows.PIPE_MIN_COLS, rows.PIPE_MAX_COLS))):
         reached = {plan_for(cols, 8, plans) for cols in range(low, high + 1, 8)} | {plan_for(high, 8, plans)}
         assert reached == set(plans), strategy
         for module in (softmax_native, layernorm_native):

@@ -1,5 +1,6 @@
 """The native pipe strategy (layernorm, softmax) on a CUDA device: the contract against the float64 reference
-(normal, heavy-tailed and large-mean inputs) at widths 1024 to 262147 with more rows than resident clusters,
+(normal, heavy-tailed and large-mean inputs), float32 and bf16, at widths 1024 to 262147 with more rows than
+resident clusters,
 so that every cluster walks several rows and the last round is partial; an input off every 16-byte boundary;
 the same bits on a repeat, through both host paths (each opting the kernel in to its > 48 KB of shared memory
 at 262144) and from a CUDA graph; and first, the launcher's grid against the driver's count of clusters that
@@ -31,10 +32,11 @@ FAMILIES = ("native", "native-py")
 
 
 def _resident(op: str, plan, host=native.HOSTS[0]) -> int:
-    """The driver's count of ``plan``'s clusters that fit at once, through ``host``."""
+    """The driver's count of ``plan``'s float32 clusters that fit at once, through ``host``."""
     k, threads, _, _ = plan
-    kernel = {"layernorm": layernorm_native, "softmax": softmax_native}[op].PIPE[plan]
-    return host.max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), rows.pipe_shared_bytes(plan))
+    kernel = {"layernorm": layernorm_native, "softmax": softmax_native}[op].PIPE["ieee"][plan]
+    shared = rows.pipe_affine_bytes(plan) if op == "layernorm" else 0
+    return host.max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), shared)
 
 
 def _rows_past_resident(cols: int, op: str) -> int:
@@ -47,8 +49,9 @@ def _rows_past_resident(cols: int, op: str) -> int:
 WIDTHS = [1024, 4099, 16384, 65536, 65537, 262144, rows.PIPE_MAX_COLS]
 
 
-def _pipe(op: str, family: str = "native"):
-    return next(i for i in registry.implementations(op) if i.family == family and i.strategy == "pipe")
+def _pipe(op: str, family: str = "native", precision: str = "ieee"):
+    return next(i for i in registry.implementations(op)
+                if i.family == family and i.strategy == "pipe" and i.precision == precision)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -71,11 +74,12 @@ def test_the_grid_is_the_drivers_count_of_clusters_that_fit_at_once(op, plan, mo
     assert grids == [(fit[0] * k, 1, 1)] * 2
 
 
+@pytest.mark.parametrize("precision", ["ieee", "bf16"])
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("cols", WIDTHS, ids=str)
-def test_contract_against_float64_with_every_cluster_walking_rows(op, family, cols):
-    impl = _pipe(op, family)
+def test_contract_against_float64_with_every_cluster_walking_rows(op, family, cols, precision):
+    impl = _pipe(op, family, precision)
     spec = registry.get_op(op)
     assert "large-mean" in spec.distributions
     rows_ = _rows_past_resident(cols, op)

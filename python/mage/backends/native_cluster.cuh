@@ -8,8 +8,8 @@
 // shared memory (DSMEM) and combines them in rank order: the same bits in every CTA, every run.
 //
 // The `pipe` strategy makes the same cluster persistent (pipelined_rows, below): the grid fills the
-// SMs once and each cluster walks rows, with the next row's slice already copying into shared memory
-// while the current one is reduced and written.
+// SMs once and each cluster walks rows, with the next row's slice already loading into registers while
+// the current one is reduced and written.
 //
 // The cluster primitives are PTX (NVRTC has no include path for <cooperative_groups.h>):
 // %cluster_ctarank, barrier.cluster (split into arrive and wait, so a CTA writes its slice while
@@ -161,8 +161,33 @@ __device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned r
     X(8, 512, 4, __launch_bounds__(512))                                                                         \
     X(16, 512, 8, __launch_bounds__(512, 2))
 
+// The pipe strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), narrowest
+// rows first: mage.backends.rows.PIPE_PLANS, compiled by layernorm and softmax; 16-bit rows (8 elements a chunk)
+// reach 262144 columns without the last. A thread holds 2 · V chunks (this row's and the next's): 32 registers
+// within the 64 that two CTAs of 512 threads leave a thread, 64 within the 128 of one. 262144 float columns take
+// 16 CTAs (the non-portable size) of 512 threads, one an SM: 8 CTAs of 1024 would leave 64 registers a thread
+// for 64 of row.
+#define SIXTEEN_BIT_PIPE_PLANS(X)                                                                                \
+    X(2, 128, 4, 8)                                                                                              \
+    X(2, 512, 4, 2)                                                                                              \
+    X(4, 512, 4, 2)                                                                                              \
+    X(8, 512, 4, 2)                                                                                              \
+    X(16, 512, 4, 2)
+#define PIPE_PLANS(X) SIXTEEN_BIT_PIPE_PLANS(X) X(16, 512, 8, 1)
+
 // ---------------------------------------------------------------- the persistent form: rows pipelined
-#include "native_tiles.cuh"
+#include "native_half.cuh"
+
+// A 16-byte chunk of a row as a CTA holds it in registers: a float4 of a float row; the eight elements of a
+// 16-bit row as loaded (four registers, widened at each use).
+template <typename T>
+struct RowChunk {
+    using type = Half8<T>;
+};
+template <>
+struct RowChunk<float> {
+    using type = float4;
+};
 
 // The kernel's dynamic shared memory (launched with `shared` bytes, opted in past 48 KB by both hosts).
 // The CPU emulation has none and traps at the first cluster call, before it would be touched.
@@ -172,62 +197,50 @@ __device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned r
 #define DYNAMIC_SHARED(type, name) type* name = nullptr
 #endif
 
-// Keeps the compiler from moving this thread's shared-memory reads across the cp.async around them: the
-// asm of copy_async16 and copy_async_wait has no memory clobber (elsewhere a __syncthreads follows the wait).
-__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
-
 // Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
-// same rank's slice (row_slice) of every row it visits. Shared memory `stage` (THREADS · V float4s) is
-// one row's slice in flight and the registers `v` the other: at the top of a row a thread waits for its
-// own copies, moves them to registers, and at once starts copying the next row's slice into the same
-// slots, so while `row` reduces, waits at the cluster barrier and writes, a whole slice a CTA is on its
-// way from DRAM (the cluster strategy's kernel had nothing in flight there).
-//
-// The copies are cp.async of 16 bytes (copy_async16, one commit group a row), not cp.async.bulk: the
-// body of a row is 16-byte aligned by row_slice, so a bulk copy would be legal too, but a thread that
-// copies its own chunks and reads back only those needs no barrier and no mbarrier between the copy and
-// its use (wait_group is per thread), and the slot it reads is the slot it refills: a bulk copy lands
-// for the whole CTA, which would need a CTA barrier before every refill. The scalar head and tail
-// (row_slice's edge) and `lead` (the CTA's first body element: LayerNorm's pivot) are plain loads
-// issued with the copies, used a row later.
-//
-// row(row, slice, v, edge, lead, parity) does the op's work on one row; parity alternates, so that the
-// op can double-buffer what it publishes to its peers (one cluster barrier a row then suffices: a
-// CTA reuses a slot two rows later, after every peer has passed the barrier between).
-template <int K, int THREADS, int V, typename Row>
-__device__ __forceinline__ void pipelined_rows(const float* __restrict__ x, long long rows, int cols, float4* stage,
+// same rank's slice (row_slice) of every row it visits, in registers twice over: `v`, the row being reduced
+// and written, and `ahead`, the next row's slice, whose loads are issued before this row's reductions and
+// cluster barrier (the barrier's memory clobber keeps them there), so that the SM has a whole slice in flight
+// from DRAM while it waits, where the one-row cluster kernel had nothing. An earlier form staged the next row
+// in shared memory by cp.async and was slower than the one-row cluster at every width (results/README.md).
+// `prologue()` runs once, after the first row's loads are issued: the op's one-time work (LayerNorm stages
+// its weight and bias there). row(row, slice, v, edge, lead, parity) does the op's work on one row, `lead` the
+// CTA's first body element (LayerNorm's pivot); parity alternates, so that the op can double-buffer what it
+// publishes to its peers (one cluster barrier a row then suffices: a CTA reuses a slot two rows later, after
+// every peer has passed the barrier between).
+template <int K, int THREADS, int V, typename T, typename Prologue, typename Row>
+__device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long long rows, int cols, Prologue prologue,
                                                Row row) {
+    using Chunk = typename RowChunk<T>::type;
     const unsigned rank = rank_in_cluster<K>();
     const long long clusters = gridDim.x / K;
     const int t = threadIdx.x;
     RowSlice next;
+    Chunk ahead[V];
     float next_edge = 0.0f, next_lead = 0.0f;
     auto issue = [&](long long at) {
-        const float* xr = x + at * cols;
+        const T* xr = x + at * cols;
         next = row_slice(xr, cols, rank, K);
 #pragma unroll
         for (int i = 0; i < V; ++i) {
             const int j = next.first + t + i * THREADS;
-            if (j < next.end) copy_async16(reinterpret_cast<float*>(stage + i * THREADS + t), xr + next.head, 4LL * j, true);
+            // Past the slice a chunk is zeroed, never left holding the row before: that would keep both alive
+            // (LayerNorm's 4-chunk kernels spilled 88 bytes a thread).
+            ahead[i] = j < next.end ? *reinterpret_cast<const Chunk*>(xr + next.head + CHUNK_ELEMENTS<T> * j) : Chunk{};
         }
-        copy_async_commit();
-        next_edge = next.edge >= 0 ? xr[next.edge] : 0.0f;
+        next_edge = next.edge >= 0 ? to_float(xr[next.edge]) : 0.0f;
         // Every CTA of a plan holds body chunks (rows of 1024 columns or more): the lead is uniform a CTA.
-        next_lead = next.end > next.first ? xr[next.head + 4 * next.first] : 0.0f;
+        next_lead = next.end > next.first ? to_float(xr[next.head + CHUNK_ELEMENTS<T> * next.first]) : 0.0f;
     };
     long long r = blockIdx.x / K;
     if (r < rows) issue(r);
+    prologue();
     for (int parity = 0; r < rows; r += clusters, parity ^= 1) {
-        copy_async_wait<0>();
-        compiler_fence();  // the slots are read after the wait …
         const RowSlice s = next;
         const float edge = next_edge, lead = next_lead;
-        float4 v[V];
+        Chunk v[V];
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-            if (s.first + t + i * THREADS < s.end) v[i] = stage[i * THREADS + t];
-        }
-        compiler_fence();  // … and before the next row's copies overwrite them
+        for (int i = 0; i < V; ++i) v[i] = ahead[i];
         if (r + clusters < rows) issue(r + clusters);
         row(r, s, v, edge, lead, parity);
     }

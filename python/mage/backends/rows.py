@@ -16,7 +16,7 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
 - ``cluster`` (native): a Hopper thread-block cluster a row, each CTA holding a slice in registers; the
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 - ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
-  slice of the next row copying into shared memory while it reduces and writes the current one.
+  slice of the next row loading into registers while it reduces and writes the current one.
 """
 
 from __future__ import annotations
@@ -141,9 +141,9 @@ def rows_output(takes: Callable[[dict], str | None], x: torch.Tensor) -> torch.T
 # (the largest portable size) takes all of an SM's registers (1024 × 64): one CTA an SM. Sixteen CTAs of 512
 # threads (two an SM, sm_90's non-portable cluster size, which both hosts opt a kernel in to) were slower on an
 # H200: LayerNorm 272.4 against 237.5 µs, softmax 202.0 against 190.0 at 256×262144 (the probe), because the
-# driver fits only 14 such clusters at once (224 of the 264 CTA slots; ncu: 41 % of DRAM's peak). (Rows held in
-# shared memory past 48 KB a CTA are the pipe strategy's: both launchers opt a kernel in to up to 227 KB of
-# dynamic shared memory.)
+# driver fits only 14 such clusters at once (224 of the 264 CTA slots; ncu: 41 % of DRAM's peak). (Shared memory
+# past 48 KB a CTA is the smem and pipe strategies': both launchers opt a kernel in to up to 227 KB of dynamic
+# shared memory.)
 CLUSTER_PLANS = ((2, 128, 4), (2, 256, 4), (2, 512, 4), (4, 512, 4), (4, 512, 8), (8, 1024, 4), (8, 1024, 8))
 # Narrower rows fit one warp's registers (the warp strategies), where a cluster barrier a row costs more
 # than the row; from 1024 on the study measures where the cluster overtakes the one-block kernels.
@@ -253,44 +253,50 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     return out
 
 
-# The pipe strategy's kernels, (K, threads, float4 chunks a thread, CTAs an SM), narrowest rows first: a CTA
-# holds its slice of one row in registers (4 × chunks floats a thread) and the next row's in THREADS × chunks
-# float4s of dynamic shared memory, so each SM has its CTAs' shared bytes in flight while it reduces: 64 KB
-# (128 KB at 262144), past the ~40 KB an SM that keeps HBM busy at ~1 µs of latency and ~30 GB/s an SM
-# (the cluster kernel had none in flight at its barrier). Each plan's CTAs an SM all fit at once: 1024
-# threads, 64 registers each (__launch_bounds__(threads, CTAs)), and CTAs × (shared + 1 KB reserved) ≤
-# sm_90's 228 KB an SM. K grows only when a CTA's slice would outgrow its registers; 262144 columns take 8
-# CTAs of 128 KB each.
-PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (8, 1024, 4, 1), (8, 1024, 8, 1))
+# The pipe strategy's kernels (native_cluster.cuh's PIPE_PLANS), (K, threads, 16-byte chunks a thread, CTAs an
+# SM), narrowest rows first, at every element type: a CTA holds its slice of one row and of the next in registers
+# (2 × chunks 16-byte chunks a thread), so each SM has its CTAs' slices of the next rows in flight while it
+# reduces and writes: 64 KB of float32 at 65536 columns (two CTAs of 32 KB), past the ~40 KB an SM that keeps
+# HBM busy at ~1 µs of latency and ~30 GB/s an SM. Each plan's CTAs an SM all fit at once (2048 threads and 65536
+# registers an SM: __launch_bounds__(threads, CTAs)), and K grows only when a CTA's slice would outgrow its
+# registers. 262144 float32 columns take 16 CTAs of 512 threads (sm_90's non-portable size), one an SM.
+# LayerNorm's CTAs also hold their columns of weight and bias in shared memory (pipe_affine_bytes).
+PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (16, 512, 4, 2), (16, 512, 8, 1))
+# 16-bit rows (8 elements a chunk) reach the widths the float32 plans take without the last.
+SIXTEEN_BIT_PIPE_PLANS = PIPE_PLANS[:-1]
 PIPE_MIN_COLS = CLUSTER_MIN_COLS
 PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
-pipe_takes = width_takes("pipe", PIPE_MIN_COLS, PIPE_MAX_COLS, "8 CTAs' registers and shared memory",
+pipe_takes = width_takes("pipe", PIPE_MIN_COLS, PIPE_MAX_COLS, "16 CTAs' registers",
                          "would not fit: the split and online strategies take them")
 
 
-def pipe_plan(cols: int) -> tuple[int, int, int, int]:
-    return smallest_plan("pipe", PIPE_PLANS, lambda plan: plan[0] * plan[1] * plan[2], cols, PIPE_MAX_COLS)
+def pipe_plan(cols: int, elements: int = 4, plans: tuple = PIPE_PLANS) -> tuple[int, int, int, int]:
+    return smallest_plan("pipe", plans, lambda plan: plan[0] * plan[1] * plan[2], cols, PIPE_MAX_COLS, elements)
 
 
-def pipe_shared_bytes(plan: tuple[int, int, int, int]) -> int:
-    """A pipe kernel's dynamic shared memory: one row's slice, threads × chunks float4s."""
-    _, threads, chunks, _ = plan
-    return 16 * threads * chunks
+def pipe_affine_bytes(plan: tuple[int, int, int, int]) -> int:
+    """A LayerNorm pipe kernel's dynamic shared memory: its CTA's columns of weight and of bias, each under
+    threads × chunks + K 16-byte chunks (the columns a CTA's slices touch whatever a row's alignment: affine_span
+    in layernorm's native.cu)."""
+    k, threads, chunks, _ = plan
+    return 2 * 16 * (threads * chunks + k)
 
 
-def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
-    """A pipe strategy's call on a rows × cols ``x``: the plan for its width, as many clusters as the device
-    holds at once (the host asks the driver; no more than rows), the kernel of that plan launched with
-    ``arguments(out)`` and its shared memory; the output (empty: no launch). Clusters wider than a TPC's two
-    CTAs are placed within one GPC, and a device's GPCs may differ in SMs, so a count from the SM total can
-    ask for more clusters than fit (results/README.md): the last would run after the others."""
+def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple],
+                shared_bytes: Callable[[tuple], int] = lambda plan: 0) -> torch.Tensor:
+    """A pipe strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels`` (plan ->
+    kernel), as many clusters as the device holds at once (the host asks the driver; no more than rows), the
+    kernel of that plan launched with ``arguments(out)`` and ``shared_bytes(plan)`` of dynamic shared memory; the
+    output (empty: no launch). Clusters wider than a TPC's two CTAs are placed within one GPC, and a device's
+    GPCs may differ in SMs, so a count from the SM total can ask for more clusters than fit (results/README.md):
+    the last would run after the others."""
     rows, cols = x.shape
     out = rows_output(pipe_takes, x)
     if out.numel() == 0:
         return out
-    plan = pipe_plan(cols)
+    plan = pipe_plan(cols, chunk_elements(x), tuple(kernels))
     k, threads, _, _ = plan
-    kernel, shared = kernels[plan], pipe_shared_bytes(plan)
+    kernel, shared = kernels[plan], shared_bytes(plan)
     resident = host.max_active_clusters(kernel, x.device, k, (threads, 1, 1), shared)
     if resident < 1:
         raise InputError(f"{kernel.name}: no cluster of {k} CTAs of {threads} threads and {shared} bytes of shared "

@@ -180,21 +180,11 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
 // use) and reduces it to (count, mean, M2) in two passes over those registers, the mean taken about a pivot
 // (the slice's first element) so that a row of 1e4 + N(0, 1) sums numbers near 0, not near 1e4. The K
 // partials combine in rank order as Chan et al. combine (count, mean, M2), so no E[x²] − E[x]² cancellation
-// appears at any step. `cluster` launches a cluster a row, `slice` the same with K = 1; `pipe` (float32)
-// keeps clusters resident and pipelines rows (pipelined_rows). The float32 kernels are compiled here, the
-// bf16 and fp16 ones in native16.cu, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS).
+// appears at any step. `cluster` launches a cluster a row, `slice` the same with K = 1; `pipe` keeps
+// clusters resident and pipelines rows (pipelined_rows). The float32 kernels are compiled here, the bf16 and
+// fp16 ones in native16.cu, the cluster and slice ones with plans of their own
+// (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS), the pipe ones with the float32 plans but the widest.
 #include "../../backends/native_cluster.cuh"
-
-// A 16-byte chunk of a row as a CTA holds it: a float4 of a float row; the eight elements of a 16-bit row as
-// loaded (four registers, so that 8 chunks a thread leave two 512-thread CTAs an SM, as softmax's do).
-template <typename T>
-struct RowChunk {
-    using type = Half8<T>;
-};
-template <>
-struct RowChunk<float> {
-    using type = float4;
-};
 
 // Σ (x − p) over a chunk.
 __device__ __forceinline__ float shifted_sum(const float4& v, float p) {
@@ -424,21 +414,77 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
-// float4s of dynamic shared memory; each cluster walks rows (pipelined_rows), the next row's slice copying
-// while this one is reduced and written. Its moments are published in two slots by turns.
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void layernorm_pipe(const float* __restrict__ x, const float* __restrict__ weight,
-                                               const float* __restrict__ bias, float* __restrict__ out, long long rows,
+// The columns of weight and bias that CTA `rank` of a cluster of `ranks` touches on some row: row_slice's body
+// chunks and edge scalars under every head a row may start with (0 to E − 1 elements before its first 16-byte
+// boundary), from `base` (a whole number of chunks) to `end`. A row's head moves the body's cut between ranks by
+// at most a chunk a rank, so the span is under THREADS · V + K chunks for a plan whose CTAs hold the row.
+struct AffineSpan {
+    int base, end;
+};
+
+template <typename T>
+__device__ __forceinline__ AffineSpan affine_span(int cols, unsigned rank, unsigned ranks) {
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    int low = cols, high = 0;
+    for (int head = 0; head < E && head <= cols; ++head) {
+        const int chunks = (cols - head) / E, per = (chunks + static_cast<int>(ranks) - 1) / static_cast<int>(ranks);
+        const int first = static_cast<int>(rank) * per < chunks ? static_cast<int>(rank) * per : chunks;
+        const int end = first + per < chunks ? first + per : chunks;
+        if (head + E * first < low) low = head + E * first;
+        if (head + E * end > high) high = head + E * end;
+    }
+    if (rank == 0) low = 0;                  // the head's scalars
+    if (rank == ranks - 1) high = cols;      // the tail's
+    return {low / E * E, high};
+}
+
+// weight and bias at columns span.base .. span.end − 1 copied to w_s and b_s (shared memory, 16-byte aligned):
+// 16-byte chunks where weight and bias allow, scalars at the end and otherwise.
+template <int THREADS, typename T>
+__device__ __forceinline__ void stage_affine(const T* __restrict__ weight, const T* __restrict__ bias, T* w_s, T* b_s,
+                                             AffineSpan span) {
+    using Chunk = typename RowChunk<T>::type;
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    const int count = span.end - span.base;
+    const T* w = weight + span.base;
+    const T* b = bias + span.base;
+    const int whole = aligned16(w) && aligned16(b) ? count / E : 0;
+    for (int j = threadIdx.x; j < whole; j += THREADS) {
+        reinterpret_cast<Chunk*>(w_s)[j] = reinterpret_cast<const Chunk*>(w)[j];
+        reinterpret_cast<Chunk*>(b_s)[j] = reinterpret_cast<const Chunk*>(b)[j];
+    }
+    for (int c = E * whole + threadIdx.x; c < count; c += THREADS) {
+        w_s[c] = w[c];
+        b_s[c] = b[c];
+    }
+    __syncthreads();
+}
+
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), 2 · (THREADS · V + K)
+// 16-byte chunks of dynamic shared memory (mage.backends.rows.pipe_affine_bytes). Each cluster walks rows
+// (pipelined_rows), the next row's slice loading while this one is reduced and written; each CTA holds the
+// columns of weight and bias its slices touch in shared memory, copied once, where the one-row cluster kernel
+// reads them from L2 at every row (as many bytes again as x and out together: ncu had L2 72 % busy on bf16
+// LayerNorm at 65536 columns). Its moments are published in two slots by turns.
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T* __restrict__ weight,
+                                               const T* __restrict__ bias, T* __restrict__ out, long long rows,
                                                int cols, float eps) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2][3];
-    DYNAMIC_SHARED(float4, stage);
-    pipelined_rows<K, THREADS, V>(x, rows, cols, stage,
-                                  [&](long long row, const RowSlice& s, const float4(&v)[V], float edge, float pivot, int parity) {
-        const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
-        write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
-    });
+    DYNAMIC_SHARED(float4, affine);
+    T* w_s = reinterpret_cast<T*>(affine);
+    T* b_s = w_s + (THREADS * V + K) * CHUNK_ELEMENTS<T>;
+    const AffineSpan span = affine_span<T>(cols, rank_in_cluster<K>(), K);
+    pipelined_rows<K, THREADS, V>(
+        x, rows, cols, [&] { stage_affine<THREADS>(weight, bias, w_s, b_s, span); },
+        [&](long long row, const RowSlice& s, const typename RowChunk<T>::type(&v)[V], float edge, float pivot,
+            int parity) {
+            const Moments moments =
+                cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
+            // Column c of weight is w_s[c − span.base].
+            write_slice<THREADS, V>(w_s - span.base, b_s - span.base, out + row * cols, s, v, edge, moments, cols, eps);
+        });
 }
 
 // BOUNDS: the kernel's __launch_bounds__ (a minimum of CTAs an SM holds each thread to the registers that
@@ -462,6 +508,15 @@ __device__ __forceinline__ void layernorm_pipe(const float* __restrict__ x, cons
                                                   const T* __restrict__ bias, T* __restrict__ out, long long rows, \
                                                   int cols, float eps) {                                        \
         layernorm_cluster<1, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
+    }
+
+// CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
+#define LAYERNORM_PIPE_OF(TAG, T, K, THREADS, V, CTAS)                                                          \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                        \
+        layernorm_##TAG##_pipe##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,       \
+                                                      const T* __restrict__ bias, T* __restrict__ out,           \
+                                                      long long rows, int cols, float eps) {                    \
+        layernorm_pipe<K, THREADS, V>(x, weight, bias, out, rows, cols, eps);                                   \
     }
 
 // The cluster and slice kernels of a 16-bit element type T, named layernorm_TAG_… (bf16 and fp16, in
@@ -500,20 +555,7 @@ LAYERNORM_SMEM(2, 1024)
 LAYERNORM_SMEM(4, 1024)
 LAYERNORM_SMEM(8, 1024)
 
-// CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
-#define LAYERNORM_PIPE(K, THREADS, V, CTAS)                                                                      \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                          \
-        layernorm_f32_pipe##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,   \
-                                                  const float* __restrict__ bias, float* __restrict__ out,       \
-                                                  long long rows, int cols, float eps) {                        \
-        layernorm_pipe<K, THREADS, V>(x, weight, bias, out, rows, cols, eps);                                   \
-    }
-
-// mage.backends.rows.PIPE_PLANS: (K, THREADS, V, CTAS), narrowest rows first.
-LAYERNORM_PIPE(2, 128, 4, 8)
-LAYERNORM_PIPE(2, 512, 4, 2)
-LAYERNORM_PIPE(4, 512, 4, 2)
-LAYERNORM_PIPE(8, 512, 4, 2)
-LAYERNORM_PIPE(8, 1024, 4, 1)
-LAYERNORM_PIPE(8, 1024, 8, 1)
+// native_cluster.cuh's PIPE_PLANS.
+#define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)
+PIPE_PLANS(LAYERNORM_F32_PIPE)
 #endif

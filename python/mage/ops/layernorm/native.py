@@ -9,8 +9,9 @@ and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.ba
 ``cluster`` strategy holds a row of 1024 columns or more in the registers of a thread-block cluster
 (mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte chunks as loaded,
 8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe`` strategy
-(float32) makes that cluster persistent, the next row's slice copying into shared memory while the current
-one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy (float32) holds each CTA's slice in shared
+makes that cluster persistent, the next row's slice loading into registers while the current one is reduced,
+each CTA's columns of weight and bias held in shared memory across its rows (mage.backends.rows.pipe_plan);
+the ``smem`` strategy (float32) holds each CTA's slice in shared
 memory, filled by one bulk copy (mage.backends.rows.launch_smem).
 """
 
@@ -18,9 +19,10 @@ import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
                                   row_kernels, vector_rows)
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PIPE_PLANS,
+                                SIXTEEN_BIT_SLICE_PLANS,
                                 SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
-                                launch_smem, pipe_takes, slice_takes, smem_takes)
+                                launch_smem, pipe_affine_bytes, pipe_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -114,14 +116,15 @@ def layernorm_cluster(host, x, weight, bias, precision="ieee"):
     return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
-PIPE = {plan: _kernel("layernorm_f32_pipe{}_t{}_v{}".format(*plan)) for plan in PIPE_PLANS}
+PIPE = row_kernels("layernorm", "layernorm_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
 
 
-@register("layernorm", variants=("affine",), strategy="pipe", takes=pipe_takes)
-def layernorm_pipe(host, x, weight, bias):
-    require_inputs(host, x, weight, bias)
+@register("layernorm", variants=("affine",), strategy="pipe", precisions=("ieee", "bf16", "fp16"), takes=pipe_takes)
+def layernorm_pipe(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
-    return launch_pipe(host, PIPE, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+    return launch_pipe(host, PIPE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS),
+                       pipe_affine_bytes)
 
 
 SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}

@@ -69,3 +69,9 @@ LAYERNORM_16(f16, f16)
 // 8 a thread, widened at each use; weight and bias read in 16-byte chunks as each chunk is normalized.
 LAYERNORM_SIXTEEN_BIT_ROW_STRATEGIES(bf16, bf16)
 LAYERNORM_SIXTEEN_BIT_ROW_STRATEGIES(f16, f16)
+
+// The pipe strategy over 16-bit rows: native_cluster.cuh's SIXTEEN_BIT_PIPE_PLANS, 16-byte chunks of 8 elements.
+#define LAYERNORM_BF16_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(bf16, bf16, K, THREADS, V, CTAS)
+#define LAYERNORM_F16_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f16, f16, K, THREADS, V, CTAS)
+SIXTEEN_BIT_PIPE_PLANS(LAYERNORM_BF16_PIPE)
+SIXTEEN_BIT_PIPE_PLANS(LAYERNORM_F16_PIPE)

@@ -131,28 +131,19 @@ __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __res
 // rescales) and writes its slice as exp(x − max_slice) · exp(max_slice − max) / Σ: one exp an element of a
 // float row, two (ex2.approx) of a 16-bit one, the row read from DRAM once. `cluster` launches a cluster a
 // row, `slice` the same with K = 1 (a block a row);
-// `pipe` (float32) keeps clusters resident and pipelines rows (pipelined_rows).
+// `pipe` keeps clusters resident and pipelines rows (pipelined_rows).
 #include "../../backends/native_cluster.cuh"
 
 struct MaxSum {
     float max, sum;
 };
 
-// A 16-byte chunk of a row as a CTA holds it in registers: a float4 of a float row, kept as exp(x − m) once
-// the slice's max m is known; the eight elements of a 16-bit row as loaded (four registers, not eight: a plan
-// then holds 8 chunks a thread in the registers that let two 512-thread CTAs share an SM), widened at each use
-// and their exp(x − m) computed again for the store. Fewer, fuller threads per row are what cut the
-// instructions per element: a thread's share of the reductions, the cluster barrier and the slice
-// arithmetic is paid once for its 64 elements instead of 32.
-template <typename T>
-struct ChunkOf {
-    using type = Half8<T>;
-};
-template <>
-struct ChunkOf<float> {
-    using type = float4;
-};
-
+// A row's 16-byte chunk as a CTA holds it in registers (RowChunk): a float4 of a float row, kept as exp(x − m)
+// once the slice's max m is known; the eight elements of a 16-bit row as loaded (four registers, not eight: a
+// plan then holds 8 chunks a thread in the registers that let two 512-thread CTAs share an SM), widened at each
+// use and their exp(x − m) computed again for the store. Fewer, fuller threads per row are what cut the
+// instructions per element: a thread's share of the reductions, the cluster barrier and the slice arithmetic
+// is paid once for its 64 elements instead of 32.
 __device__ __forceinline__ float4 load_chunk(const float* p) { return *reinterpret_cast<const float4*>(p); }
 
 template <typename H>
@@ -285,7 +276,7 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
     const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
 
-    typename ChunkOf<T>::type v[V];
+    typename RowChunk<T>::type v[V];
     float edge = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
@@ -359,6 +350,29 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
         softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
     }
 
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS); each cluster walks
+// rows (pipelined_rows), the next row's slice loading while this one is reduced and written. Pairs published
+// by turns. CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void softmax_pipe(const T* __restrict__ x, T* __restrict__ out, long long rows, int cols) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[2][2];
+    pipelined_rows<K, THREADS, V>(x, rows, cols, [] {},
+                                  [&](long long row, const RowSlice& s, typename RowChunk<T>::type(&v)[V], float edge,
+                                      float, int parity) {
+        const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
+        const float scale = cluster_scale<K>(own, s.count, published[parity]);
+        write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
+    });
+}
+
+#define SOFTMAX_PIPE(TAG, T, K, THREADS, V, CTAS)                                                             \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
+        softmax_##TAG##_pipe##K##_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out,               \
+                                                    long long rows, int cols) {                                 \
+        softmax_pipe<K, THREADS, V>(x, out, rows, cols);                                                       \
+    }
+
 // The cluster and slice kernels of a 16-bit element type T, named softmax_TAG_… (bf16 and fp16, in native16.cu),
 // of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS, (THREADS, V),
 // narrowest rows first: 8 chunks of 8 elements a thread. The float32 ones are compiled below.
@@ -372,8 +386,7 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
     SOFTMAX_SLICE(TAG, T, 128, 8)                                                                             \
     SOFTMAX_SLICE(TAG, T, 256, 8)
 
-// native16.cu includes this file for its templates only: the float32 kernels (and the pipe strategy, float32
-// only) are compiled here alone.
+// native16.cu includes this file for its templates only: the float32 kernels are compiled here alone.
 #ifndef NATIVE_TEMPLATES_ONLY
 SOFTMAX_KERNELS(f32, float)
 // native_cluster.cuh's FLOAT_CLUSTER_PLANS, then mage.backends.rows.SLICE_PLANS.
@@ -394,34 +407,7 @@ SOFTMAX_SMEM(2, 1024)
 SOFTMAX_SMEM(4, 1024)
 SOFTMAX_SMEM(8, 1024)
 
-// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), THREADS · V
-// float4s of dynamic shared memory; each cluster walks rows (pipelined_rows). Pairs published by turns.
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void softmax_pipe(const float* __restrict__ x, float* __restrict__ out, long long rows, int cols) {
-    __shared__ float scratch[THREADS / 32];
-    __shared__ float published[2][2];
-    DYNAMIC_SHARED(float4, stage);
-    pipelined_rows<K, THREADS, V>(x, rows, cols, stage,
-                                  [&](long long row, const RowSlice& s, float4(&v)[V], float edge, float, int parity) {
-        const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
-        const float scale = cluster_scale<K>(own, s.count, published[parity]);
-        write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
-    });
-}
-
-// CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
-#define SOFTMAX_PIPE(K, THREADS, V, CTAS)                                                                     \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
-        softmax_f32_pipe##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,           \
-                                                long long rows, int cols) {                                     \
-        softmax_pipe<K, THREADS, V>(x, out, rows, cols);                                                       \
-    }
-
-// mage.backends.rows.PIPE_PLANS: (K, THREADS, V, CTAS), narrowest rows first.
-SOFTMAX_PIPE(2, 128, 4, 8)
-SOFTMAX_PIPE(2, 512, 4, 2)
-SOFTMAX_PIPE(4, 512, 4, 2)
-SOFTMAX_PIPE(8, 512, 4, 2)
-SOFTMAX_PIPE(8, 1024, 4, 1)
-SOFTMAX_PIPE(8, 1024, 8, 1)
+// native_cluster.cuh's PIPE_PLANS.
+#define SOFTMAX_F32_PIPE(K, THREADS, V, CTAS) SOFTMAX_PIPE(f32, float, K, THREADS, V, CTAS)
+PIPE_PLANS(SOFTMAX_F32_PIPE)
 #endif

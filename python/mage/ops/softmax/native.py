@@ -4,19 +4,20 @@ beyond (a block per row, two reads), all in scalar loads. The ``slice`` strategy
 to 16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
 16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
 a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
-read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
-memory while the current one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
+read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice loading into registers
+while the current one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
 CTA's slice in shared memory, filled by one bulk copy (mage.backends.rows.launch_smem). bf16 and fp16 rows
 run the same register and online kernels over 16-bit elements, widened to float32 in registers
 (native16.cu), chosen by the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements
-held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS); the pipe and smem
-strategies are float32 only."""
+held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS), and the pipe kernels
+with the float32 plans but the widest; the smem strategy is float32 only."""
 
 import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
                                   row_kernels)
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_SLICE_PLANS,
+from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PIPE_PLANS,
+                                SIXTEEN_BIT_SLICE_PLANS,
                                 SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
                                 launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.softmax.spec import SPEC
@@ -54,7 +55,7 @@ def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, 
 SLICE = row_kernels("softmax", "softmax_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
 CLUSTER = row_kernels("softmax", "softmax_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
                       SIXTEEN_BIT_CLUSTER_PLANS)
-PIPE = {plan: Kernel("softmax", "softmax_f32_pipe{}_t{}_v{}".format(*plan), SIGNATURE) for plan in PIPE_PLANS}
+PIPE = row_kernels("softmax", "softmax_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
 SMEM = {plan: Kernel("softmax", "softmax_f32_smem{}_t{}".format(*plan), SIGNATURE) for plan in SMEM_PLANS}
 
 
@@ -91,11 +92,11 @@ def softmax_cluster(host, x, precision="ieee"):
     return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, out, rows, cols))
 
 
-@register("softmax", variants=("rows",), strategy="pipe", takes=pipe_takes)
-def softmax_pipe(host, x):
-    require_inputs(host, x)
+@register("softmax", variants=("rows",), strategy="pipe", precisions=("ieee", "bf16", "fp16"), takes=pipe_takes)
+def softmax_pipe(host, x, precision="ieee"):
+    require_inputs(host, x, input_dtype(precision))
     rows, cols = x.shape
-    return launch_pipe(host, PIPE, x, lambda out: (x, out, rows, cols))
+    return launch_pipe(host, PIPE[precision], x, lambda out: (x, out, rows, cols))
 
 
 @register("softmax", variants=("rows",), strategy="smem", takes=smem_takes)
