@@ -113,6 +113,39 @@ def test_every_plan_fits_an_sm_with_40_kb_or_more_in_flight(plan):
     assert k in (2, 4, 8, 16)  # 16: sm_90's non-portable size, which both hosts opt a kernel in to
 
 
+def _columns_touched(cols: int, rank: int, ranks: int, elements: int, head: int) -> tuple[int, int]:
+    """The columns [low, high) of weight and bias that CTA ``rank`` reads on a row whose first 16-byte boundary is
+    ``head`` elements in, as row_slice deals a row (native_cluster.cuh): its run of body chunks, the head's scalars
+    on rank 0 and the tail's on the last rank."""
+    chunks = (cols - head) // elements
+    per = -(-chunks // ranks)
+    first = min(rank * per, chunks)
+    end = min(first + per, chunks)
+    low = 0 if rank == 0 else head + elements * first
+    high = cols if rank == ranks - 1 else head + elements * end
+    return low, high
+
+
+@pytest.mark.parametrize("elements", [4, 8], ids=["float32", "16-bit"])
+def test_layernorms_shared_memory_holds_every_column_a_cta_reads_whatever_the_rows_alignment(elements):
+    """A LayerNorm pipe CTA copies the columns its slices read on any row (every head a row may start with) into
+    pipe_affine_bytes of shared memory, from a whole chunk: at every plan's widest row and narrowest, and widths
+    between, the span fits; a row's head moves the cut between ranks by up to a chunk a rank."""
+    plans = rows.PIPE_PLANS if elements == 4 else rows.SIXTEEN_BIT_PIPE_PLANS
+    widths = {rows.PIPE_MIN_COLS, rows.PIPE_MAX_COLS, 4099, 65537, 262144}
+    for k, threads, chunks, _ in plans:
+        widest = min(elements * k * threads * chunks + elements - 1, rows.PIPE_MAX_COLS)
+        widths |= {widest, widest - 1, widest - elements - 3, widest // 2 + 1}
+    for cols in sorted(widths):
+        plan = rows.pipe_plan(cols, elements, plans)
+        k, threads, chunks, _ = plan
+        capacity = rows.pipe_affine_bytes(plan) // 2 // 16 * elements  # elements of weight (and of bias) a CTA
+        for rank in range(k):
+            spans = [_columns_touched(cols, rank, k, elements, head) for head in range(elements)]
+            base = min(low for low, _ in spans) // elements * elements
+            assert max(high for _, high in spans) - base <= capacity, (cols, plan, rank)
+
+
 def test_the_plans_grow_with_the_row_and_end_where_the_cluster_plans_end():
     capacities = [k * t * v for k, t, v, _ in rows.PIPE_PLANS]
     assert capacities == sorted(capacities) and len(set(capacities)) == len(capacities)
