@@ -476,14 +476,16 @@ __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T*
     T* w_s = reinterpret_cast<T*>(affine);
     T* b_s = w_s + (THREADS * V + K) * CHUNK_ELEMENTS<T>;
     const AffineSpan span = affine_span<T>(cols, rank_in_cluster<K>(), K);
+    // Column c of weight is w_s[c − span.base]: w_at[c].
+    const T* w_at = w_s - span.base;
+    const T* b_at = b_s - span.base;
     pipelined_rows<K, THREADS, V>(
         x, rows, cols, [&] { stage_affine<THREADS>(weight, bias, w_s, b_s, span); },
         [&](long long row, const RowSlice& s, const typename RowChunk<T>::type(&v)[V], float edge, float pivot,
             int parity) {
             const Moments moments =
                 cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
-            // Column c of weight is w_s[c − span.base].
-            write_slice<THREADS, V>(w_s - span.base, b_s - span.base, out + row * cols, s, v, edge, moments, cols, eps);
+            write_slice<THREADS, V>(w_at, b_at, out + row * cols, s, v, edge, moments, cols, eps);
         });
 }
 
