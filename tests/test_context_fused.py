@@ -277,8 +277,10 @@ for kernel, signature, own, tiles in (
         for config in dict.fromkeys([kept[0], largest]):
             compiled = compile_signature(kernel, signature, constexprs, config)
             ptx = compiled.asm["ptx"]
-            # The gates' sigmoid: one ex2 and one rcp, both approx.ftz, no ex2 with denormal fix-ups.
-            sigmoid = "fast" if "rcp.approx.ftz.f32" in ptx and "ex2.approx.f32" not in ptx else "slow"
+            # The gates' sigmoid: one ex2 and one rcp, both approx.ftz, or at bf16 one tanh.approx; no ex2 with
+            # denormal fix-ups.
+            fast = "tanh.approx.f32" if precision == "bf16" else "rcp.approx.ftz.f32"
+            sigmoid = "fast" if fast in ptx and "ex2.approx.f32" not in ptx else "slow"
             print(compiled.name, precision, products(compiled), compiled.metadata.shared, sigmoid, flush=True)
 '''
 
@@ -328,7 +330,7 @@ for precision, tensor in (("tf32", "*fp32"), ("bf16", "*bf16")):
 def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
     """The interpreter accepts what Triton's compiler may refuse: each kernel at C 128, each dot precision (bf16 on
     bf16 tensors), its first configs that the shared-memory prune keeps, compiled for sm_90 without a GPU, its
-    gates' sigmoid two MUFU instructions (the interpreter runs tl.sigmoid instead)."""
+    gates' sigmoid two MUFU instructions, one at bf16 (the interpreter runs tl.sigmoid instead)."""
     done = run_compiled("-c", SM90_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line.split() for line in done.stdout.splitlines()]
