@@ -4,6 +4,7 @@
 #   [MAGE_GPU_TESTS="tests/x_gpu.py …" | MAGE_GPU_TESTS=1] [MAGE_TESTS_TIMEOUT=seconds] [MAGE_TESTS_K=expression]
 #   [MAGE_CHECK="--suite seed --all-strategies"] [MAGE_CHECK_TIMEOUT=seconds] [MAGE_STUDIES="schedule wide-rows"] [MAGE_STUDY_TIMEOUT=seconds]
 #   [MAGE_CONTEXT="--block trimul/outgoing-384 --precision tf32"] [MAGE_CONTEXT_TIMEOUT=seconds] [MAGE_RUN_TIMEOUT=seconds]
+#   [MAGE_PROBES="python3 scripts/range_capture_probe.py trimul/outgoing-768 bf16; ncu … python3 …"] [MAGE_PROBE_TIMEOUT=seconds]
 #   bash scripts/h200.sh [mage run options…]
 # MAGE_GPU_TESTS runs those GPU test files first (1: the trust and peer files), interrupted (SIGINT, so pytest
 # still prints its summary) after MAGE_TESTS_TIMEOUT, their tests selected by MAGE_TESTS_K (pytest -k; default
@@ -14,8 +15,8 @@
 # check with those options, an op a process (a share of it, with every strategy: check_units.py), all at
 # once (each bounded by MAGE_CHECK_TIMEOUT). MAGE_STUDIES runs each
 # study (mage study NAME) in turn, each bounded by twice its stated time (or MAGE_STUDY_TIMEOUT, if shorter); MAGE_CONTEXT runs mage context
-# with those options (its model blocks, fused implementations and peers included); with studies, a check or a
-# context and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
+# with those options (its model blocks, fused implementations and peers included); MAGE_PROBES runs diagnostic
+# commands; with studies, a check, a context or probes and no run options, no run. Each step with a *_TIMEOUT is stopped after that many seconds. A run past MAGE_RUN_TIMEOUT gets SIGTERM: its finished cases stay stored, the run incomplete.
 # Results land in $OUT (or results/h200): runs are appended to a copy of the committed results/h200/mage.db,
 # so every run stays beside the earlier ones. The working tree's Python runs as is; only the compiled
 # extension comes from the wheel.
@@ -117,7 +118,20 @@ if [ -n "${MAGE_CONTEXT:-}" ]; then
     grep -v "^│\|^┃\|^┏\|^┡\|^└\|^├" "$out/context.log" | tail -40
     checkpoint
 fi
-if [ -n "${MAGE_STUDIES:-}${MAGE_CONTEXT:-}${MAGE_CHECK:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
+# MAGE_PROBES: diagnostic commands (a probe script, ncu around one), separated by ';', each run here in turn with
+# this environment (the peers importable), bounded by MAGE_PROBE_TIMEOUT, its output in probes.log.
+if [ -n "${MAGE_PROBES:-}" ]; then
+    IFS=';' read -ra probes <<< "$MAGE_PROBES"
+    for probe in "${probes[@]}"; do
+        started=$SECONDS
+        echo "\$ $probe" >> "$out/probes.log"
+        timeout -s TERM -k 5 "${MAGE_PROBE_TIMEOUT:-300}" bash -c "$probe" >> "$out/probes.log" 2>&1 \
+            || echo "exit $?" >> "$out/probes.log"
+        echo "($((SECONDS - started)) s wall)" >> "$out/probes.log"
+    done
+    tail -60 "$out/probes.log"
+fi
+if [ -n "${MAGE_STUDIES:-}${MAGE_CONTEXT:-}${MAGE_CHECK:-}${MAGE_PROBES:-}" ] && [ $# = 0 ]; then skip_run=1; else skip_run=0; fi
 run_started=$SECONDS
 [ $skip_run = 1 ] || timeout -s TERM "${MAGE_RUN_TIMEOUT:-0}" python3 -m mage run --db "$db" "$@" 2>&1 | tee "$out/run.log" | grep -v "^│\|^┃\|^┏\|^┡\|^└" || true
 [ $skip_run = 1 ] || echo "mage run $*: $((SECONDS - run_started)) s wall, process start to exit" | tee -a "$out/run.log"
