@@ -31,9 +31,9 @@ MODULES = {"layernorm": layernorm_native, "softmax": softmax_native}
 BLOCK_SHARED_MAX, SM_SHARED, RESERVED = 227 * 1024, 228 * 1024, 1024
 
 
-# What cuOccupancyMaxActiveClusters answered on the H200 for each plan (tests/test_reduce_pipe_gpu.py prints it):
-# its GPCs are not all 16 SMs, so clusters of 4 to 16 CTAs fit fewer times than 132 SMs would suggest. The count
-# of 16 CTAs one an SM has not been asked of an H200 yet: 7 stands for it, half the 14 that fit two an SM.
+# What cuOccupancyMaxActiveClusters answered for each plan (tests/test_reduce_pipe_gpu.py prints it), on the H200
+# and on an H100 alike (both 132 SMs): their GPCs are not all 16 SMs, so clusters of 4 to 16 CTAs fit fewer times
+# than 132 SMs would suggest. The count of 16 CTAs one an SM, 7, was asked of an H100 only.
 H200_CLUSTERS = {(2, 128, 4, 8): 528, (2, 512, 4, 2): 132, (4, 512, 4, 2): 62, (8, 512, 4, 2): 30,
                  (16, 512, 4, 2): 14, (16, 512, 8, 1): 7}
 # Dynamic shared memory a CTA: LayerNorm's columns of weight and bias; softmax holds nothing there.
