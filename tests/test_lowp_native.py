@@ -110,16 +110,17 @@ EMULATED = {
     "bias_gelu": [{"rows": 9, "cols": 64}, {"rows": 5, "cols": 37}],
     "layernorm": [{"rows": r, "cols": c} for r, c in (
         (6, 16), (2, 400), (5, 1024), (1, 2048), (3, 4096), (1, 8000), (1, 16384), (1, 20000),
-        (3, 31), (7, 33), (2, 65), (2, 255), (2, 511), (2, 999), (2, 1030))],
+        (3, 31), (7, 33), (2, 65), (2, 255), (2, 511), (2, 999), (2, 1030), (8, 1031))],
     "softmax": [{"rows": r, "cols": c} for r, c in (
         (7, 33), (6, 64), (5, 200), (5, 1000), (2, 1030), (1, 4096), (1, 9000), (1, 16384), (1, 16411))],
     "triangle": [{"batch": 1, "n": 70, "c": 16}, {"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 16, "c": 12},
                  {"batch": 1, "n": 66, "c": 13}],
 }
 # Softmax's and LayerNorm's slice strategies (their cluster kernels with one CTA) at widths that reach both of
-# their 16-bit plans.
+# their 16-bit plans; 8 rows of 1031 start at every 2-byte offset of a 16-byte block, so LayerNorm reads its
+# weight and bias at every alignment.
 STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7),
-                  ("layernorm", "slice"): (2, 4, 6, 14)}
+                  ("layernorm", "slice"): (2, 4, 6, 14, 15)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
 # kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py, tests/test_reduce_pipe_gpu.py).
 NOT_EMULATED = ("_cluster", "_pipe")
