@@ -33,9 +33,9 @@ FAMILIES = ("native", "native-py")
 
 def _resident(op: str, plan, host=native.HOSTS[0]) -> int:
     """The driver's count of ``plan``'s float32 clusters that fit at once, through ``host``."""
-    k, threads, _, _ = plan
+    k, threads, chunks, _ = plan
     kernel = {"layernorm": layernorm_native, "softmax": softmax_native}[op].PIPE["ieee"][plan]
-    shared = rows.pipe_affine_bytes(plan) if op == "layernorm" else 0
+    shared = 16 * threads * chunks  # the slice of the plan's widest row
     return host.max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), shared)
 
 

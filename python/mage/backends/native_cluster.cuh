@@ -16,6 +16,9 @@
 // its peers finish reading its partials), mapa + ld.shared::cluster. The CPU emulation runs blocks
 // one after another and cannot hold a cluster: there these kernels compile and trap if launched.
 
+// uint4 (in the CPU emulation too) and Half8.
+#include "native_half.cuh"
+
 #ifdef __CUDA_ARCH__
 __device__ __forceinline__ unsigned cluster_rank() {
     unsigned rank;
@@ -94,9 +97,28 @@ __device__ __forceinline__ float4 load_quad(const float* p, bool vector) {
     return make_float4(p[0], p[1], p[2], p[3]);
 }
 
+// 16 bytes stored at p (global, 16-byte aligned) by one st.global.v4: written as a plain vector store, the pipe's
+// row loop lost every 16-byte store (sm_90 SASS), the compiler keeping only the scalar stores that are right
+// whether p is aligned or not. (__stwb's st.global.wb became a strong store, STG.E.128.STRONG.SM.)
+__device__ __forceinline__ void store16(float* p, float4 q) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(q.x), "f"(q.y), "f"(q.z), "f"(q.w));
+#else
+    *reinterpret_cast<float4*>(p) = q;
+#endif
+}
+
+__device__ __forceinline__ void store16(void* p, uint4 q) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(q.x), "r"(q.y), "r"(q.z), "r"(q.w));
+#else
+    *reinterpret_cast<uint4*>(p) = q;
+#endif
+}
+
 __device__ __forceinline__ void store_quad(float* p, float4 q, bool vector) {
     if (vector) {
-        *reinterpret_cast<float4*>(p) = q;
+        store16(p, q);
     } else {
         p[0] = q.x; p[1] = q.y; p[2] = q.z; p[3] = q.w;
     }
@@ -162,21 +184,80 @@ __device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned r
     X(16, 512, 8, __launch_bounds__(512, 2))
 
 // The pipe strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), narrowest
-// rows first: mage.backends.rows.PIPE_PLANS, compiled by layernorm and softmax; 16-bit rows (8 elements a chunk)
-// reach 262144 columns without the last. A thread holds 2 · V chunks (this row's and the next's): 32 registers
-// within the 64 that two CTAs of 512 threads leave a thread, 64 within the 128 of one. 262144 float columns take
-// 16 CTAs (the non-portable size) of 512 threads, one an SM: 8 CTAs of 1024 would leave 64 registers a thread
-// for 64 of row.
-#define SIXTEEN_BIT_PIPE_PLANS(X)                                                                                \
+// rows first: mage.backends.rows.PIPE_PLANS and SIXTEEN_BIT_PIPE_PLANS. A CTA holds one row's slice in registers
+// (V chunks a thread, the cluster strategy's plans) and the next row's in THREADS · V 16-byte chunks of dynamic
+// shared memory, so that each plan's CTAS CTAs fit an SM's 228 KB: 64 or 128 KB of the next rows in flight an SM.
+#define PIPE_PLANS(X)                                                                                            \
     X(2, 128, 4, 8)                                                                                              \
     X(2, 512, 4, 2)                                                                                              \
-    X(4, 512, 4, 2)                                                                                              \
-    X(8, 512, 4, 2)                                                                                              \
-    X(16, 512, 4, 2)
-#define PIPE_PLANS(X) SIXTEEN_BIT_PIPE_PLANS(X) X(16, 512, 8, 1)
+    X(4, 512, 8, 2)                                                                                              \
+    X(8, 1024, 8, 1)
+#define SIXTEEN_BIT_PIPE_PLANS(X)                                                                                \
+    X(2, 128, 8, 8)                                                                                              \
+    X(2, 512, 8, 2)                                                                                              \
+    X(4, 512, 8, 2)                                                                                              \
+    X(8, 512, 8, 2)
+
+// ---------------------------------------------------------------- bulk copies into shared memory
+//
+// The TMA unit's cp.async.bulk copies a run of 16-byte chunks from global into shared memory, issued by one
+// thread: all of it in flight at once however few threads the CTA has, at no instruction cost to the others.
+// Completion is counted in bytes on an mbarrier (one arrival: the issuing thread's, with the bytes expected);
+// the CTA's threads wait on the barrier's phase, 0 for its first copy, then 1, 0, … for the next.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// Thread 0 makes `barrier` ready for its first copy; the CTA then syncs before any thread waits on it.
+__device__ __forceinline__ void init_copy_barrier(unsigned long long* barrier) {
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barrier)) : "memory");
+        // The barrier's initialization made visible to the copy unit before the copy signals it.
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+}
+
+// Thread 0: `bytes` (a multiple of 16, from a 16-byte-aligned src) copied to dst, counted on `barrier`. The
+// proxy fence orders the CTA's earlier reads of dst (before a __syncthreads) ahead of the copy's writes.
+__device__ __forceinline__ void issue_bulk_copy(void* dst, const void* src, unsigned bytes,
+                                                unsigned long long* barrier) {
+    const unsigned bar = shared_address(barrier);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    if (bytes > 0) {
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(shared_address(dst)), "l"(src), "r"(bytes), "r"(bar) : "memory");
+    }
+}
+
+// Every thread: until the copy counted on `barrier` in phase `parity` has landed.
+__device__ __forceinline__ void wait_bulk_copy(unsigned long long* barrier, unsigned parity) {
+    const unsigned bar = shared_address(barrier);
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    }
+}
+#else
+inline void init_copy_barrier(unsigned long long*) { __builtin_trap(); }
+inline void issue_bulk_copy(void*, const void*, unsigned, unsigned long long*) { __builtin_trap(); }
+inline void wait_bulk_copy(unsigned long long*, unsigned) { __builtin_trap(); }
+#endif
+
+// The smem strategy's one copy: a CTA's body slice into shared memory, every thread returning once it is there
+// (QuACK's norms and softmax hold a row so: ncu counted their instructions a byte at a fifth to two fifths of the
+// register-held clusters'). The body of a row is 16-byte aligned by row_slice, as the copy needs.
+__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes,
+                                                    unsigned long long* barrier) {
+    init_copy_barrier(barrier);
+    __syncthreads();  // the barrier is initialized before any thread waits on it
+    if (threadIdx.x == 0) issue_bulk_copy(dst, src, bytes, barrier);
+    wait_bulk_copy(barrier, 0);
+}
 
 // ---------------------------------------------------------------- the persistent form: rows pipelined
-#include "native_half.cuh"
 
 // A 16-byte chunk of a row as a CTA holds it in registers: a float4 of a float row; the eight elements of a
 // 16-bit row as loaded (four registers, widened at each use).
@@ -198,83 +279,56 @@ struct RowChunk<float> {
 #endif
 
 // Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
-// same rank's slice (row_slice) of every row it visits, in registers twice over: `v`, the row being reduced
-// and written, and `ahead`, the next row's slice, whose loads are issued before this row's reductions and
-// cluster barrier (the barrier's memory clobber keeps them there), so that the SM has a whole slice in flight
-// from DRAM while it waits, where the one-row cluster kernel had nothing. An earlier form staged the next row
-// in shared memory by cp.async and was slower than the one-row cluster at every width (results/README.md).
-// `prologue()` runs once, after the first row's loads are issued: the op's one-time work (LayerNorm stages
-// its weight and bias there). row(row, slice, v, edge, lead, parity) does the op's work on one row, `lead` the
-// CTA's first body element (LayerNorm's pivot); parity alternates, so that the op can double-buffer what it
-// publishes to its peers (one cluster barrier a row then suffices: a CTA reuses a slot two rows later, after
-// every peer has passed the barrier between).
-template <int K, int THREADS, int V, typename T, typename Prologue, typename Row>
-__device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long long rows, int cols, Prologue prologue,
-                                               Row row) {
+// same rank's slice (row_slice) of every row it visits. The row being reduced and written is in registers
+// (`v`, as the one-row cluster holds it); the next row's body is on its way into shared memory, one bulk copy
+// issued by the CTA's first thread as soon as every thread has moved the row before out of it, so that each
+// SM has a whole slice in flight from DRAM through this row's reductions, cluster barrier and stores, at the
+// cost of one instruction. (Held in registers instead, the next row took 127 registers a thread at 262144
+// float32 columns and 1.5× the one-row cluster's instructions: results/README.md.) The next row's edge
+// scalar is loaded early too. row(row, slice, v, edge, lead, parity) does the op's work on one row, `lead`
+// the CTA's first body element (LayerNorm's pivot); parity alternates, so that the op can double-buffer what
+// it publishes to its peers (one cluster barrier a row then suffices: a CTA reuses a slot two rows later,
+// after every peer has passed the barrier between). Dynamic shared memory: the slice's 16-byte chunks.
+template <int K, int THREADS, int V, typename T, typename Row>
+__device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long long rows, int cols, Row row) {
     using Chunk = typename RowChunk<T>::type;
+    DYNAMIC_SHARED(uint4, buffer);  // one type for every instantiation: an extern array is declared once
+    Chunk* next_body = reinterpret_cast<Chunk*>(buffer);
+    __shared__ unsigned long long landed;
     const unsigned rank = rank_in_cluster<K>();
     const long long clusters = gridDim.x / K;
     const int t = threadIdx.x;
-    RowSlice next;
-    Chunk ahead[V];
-    float next_edge = 0.0f, next_lead = 0.0f;
+    float next_edge = 0.0f;
+    // The slice is worked out again when its row comes up, not carried: its five words beside a 16-bit row's 32
+    // registers spilled at 64 a thread.
     auto issue = [&](long long at) {
         const T* xr = x + at * cols;
-        next = row_slice(xr, cols, rank, K);
-#pragma unroll
-        for (int i = 0; i < V; ++i) {
-            const int j = next.first + t + i * THREADS;
-            // Past the slice a chunk is zeroed, never left holding the row before: that would keep both alive
-            // (LayerNorm's 4-chunk kernels spilled 88 bytes a thread).
-            ahead[i] = j < next.end ? *reinterpret_cast<const Chunk*>(xr + next.head + CHUNK_ELEMENTS<T> * j) : Chunk{};
+        const RowSlice next = row_slice(xr, cols, rank, K);
+        if (t == 0) {
+            issue_bulk_copy(next_body, xr + next.head + CHUNK_ELEMENTS<T> * next.first,
+                            16u * static_cast<unsigned>(next.end - next.first), &landed);
         }
         next_edge = next.edge >= 0 ? to_float(xr[next.edge]) : 0.0f;
-        // Every CTA of a plan holds body chunks (rows of 1024 columns or more): the lead is uniform a CTA.
-        next_lead = next.end > next.first ? to_float(xr[next.head + CHUNK_ELEMENTS<T> * next.first]) : 0.0f;
     };
+    init_copy_barrier(&landed);
+    __syncthreads();  // the barrier is initialized before the first copy signals it
     long long r = blockIdx.x / K;
     if (r < rows) issue(r);
-    prologue();
-    for (int parity = 0; r < rows; r += clusters, parity ^= 1) {
-        const RowSlice s = next;
-        const float edge = next_edge, lead = next_lead;
+    for (unsigned phase = 0; r < rows; r += clusters, phase ^= 1) {
+        const RowSlice s = row_slice(x + r * cols, cols, rank, K);
+        const float edge = next_edge;
+        wait_bulk_copy(&landed, phase);
         Chunk v[V];
 #pragma unroll
-        for (int i = 0; i < V; ++i) v[i] = ahead[i];
+        for (int i = 0; i < V; ++i) {
+            // Past the slice a chunk is zeroed, never left undefined (the op's reductions skip it).
+            v[i] = s.first + t + i * THREADS < s.end ? next_body[t + i * THREADS] : Chunk{};
+        }
+        // Every CTA of a plan holds body chunks (rows of 1024 columns or more): the lead is uniform a CTA.
+        const float lead = s.end > s.first ? to_float(reinterpret_cast<const T*>(next_body)[0]) : 0.0f;
+        __syncthreads();  // every thread has its chunks: the next row's copy may overwrite them
         if (r + clusters < rows) issue(r + clusters);
-        row(r, s, v, edge, lead, parity);
+        row(r, s, v, edge, lead, phase);
     }
     sync_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
-
-// ---------------------------------------------------------------- a slice in shared memory, one bulk copy
-//
-// The smem strategy holds each CTA's body slice in shared memory, filled by one bulk copy (the TMA unit's
-// cp.async.bulk) that the CTA's first thread issues for the whole slice: all of it in flight at once however
-// few threads the CTA has, where a register-held slice has in flight only what its threads hold, and each
-// thread then walks many chunks (QuACK's norms and softmax hold a row so: ncu counted their instructions a
-// byte at a fifth to two fifths of the register-held clusters'). Completion is counted in bytes on an
-// mbarrier that every thread waits on. The body of a row is 16-byte aligned by row_slice, as the copy needs.
-#ifdef __CUDA_ARCH__
-__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes,
-                                                    unsigned long long* barrier) {
-    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-        // The barrier's initialization made visible to the copy unit before the copy signals it.
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                     ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes), "r"(bar)
-                     : "memory");
-    }
-    __syncthreads();  // the barrier is initialized before any thread waits on it
-    unsigned done = 0;
-    while (!done) {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
-                     " selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar) : "memory");
-    }
-}
-#else
-inline void bulk_copy_to_shared(void*, const void*, unsigned, unsigned long long*) { __builtin_trap(); }
-#endif

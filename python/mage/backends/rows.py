@@ -16,7 +16,7 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
 - ``cluster`` (native): a Hopper thread-block cluster a row, each CTA holding a slice in registers; the
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 - ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
-  slice of the next row loading into registers while it reduces and writes the current one.
+  slice of the next row copying into shared memory while it reduces and writes the current one.
 """
 
 from __future__ import annotations
@@ -248,25 +248,24 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
         return out
     elements = chunk_elements(x)
     ctas, threads = plan = smem_plan(cols, elements, tuple(kernels))
-    slice_chunks = -(-(cols // elements) // ctas)  # row_slice deals a CTA at most this many of the body's chunks
-    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out), shared=16 * slice_chunks)
+    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out),
+                shared=16 * slice_chunks(cols, elements, ctas))
     return out
 
 
 # The pipe strategy's kernels (native_cluster.cuh's PIPE_PLANS), (K, threads, 16-byte chunks a thread, CTAs an
-# SM), narrowest rows first, at every element type: a CTA holds its slice of one row and of the next in registers
-# (2 × chunks 16-byte chunks a thread), so each SM has its CTAs' slices of the next rows in flight while it
-# reduces and writes: 64 KB of float32 at 65536 columns (two CTAs of 32 KB), past the ~40 KB an SM that keeps
-# HBM busy at ~1 µs of latency and ~30 GB/s an SM. Each plan's CTAs an SM all fit at once (2048 threads and 65536
-# registers an SM: __launch_bounds__(threads, CTAs)), and K grows only when a CTA's slice would outgrow its
-# registers. 262144 float32 columns take 16 CTAs of 512 threads (sm_90's non-portable size), one an SM.
-# LayerNorm's CTAs also hold their columns of weight and bias in shared memory (pipe_affine_bytes).
-PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 4, 2), (8, 512, 4, 2), (16, 512, 4, 2), (16, 512, 8, 1))
-# 16-bit rows (8 elements a chunk) reach the widths the float32 plans take without the last.
-SIXTEEN_BIT_PIPE_PLANS = PIPE_PLANS[:-1]
+# SM), narrowest rows first: a CTA holds its slice of one row in registers as the cluster strategy's plans do
+# (32 floats or 64 16-bit elements a thread at most, 64 registers) and the next row's slice in shared memory, one
+# bulk copy, so each SM has its CTAs' slices of the next rows in flight while it reduces and writes: 64 KB at
+# the narrowest plans, 128 KB from 16384 float32 columns on, past the ~40 KB an SM that keeps HBM busy at ~1 µs of
+# latency and ~30 GB/s an SM. Each plan's CTAs an SM all fit at once (2048 threads, 65536 registers and 228 KB of
+# shared memory an SM: __launch_bounds__(threads, CTAs)). 262144 float32 columns take 8 CTAs of 1024 threads, one
+# an SM; 16-bit rows reach it with 8 CTAs of 512, two an SM.
+PIPE_PLANS = ((2, 128, 4, 8), (2, 512, 4, 2), (4, 512, 8, 2), (8, 1024, 8, 1))
+SIXTEEN_BIT_PIPE_PLANS = ((2, 128, 8, 8), (2, 512, 8, 2), (4, 512, 8, 2), (8, 512, 8, 2))
 PIPE_MIN_COLS = CLUSTER_MIN_COLS
 PIPE_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in PIPE_PLANS) + 3
-pipe_takes = width_takes("pipe", PIPE_MIN_COLS, PIPE_MAX_COLS, "16 CTAs' registers",
+pipe_takes = width_takes("pipe", PIPE_MIN_COLS, PIPE_MAX_COLS, "8 CTAs' registers",
                          "would not fit: the split and online strategies take them")
 
 
@@ -274,19 +273,16 @@ def pipe_plan(cols: int, elements: int = 4, plans: tuple = PIPE_PLANS) -> tuple[
     return smallest_plan("pipe", plans, lambda plan: plan[0] * plan[1] * plan[2], cols, PIPE_MAX_COLS, elements)
 
 
-def pipe_affine_bytes(plan: tuple[int, int, int, int]) -> int:
-    """A LayerNorm pipe kernel's dynamic shared memory: its CTA's columns of weight and of bias, each under
-    threads × chunks + K 16-byte chunks (the columns a CTA's slices touch whatever a row's alignment: affine_span
-    in layernorm's native.cu)."""
-    k, threads, chunks, _ = plan
-    return 2 * 16 * (threads * chunks + k)
+def slice_chunks(cols: int, elements: int, ctas: int) -> int:
+    """The most 16-byte body chunks row_slice deals one of ``ctas`` CTAs of a row ``cols`` wide, whatever its
+    alignment (native_cluster.cuh)."""
+    return -(-(cols // elements) // ctas)
 
 
-def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple],
-                shared_bytes: Callable[[tuple], int] = lambda plan: 0) -> torch.Tensor:
+def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
     """A pipe strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels`` (plan ->
     kernel), as many clusters as the device holds at once (the host asks the driver; no more than rows), the
-    kernel of that plan launched with ``arguments(out)`` and ``shared_bytes(plan)`` of dynamic shared memory; the
+    kernel of that plan launched with ``arguments(out)`` and its slice's bytes of dynamic shared memory; the
     output (empty: no launch). Clusters wider than a TPC's two CTAs are placed within one GPC, and a device's
     GPCs may differ in SMs, so a count from the SM total can ask for more clusters than fit (results/README.md):
     the last would run after the others."""
@@ -294,9 +290,10 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     out = rows_output(pipe_takes, x)
     if out.numel() == 0:
         return out
-    plan = pipe_plan(cols, chunk_elements(x), tuple(kernels))
+    elements = chunk_elements(x)
+    plan = pipe_plan(cols, elements, tuple(kernels))
     k, threads, _, _ = plan
-    kernel, shared = kernels[plan], shared_bytes(plan)
+    kernel, shared = kernels[plan], 16 * slice_chunks(cols, elements, k)
     resident = host.max_active_clusters(kernel, x.device, k, (threads, 1, 1), shared)
     if resident < 1:
         raise InputError(f"{kernel.name}: no cluster of {k} CTAs of {threads} threads and {shared} bytes of shared "

@@ -183,7 +183,7 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_f32_looped(
 // appears at any step. `cluster` launches a cluster a row, `slice` the same with K = 1; `pipe` keeps
 // clusters resident and pipelines rows (pipelined_rows). The float32 kernels are compiled here, the bf16 and
 // fp16 ones in native16.cu, the cluster and slice ones with plans of their own
-// (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS), the pipe ones with the float32 plans but the widest.
+// (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS), the pipe ones with plans of their own (native_cluster.cuh).
 #include "../../backends/native_cluster.cuh"
 
 // Σ (x − p) over a chunk.
@@ -240,7 +240,7 @@ __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H
         y[i] = pack2(from_float<H>(lo).bits, from_float<H>(hi).bits);
     }
     if (vector_out) {
-        *reinterpret_cast<uint4*>(out) = make_uint4(y[0], y[1], y[2], y[3]);
+        store16(out, make_uint4(y[0], y[1], y[2], y[3]));
     } else {
 #pragma unroll
         for (int k = 0; k < 8; ++k) out[k] = H{static_cast<unsigned short>(k % 2 ? y[k / 2] >> 16 : y[k / 2] & 0xffffu)};
@@ -414,78 +414,24 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// The columns of weight and bias that CTA `rank` of a cluster of `ranks` touches on some row: row_slice's body
-// chunks and edge scalars under every head a row may start with (0 to E − 1 elements before its first 16-byte
-// boundary), from `base` (a whole number of chunks) to `end`. A row's head moves the body's cut between ranks by
-// at most a chunk a rank, so the span is under THREADS · V + K chunks for a plan whose CTAs hold the row.
-struct AffineSpan {
-    int base, end;
-};
-
-template <typename T>
-__device__ __forceinline__ AffineSpan affine_span(int cols, unsigned rank, unsigned ranks) {
-    constexpr int E = CHUNK_ELEMENTS<T>;
-    int low = cols, high = 0;
-    for (int head = 0; head < E && head <= cols; ++head) {
-        const int chunks = (cols - head) / E, per = (chunks + static_cast<int>(ranks) - 1) / static_cast<int>(ranks);
-        const int first = static_cast<int>(rank) * per < chunks ? static_cast<int>(rank) * per : chunks;
-        const int end = first + per < chunks ? first + per : chunks;
-        if (head + E * first < low) low = head + E * first;
-        if (head + E * end > high) high = head + E * end;
-    }
-    if (rank == 0) low = 0;                  // the head's scalars
-    if (rank == ranks - 1) high = cols;      // the tail's
-    return {low / E * E, high};
-}
-
-// weight and bias at columns span.base .. span.end − 1 copied to w_s and b_s (shared memory, 16-byte aligned):
-// 16-byte chunks where weight and bias allow, scalars at the end and otherwise.
-template <int THREADS, typename T>
-__device__ __forceinline__ void stage_affine(const T* __restrict__ weight, const T* __restrict__ bias, T* w_s, T* b_s,
-                                             AffineSpan span) {
-    using Chunk = typename RowChunk<T>::type;
-    constexpr int E = CHUNK_ELEMENTS<T>;
-    const int count = span.end - span.base;
-    const T* w = weight + span.base;
-    const T* b = bias + span.base;
-    const int whole = aligned16(w) && aligned16(b) ? count / E : 0;
-    for (int j = threadIdx.x; j < whole; j += THREADS) {
-        reinterpret_cast<Chunk*>(w_s)[j] = reinterpret_cast<const Chunk*>(w)[j];
-        reinterpret_cast<Chunk*>(b_s)[j] = reinterpret_cast<const Chunk*>(b)[j];
-    }
-    for (int c = E * whole + threadIdx.x; c < count; c += THREADS) {
-        w_s[c] = w[c];
-        b_s[c] = b[c];
-    }
-    __syncthreads();
-}
-
-// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), 2 · (THREADS · V + K)
-// 16-byte chunks of dynamic shared memory (mage.backends.rows.pipe_affine_bytes). Each cluster walks rows
-// (pipelined_rows), the next row's slice loading while this one is reduced and written; each CTA holds the
-// columns of weight and bias its slices touch in shared memory, copied once, where the one-row cluster kernel
-// reads them from L2 at every row (as many bytes again as x and out together: ncu had L2 72 % busy on bf16
-// LayerNorm at 65536 columns). Its moments are published in two slots by turns.
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), the slice's 16-byte
+// chunks of dynamic shared memory (mage.backends.rows.pipe_shared_bytes). Each cluster walks rows
+// (pipelined_rows), the next row's slice copying into shared memory while this one is reduced and written from
+// registers, weight and bias read as the one-row cluster reads them. Its moments are published in two slots by
+// turns.
 template <int K, int THREADS, int V, typename T>
 __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T* __restrict__ weight,
                                                const T* __restrict__ bias, T* __restrict__ out, long long rows,
                                                int cols, float eps) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2][3];
-    DYNAMIC_SHARED(float4, affine);
-    T* w_s = reinterpret_cast<T*>(affine);
-    T* b_s = w_s + (THREADS * V + K) * CHUNK_ELEMENTS<T>;
-    const AffineSpan span = affine_span<T>(cols, rank_in_cluster<K>(), K);
-    // Column c of weight is w_s[c − span.base]: w_at[c].
-    const T* w_at = w_s - span.base;
-    const T* b_at = b_s - span.base;
     pipelined_rows<K, THREADS, V>(
-        x, rows, cols, [&] { stage_affine<THREADS>(weight, bias, w_s, b_s, span); },
+        x, rows, cols,
         [&](long long row, const RowSlice& s, const typename RowChunk<T>::type(&v)[V], float edge, float pivot,
             int parity) {
             const Moments moments =
                 cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
-            write_slice<THREADS, V>(w_at, b_at, out + row * cols, s, v, edge, moments, cols, eps);
+            write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
         });
 }
 

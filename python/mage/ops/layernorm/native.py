@@ -9,8 +9,8 @@ and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.ba
 ``cluster`` strategy holds a row of 1024 columns or more in the registers of a thread-block cluster
 (mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte chunks as loaded,
 8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe`` strategy
-makes that cluster persistent, the next row's slice loading into registers while the current one is reduced,
-each CTA's columns of weight and bias held in shared memory across its rows (mage.backends.rows.pipe_plan);
+makes that cluster persistent, the next row's slice copying into shared memory (one bulk copy) while the
+current one is reduced from registers (mage.backends.rows.pipe_plan);
 the ``smem`` strategy (float32) holds each CTA's slice in shared
 memory, filled by one bulk copy (mage.backends.rows.launch_smem).
 """
@@ -22,7 +22,7 @@ from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, 
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PIPE_PLANS,
                                 SIXTEEN_BIT_SLICE_PLANS,
                                 SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
-                                launch_smem, pipe_affine_bytes, pipe_takes, slice_takes, smem_takes)
+                                launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -123,8 +123,7 @@ PIPE = row_kernels("layernorm", "layernorm_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_P
 def layernorm_pipe(host, x, weight, bias, precision="ieee"):
     require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
-    return launch_pipe(host, PIPE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS),
-                       pipe_affine_bytes)
+    return launch_pipe(host, PIPE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
 SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}

@@ -204,7 +204,7 @@ __device__ __forceinline__ void store_chunk(H* p, const Half8<H>& v, float m, fl
 #pragma unroll
     for (int k = 0; k < 8; ++k) y[k] = exp_for_16_bits(y[k] - m) * scale;
     if (vector) {
-        *reinterpret_cast<Half8<H>*>(p) = pack8<H>(y);
+        store16(p, pack8<H>(y).q);
     } else {
 #pragma unroll
         for (int k = 0; k < 8; ++k) p[k] = from_float<H>(y[k]);
@@ -350,14 +350,15 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
         softmax_cluster<1, THREADS, V>(x, out, cols);                                                          \
     }
 
-// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS); each cluster walks
-// rows (pipelined_rows), the next row's slice loading while this one is reduced and written. Pairs published
-// by turns. CTAS CTAs an SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
+// The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), the slice's 16-byte
+// chunks of dynamic shared memory; each cluster walks rows (pipelined_rows), the next row's slice copying into
+// shared memory while this one is reduced and written from registers. Pairs published by turns. CTAS CTAs an
+// SM: __launch_bounds__ holds each thread to the registers that lets them all be resident.
 template <int K, int THREADS, int V, typename T>
 __device__ __forceinline__ void softmax_pipe(const T* __restrict__ x, T* __restrict__ out, long long rows, int cols) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2][2];
-    pipelined_rows<K, THREADS, V>(x, rows, cols, [] {},
+    pipelined_rows<K, THREADS, V>(x, rows, cols,
                                   [&](long long row, const RowSlice& s, typename RowChunk<T>::type(&v)[V], float edge,
                                       float, int parity) {
         const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);

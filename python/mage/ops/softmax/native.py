@@ -4,13 +4,13 @@ beyond (a block per row, two reads), all in scalar loads. The ``slice`` strategy
 to 16387 columns in one block's registers whatever its alignment (a scalar head and tail around a
 16-byte-aligned body in float4 loads: the cluster kernel with one CTA). The ``cluster`` strategy holds
 a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
-read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice loading into registers
-while the current one is reduced (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
+read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
+memory while the current one is reduced from registers (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
 CTA's slice in shared memory, filled by one bulk copy (mage.backends.rows.launch_smem). bf16 and fp16 rows
 run the same register and online kernels over 16-bit elements, widened to float32 in registers
 (native16.cu), chosen by the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements
-held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS), and the pipe kernels
-with the float32 plans but the widest; the smem strategy is float32 only."""
+held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS and
+SIXTEEN_BIT_PIPE_PLANS); the smem strategy is float32 only."""
 
 import torch
 
