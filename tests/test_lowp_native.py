@@ -8,6 +8,7 @@ SASS holds the instructions they are written for (HMMA, ldmatrix, cp.async, 16-b
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 from pathlib import Path
 
@@ -233,7 +234,8 @@ def test_16_bit_layernorm_normalizes_an_aligned_row_without_the_scalar_loads(tmp
     """A 16-bit LayerNorm row kernel normalizes an aligned row in a loop of its own: each of a thread's 8 chunks
     loads its weight and its bias as one 16-byte load that no predicate guards. With one loop for every
     alignment, ptxas issued both forms under opposite predicates, the 16 scalar loads of the unaligned form
-    beside the 2 vector loads (about 100 instructions a chunk against 58)."""
+    beside the 2 vector loads (about 100 instructions a chunk against 58). A row off a 16-byte boundary
+    whose weight and bias share its shift makes no 2-byte loads of them either."""
     cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     if preload_nvrtc() is None or not cuobjdump.exists():
         pytest.skip("needs libnvrtc and Triton's cuobjdump")
@@ -247,3 +249,9 @@ def test_16_bit_layernorm_normalizes_an_aligned_row_without_the_scalar_loads(tmp
                               check=True).stdout
         unguarded = [line for line in sass.splitlines() if "LDG.E.128.CONSTANT" in line and "@" not in line]
         assert len(unguarded) >= 2 * 8, (kernel, len(unguarded))
+        # A row whose weight and bias sit off a 16-byte boundary by the same shift reads them as the two blocks
+        # that hold each chunk, in a loop for each of the 7 shifts: the 2-byte loads left are those of the one
+        # loop for any other alignment (8 a chunk of weight and of bias, 128) and of the row's edge scalars,
+        # fewer than a second such loop would add.
+        two_byte = [line for line in sass.splitlines() if re.search(r"LDG\.E\.U16", line)]
+        assert len(two_byte) < 2 * (2 * 8 * 8), (kernel, len(two_byte))

@@ -215,21 +215,31 @@ __device__ __forceinline__ float squares(const Half8<H>& v, float mean) {
 }
 
 // A chunk normalized, (x − mean) · rstd · weight + bias, stored at out: 16-byte accesses where `vector_out`
-// (out aligned) and `vector_affine` (weight and bias aligned), else scalars; a 16-bit output rounded once.
+// (out aligned) and `vector_affine` (weight and bias aligned), else scalars, stored as S says
+// (native_cluster.cuh); a 16-bit output rounded once.
+template <Stores S>
 __device__ __forceinline__ void normalize_chunk(float* out, const float* weight, const float* bias, const float4& v,
                                                 float mean, float rstd, bool vector_out, bool vector_affine) {
     const float4 w = load_quad(weight, vector_affine), b = load_quad(bias, vector_affine);
     const float4 y = make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
                                  (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
-    store_quad(out, y, vector_out);
+    store_quad<S>(out, y, vector_out);
 }
 
 // A 16-bit chunk a pair of elements at a time (one 32-bit word of x, weight and bias each), so that few floats
-// are live beside the row's registers.
-template <typename H>
+// are live beside the row's registers. SHIFT > 0: weight and bias start SHIFT elements past a 16-byte boundary,
+// each read from the two blocks that hold it (load_half8_shifted).
+template <Stores S, int SHIFT = 0, typename H>
 __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H* bias, const Half8<H>& v, float mean,
                                                 float rstd, bool vector_out, bool vector_affine) {
-    const Half8<H> w8 = load_half8(weight, vector_affine), b8 = load_half8(bias, vector_affine);
+    Half8<H> w8, b8;
+    if constexpr (SHIFT > 0) {
+        w8 = load_half8_shifted<SHIFT>(weight);
+        b8 = load_half8_shifted<SHIFT>(bias);
+    } else {
+        w8 = load_half8(weight, vector_affine);
+        b8 = load_half8(bias, vector_affine);
+    }
     const unsigned x[4] = {v.q.x, v.q.y, v.q.z, v.q.w}, w[4] = {w8.q.x, w8.q.y, w8.q.z, w8.q.w},
                    b[4] = {b8.q.x, b8.q.y, b8.q.z, b8.q.w};
     unsigned y[4];
@@ -240,7 +250,7 @@ __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H
         y[i] = pack2(from_float<H>(lo).bits, from_float<H>(hi).bits);
     }
     if (vector_out) {
-        store16(out, make_uint4(y[0], y[1], y[2], y[3]));
+        store16<S>(out, make_uint4(y[0], y[1], y[2], y[3]));
     } else {
 #pragma unroll
         for (int k = 0; k < 8; ++k) out[k] = H{static_cast<unsigned short>(k % 2 ? y[k / 2] >> 16 : y[k / 2] & 0xffffu)};
@@ -299,8 +309,8 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
 }
 
 // Normalize a CTA's body chunks of row `outr` from registers, 16-byte accesses where `to_vector` (out) and
-// `from_vector` (weight and bias) say.
-template <int THREADS, int V, typename T, typename Chunk>
+// `from_vector` (weight and bias) say, or with SHIFT (16-bit rows) weight and bias read shifted.
+template <int THREADS, int V, Stores S, int SHIFT = 0, typename T, typename Chunk>
 __device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, const T* __restrict__ bias,
                                                  T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V],
                                                  float mean, float rstd, bool to_vector, bool from_vector) {
@@ -309,13 +319,42 @@ __device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, c
         const int j = s.first + threadIdx.x + i * THREADS;
         if (j < s.end) {
             const int c = s.head + CHUNK_ELEMENTS<T> * j;
-            normalize_chunk(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
+            if constexpr (SHIFT > 0) {
+                normalize_chunk<S, SHIFT>(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
+            } else {
+                normalize_chunk<S>(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
+            }
         }
     }
 }
 
+// A 16-bit row whose out is 16-byte aligned where weight and bias are not, but both SHIFT elements past a
+// boundary (a row of an odd width starting off one, with weight and bias aligned at column 0): its loop for that
+// shift, chosen once a row, with 16-byte stores and two 16-byte loads each of weight and bias a chunk. Each
+// shift from SHIFT to 7 is tried in turn (a compile-time constant in each loop); false where none is the row's.
+template <int THREADS, int V, Stores S, int SHIFT = 1, typename T, typename Chunk>
+__device__ __forceinline__ bool normalize_shifted(const T* __restrict__ weight, const T* __restrict__ bias,
+                                                  T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V],
+                                                  float mean, float rstd, int shift) {
+    if (shift == SHIFT) {
+        normalize_chunks<THREADS, V, S, SHIFT>(weight, bias, outr, s, v, mean, rstd, true, false);
+        return true;
+    }
+    if constexpr (SHIFT < 7) {
+        return normalize_shifted<THREADS, V, S, SHIFT + 1>(weight, bias, outr, s, v, mean, rstd, shift);
+    } else {
+        return false;
+    }
+}
+
+// The shift, in 16-bit elements, of p past a 16-byte boundary.
+template <typename T>
+__device__ __forceinline__ int shift_in_block(const T* p) {
+    return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15) / 2;
+}
+
 // Normalize and write a CTA's slice of row `outr` from registers.
-template <int THREADS, int V, typename T, typename Chunk>
+template <int THREADS, int V, Stores S, typename T, typename Chunk>
 __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const T* __restrict__ bias,
                                             T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             const Moments& row, int cols, float eps) {
@@ -325,10 +364,16 @@ __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const 
     // forms of each load under opposite predicates (a chunk's 16 scalar loads of weight and bias beside its two
     // 16-byte ones, all issued whichever held). A float row keeps one loop: two of them took the 4-CTA kernel
     // from 64 registers to 74 (one CTA an SM), or to a spill when held to 64.
-    if (sizeof(T) == 2 && vector_out && vector_affine) {
-        normalize_chunks<THREADS, V>(weight, bias, outr, s, v, row.mean, rstd, true, true);
+    if constexpr (sizeof(T) == 2) {
+        if (vector_out && vector_affine) {
+            normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, true, true);
+        } else if (!vector_out || shift_in_block(weight + s.head) != shift_in_block(bias + s.head) ||
+                   !normalize_shifted<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd,
+                                                     shift_in_block(weight + s.head))) {
+            normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
+        }
     } else {
-        normalize_chunks<THREADS, V>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
+        normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
     }
     if (s.edge >= 0)
         outr[s.edge] = from_float<T>((edge - row.mean) * rstd * to_float(weight[s.edge]) + to_float(bias[s.edge]));
@@ -361,7 +406,7 @@ __device__ __forceinline__ void layernorm_cluster(const T* __restrict__ x, const
     if (s.edge >= 0) edge = to_float(xr[s.edge]);
     const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
-    write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
+    write_slice<THREADS, V, Stores::plain>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -401,7 +446,8 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     auto write = [&](bool to_vector, bool from_vector) {
         for (int j = threadIdx.x; j < chunks; j += THREADS) {
             const int c = s.head + 4 * (s.first + j);
-            normalize_chunk(outr + c, weight + c, bias + c, stage[j], moments.mean, rstd, to_vector, from_vector);
+            normalize_chunk<Stores::plain>(outr + c, weight + c, bias + c, stage[j], moments.mean, rstd, to_vector,
+                                           from_vector);
         }
     };
     // The aligned case as a loop of its own: 16-byte loads and stores, not a choice made at every chunk.
@@ -431,7 +477,7 @@ __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T*
             int parity) {
             const Moments moments =
                 cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
-            write_slice<THREADS, V>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
+            write_slice<THREADS, V, Stores::pinned>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
         });
 }
 

@@ -191,20 +191,22 @@ __device__ __forceinline__ float chunk_exp(const Half8<H>& v, float m) {
     return ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
 }
 
-// The chunk's softmax stored at p: one 16-byte store where `vector` (p 16-byte aligned), else scalars. A float
-// chunk already holds exp(x − m) (m unused); a 16-bit one computes it again from x.
+// The chunk's softmax stored at p: one 16-byte store where `vector` (p 16-byte aligned), else scalars, stored as
+// S says (native_cluster.cuh). A float chunk already holds exp(x − m) (m unused); a 16-bit one computes it again
+// from x.
+template <Stores S>
 __device__ __forceinline__ void store_chunk(float* p, const float4& v, float, float scale, bool vector) {
-    store_quad(p, make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), vector);
+    store_quad<S>(p, make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), vector);
 }
 
-template <typename H>
+template <Stores S, typename H>
 __device__ __forceinline__ void store_chunk(H* p, const Half8<H>& v, float m, float scale, bool vector) {
     float y[8];
     unpack8(v, y);
 #pragma unroll
     for (int k = 0; k < 8; ++k) y[k] = exp_for_16_bits(y[k] - m) * scale;
     if (vector) {
-        store16(p, pack8<H>(y).q);
+        store16<S>(p, pack8<H>(y).q);
     } else {
 #pragma unroll
         for (int k = 0; k < 8; ++k) p[k] = from_float<H>(y[k]);
@@ -253,14 +255,14 @@ __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slo
 }
 
 // A CTA's slice of row `outr`: exp(x − m), m the slice's max, times `scale`, rounded once to T.
-template <int THREADS, int V, typename T, typename Chunk>
+template <int THREADS, int V, Stores S, typename T, typename Chunk>
 __device__ __forceinline__ void write_slice(T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             float m, float scale) {
     const bool vector_out = aligned16(outr + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) store_chunk(outr + s.head + CHUNK_ELEMENTS<T> * j, v[i], m, scale, vector_out);
+        if (j < s.end) store_chunk<S>(outr + s.head + CHUNK_ELEMENTS<T> * j, v[i], m, scale, vector_out);
     }
     if (s.edge >= 0) outr[s.edge] = from_float<T>(edge * scale);
 }
@@ -287,7 +289,7 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
     const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
     const float scale = cluster_scale<K>(own, s.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
-    write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
+    write_slice<THREADS, V, Stores::plain>(out + row * cols, s, v, edge, own.max, scale);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -327,7 +329,7 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
     float* outr = out + row * cols;
     const bool vector_out = aligned16(outr + s.head);
     for (int j = threadIdx.x; j < chunks; j += THREADS)
-        store_chunk(outr + s.head + 4 * (s.first + j), stage[j], m, scale, vector_out);
+        store_chunk<Stores::plain>(outr + s.head + 4 * (s.first + j), stage[j], m, scale, vector_out);
     if (s.edge >= 0) outr[s.edge] = edge * scale;
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
@@ -363,7 +365,7 @@ __device__ __forceinline__ void softmax_pipe(const T* __restrict__ x, T* __restr
                                       float, int parity) {
         const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
         const float scale = cluster_scale<K>(own, s.count, published[parity]);
-        write_slice<THREADS, V>(out + row * cols, s, v, edge, own.max, scale);
+        write_slice<THREADS, V, Stores::pinned>(out + row * cols, s, v, edge, own.max, scale);
     });
 }
 
