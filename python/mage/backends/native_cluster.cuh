@@ -106,17 +106,6 @@ __device__ __forceinline__ float4 load_quad(const float* p, bool vector) {
 enum class Stores { plain, pinned };
 
 template <Stores S>
-__device__ __forceinline__ void store16(float* p, float4 q) {
-#ifdef __CUDA_ARCH__
-    if (S == Stores::pinned) {
-        asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(q.x), "f"(q.y), "f"(q.z), "f"(q.w));
-        return;
-    }
-#endif
-    *reinterpret_cast<float4*>(p) = q;
-}
-
-template <Stores S>
 __device__ __forceinline__ void store16(void* p, uint4 q) {
 #ifdef __CUDA_ARCH__
     if (S == Stores::pinned) {
@@ -125,6 +114,12 @@ __device__ __forceinline__ void store16(void* p, uint4 q) {
     }
 #endif
     *reinterpret_cast<uint4*>(p) = q;
+}
+
+template <Stores S>
+__device__ __forceinline__ void store16(float* p, float4 q) {
+    store16<S>(static_cast<void*>(p), make_uint4(__builtin_bit_cast(unsigned, q.x), __builtin_bit_cast(unsigned, q.y),
+                                                  __builtin_bit_cast(unsigned, q.z), __builtin_bit_cast(unsigned, q.w)));
 }
 
 template <Stores S>
