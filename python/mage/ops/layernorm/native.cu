@@ -461,7 +461,7 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
 }
 
 // The pipe strategy: grid (clusters · K) from mage.backends.rows.pipe_plan, block (THREADS), the slice's 16-byte
-// chunks of dynamic shared memory (mage.backends.rows.pipe_shared_bytes). Each cluster walks rows
+// chunks of dynamic shared memory (mage.backends.rows.launch_pipe). Each cluster walks rows
 // (pipelined_rows), the next row's slice copying into shared memory while this one is reduced and written from
 // registers, weight and bias read as the one-row cluster reads them. Its moments are published in two slots by
 // turns.
