@@ -116,8 +116,15 @@ class EmuHost(Host):
     def holds(self, t) -> bool:
         return isinstance(t, torch.Tensor) and t.device.type == "cpu"
 
+    # cuda_emu.h's one buffer of dynamic shared memory.
+    block_shared_bytes = 4 << 20
+
     def sm_count(self, device: torch.device) -> int:
         return EMULATED_SMS
+
+    def resident_ctas(self, device: torch.device) -> int:
+        """Blocks run one after another: one at a time is resident, so a cooperative grid is one CTA."""
+        return 1
 
     def launch(self, kernel, grid, block, *args, shared=0):
         assert all(1 <= g for g in grid) and grid[1] <= 65535 and grid[2] <= 65535, grid

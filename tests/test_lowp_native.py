@@ -119,16 +119,18 @@ EMULATED = {
 }
 # Softmax's and LayerNorm's slice strategies (their cluster kernels with one CTA) at widths that reach both of
 # their 16-bit plans; 8 rows of 1031 start at every 2-byte offset of a 16-byte block, so LayerNorm reads its
-# weight and bias at every alignment.
+# weight and bias at every alignment. LayerNorm's columns strategy on its widths of 16384 and more (a grid of one
+# CTA here: tests/test_reduce_columns.py).
 STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", "slice"): (4, 5, 6, 7),
-                  ("layernorm", "slice"): (2, 4, 6, 14, 15)}
+                  ("layernorm", "slice"): (2, 4, 6, 14, 15), ("layernorm", "columns"): (6, 7)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
 # kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py, tests/test_reduce_pipe_gpu.py).
 NOT_EMULATED = ("_cluster", "_pipe")
 RUNS = [
     pytest.param(op, strategy, precision, params, variant, 300 + n, id=f"{op}-{strategy}-{precision}-{n}-{variant}")
     for op, cases in EMULATED.items()
-    for strategy in ("default", "w8", "t256", "slice") if strategy == "default" or (op, strategy) in STRATEGY_CASES
+    for strategy in ("default", "w8", "t256", "slice", "columns")
+    if strategy == "default" or (op, strategy) in STRATEGY_CASES
     for precision in PRECISIONS
     for n, params in enumerate(cases) if n in STRATEGY_CASES.get((op, strategy), range(len(cases)))
     for variant in registry.get_op(op).variants

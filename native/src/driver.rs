@@ -225,6 +225,8 @@ pub struct Geometry {
     pub grid: (u32, u32, u32),
     pub block: (u32, u32, u32),
     pub shared_bytes: u32,
+    /// Launched with cuLaunchCooperativeKernel: the driver makes every CTA resident at once or refuses.
+    pub cooperative: bool,
 }
 
 impl Geometry {
@@ -281,7 +283,7 @@ pub fn max_active_clusters(
     block: (u32, u32, u32),
     shared_bytes: u32,
 ) -> Result<i32> {
-    let geometry = Geometry { grid: (cluster, 1, 1), block, shared_bytes };
+    let geometry = Geometry { grid: (cluster, 1, 1), block, shared_bytes, cooperative: false };
     geometry.validate()?;
     with_context(context, || {
         opt_in_shared_bytes(function, shared_bytes)?;
@@ -330,6 +332,25 @@ pub unsafe fn launch(
         // signature the kernel was registered with says, and both outlive the call (the
         // driver copies the values at launch); `stream` is the raw handle torch gave for a
         // stream of this context (0 is the legacy default stream).
+        let stream = stream as usize as CUstream;
+        if geometry.cooperative {
+            // SAFETY: as for cuLaunchKernel below; the driver also checks that the grid fits at once.
+            let code = unsafe {
+                sys::cuLaunchCooperativeKernel(
+                    function.0,
+                    gx,
+                    gy,
+                    gz,
+                    bx,
+                    by,
+                    bz,
+                    geometry.shared_bytes,
+                    stream,
+                    pointers.as_mut_ptr(),
+                )
+            };
+            return check("cuLaunchCooperativeKernel", code);
+        }
         let code = unsafe {
             sys::cuLaunchKernel(
                 function.0,
@@ -340,7 +361,7 @@ pub unsafe fn launch(
                 by,
                 bz,
                 geometry.shared_bytes,
-                stream as usize as CUstream,
+                stream,
                 pointers.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
@@ -355,7 +376,7 @@ mod tests {
 
     #[test]
     fn geometry_is_checked_before_the_driver_sees_it() {
-        let ok = Geometry { grid: (1, 1, 1), block: (256, 1, 1), shared_bytes: 0 };
+        let ok = Geometry { grid: (1, 1, 1), block: (256, 1, 1), shared_bytes: 0, cooperative: false };
         assert!(ok.validate().is_ok());
         assert!(Geometry { grid: (0, 1, 1), ..ok }.validate().is_err());
         assert!(Geometry { block: (1025, 1, 1), ..ok }.validate().is_err());

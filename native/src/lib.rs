@@ -178,8 +178,9 @@ impl Kernel {
     /// `torch.cuda.current_stream().cuda_stream`): no copy, no synchronization.
     ///
     /// `args` follow the signature: device pointers (ints from `Tensor.data_ptr()`), int32,
-    /// int64 and float32 scalars, and structs passed by value as their bytes.
-    #[pyo3(signature = (grid, block, shared_bytes, stream, *args))]
+    /// int64 and float32 scalars, and structs passed by value as their bytes. `cooperative`: through
+    /// cuLaunchCooperativeKernel, for a kernel whose CTAs wait on each other.
+    #[pyo3(signature = (grid, block, shared_bytes, stream, *args, cooperative = false))]
     fn launch(
         &self,
         grid: (u32, u32, u32),
@@ -187,6 +188,7 @@ impl Kernel {
         shared_bytes: u32,
         stream: u64,
         args: &Bound<'_, PyTuple>,
+        cooperative: bool,
     ) -> PyResult<()> {
         if args.len() != self.kinds.len() {
             return Err(PyValueError::new_err(format!(
@@ -201,7 +203,7 @@ impl Kernel {
         for (index, (arg, kind)) in args.iter().zip(&self.kinds).enumerate() {
             values[index] = extract_value(&arg, *kind, index)?;
         }
-        let geometry = driver::Geometry { grid, block, shared_bytes };
+        let geometry = driver::Geometry { grid, block, shared_bytes, cooperative };
         guarded(|| {
             let mut packed = Packed::new(&self.kinds, &values[..self.kinds.len()])
                 .map_err(|e| Error::Invalid(format!("{}: {e}", self.name)))?;

@@ -51,6 +51,9 @@ inline thread_local dim3 block_idx;
 inline thread_local Block* block = nullptr;
 inline dim3 block_dim;
 inline dim3 grid_dim;
+// Dynamic shared memory (DYNAMIC_SHARED in native_cluster.cuh), which blocks run one after another take in turn.
+constexpr unsigned DYNAMIC_SHARED_BYTES = 4u << 20;
+alignas(16) inline unsigned char dynamic_shared[DYNAMIC_SHARED_BYTES];
 
 // A device pointer argument: converts to whatever pointer type the kernel takes.
 struct Ptr {

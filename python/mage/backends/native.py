@@ -56,6 +56,9 @@ class Kernel:
     name: str
     signature: str
     file: str = "native.cu"
+    # Launched cooperatively (cuLaunchCooperativeKernel): its CTAs wait on each other, so the driver must make them
+    # all resident at once or refuse the launch.
+    cooperative: bool = False
     pointers: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -183,8 +186,16 @@ class Host:
                 return False
         return True
 
+    # The dynamic shared memory a CTA may take (sm_90: 227 KB a block, opted in past 48 KB by both hosts).
+    block_shared_bytes: int = 227 * 1024
+
     def sm_count(self, device: torch.device) -> int:
         return _sm_count(device.index)
+
+    def resident_ctas(self, device: torch.device) -> int:
+        """How many CTAs of a kernel that fills an SM (1024 threads, or all its shared memory) run at once: the
+        grid of a cooperative kernel whose CTAs wait on each other (Kernel.cooperative)."""
+        return self.sm_count(device)
 
     def launch(self, kernel: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], *args, shared: int = 0):
         raise NotImplementedError
@@ -240,7 +251,7 @@ class RustHost(Host):
     def launch(self, kernel, grid, block, *args, shared=0):
         index = args[0].device.index
         loaded = self._kernels.get((kernel, index)) or self._load(kernel, index)
-        loaded.launch(grid, block, shared, self._stream(index), *kernel.values(args))
+        loaded.launch(grid, block, shared, self._stream(index), *kernel.values(args), cooperative=kernel.cooperative)
 
     def _query_clusters(self, kernel, device, cluster, block, shared):
         loaded = self._kernels.get((kernel, device.index)) or self._load(kernel, device.index)
@@ -338,6 +349,11 @@ class CudaPythonHost(Host):
 
         def enqueue():
             self._opt_in_shared(kernel, function, shared)
+            if kernel.cooperative:
+                self._check(driver.cuLaunchCooperativeKernel(function, *grid, *block, shared, stream,
+                                                             ctypes.addressof(pointers)),
+                            f"cuLaunchCooperativeKernel({kernel.name})")
+                return
             self._check(
                 driver.cuLaunchKernel(function, *grid, *block, shared, stream, ctypes.addressof(pointers), 0),
                 f"cuLaunchKernel({kernel.name})",

@@ -225,17 +225,18 @@ __device__ __forceinline__ void init_copy_barrier(unsigned long long* barrier) {
     }
 }
 
-// Thread 0: `bytes` (a multiple of 16, from a 16-byte-aligned src) copied to dst, counted on `barrier`. The
-// proxy fence orders the CTA's earlier reads of dst (before a __syncthreads) ahead of the copy's writes.
-__device__ __forceinline__ void issue_bulk_copy(void* dst, const void* src, unsigned bytes,
-                                                unsigned long long* barrier) {
-    const unsigned bar = shared_address(barrier);
+// Thread 0, first for each phase: the phase of `barrier` completes once `bytes` have landed (0: at once). The proxy
+// fence orders the CTA's earlier reads of the buffers (before a __syncthreads) ahead of the copies' writes.
+__device__ __forceinline__ void expect_copy_bytes(unsigned long long* barrier, unsigned bytes) {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-    if (bytes > 0) {
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                     ::"r"(shared_address(dst)), "l"(src), "r"(bytes), "r"(bar) : "memory");
-    }
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+                 : "memory");
+}
+
+// Thread 0: `bytes` (a multiple of 16, more than 0, from a 16-byte-aligned src) copied to dst, counted on `barrier`.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* barrier) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(shared_address(dst)), "l"(src), "r"(bytes), "r"(shared_address(barrier)) : "memory");
 }
 
 // Every thread: until the copy counted on `barrier` in phase `parity` has landed.
@@ -248,10 +249,20 @@ __device__ __forceinline__ void wait_bulk_copy(unsigned long long* barrier, unsi
     }
 }
 #else
-inline void init_copy_barrier(unsigned long long*) { __builtin_trap(); }
-inline void issue_bulk_copy(void*, const void*, unsigned, unsigned long long*) { __builtin_trap(); }
-inline void wait_bulk_copy(unsigned long long*, unsigned) { __builtin_trap(); }
+// The CPU emulation copies at once; the wait, which every thread of the CTA makes, is a barrier, so that no
+// thread reads a buffer before the thread that copies has filled it.
+inline void init_copy_barrier(unsigned long long*) {}
+inline void expect_copy_bytes(unsigned long long*, unsigned) {}
+inline void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long*) { __builtin_memcpy(dst, src, bytes); }
+inline void wait_bulk_copy(unsigned long long*, unsigned) { __syncthreads(); }
 #endif
+
+// Thread 0: one copy, the whole phase of `barrier`.
+__device__ __forceinline__ void issue_bulk_copy(void* dst, const void* src, unsigned bytes,
+                                                unsigned long long* barrier) {
+    expect_copy_bytes(barrier, bytes);
+    if (bytes > 0) bulk_copy(dst, src, bytes, barrier);
+}
 
 // The smem strategy's one copy: a CTA's body slice into shared memory, every thread returning once it is there
 // (QuACK's norms and softmax hold a row so: ncu counted their instructions a byte at a fifth to two fifths of the
@@ -277,12 +288,12 @@ struct RowChunk<float> {
     using type = float4;
 };
 
-// The kernel's dynamic shared memory (launched with `shared` bytes, opted in past 48 KB by both hosts).
-// The CPU emulation has none and traps at the first cluster call, before it would be touched.
+// The kernel's dynamic shared memory (launched with `shared` bytes, opted in past 48 KB by both hosts); in the
+// CPU emulation one buffer, which its blocks, run one after another, take in turn.
 #ifdef __CUDA_ARCH__
 #define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #else
-#define DYNAMIC_SHARED(type, name) type* name = nullptr
+#define DYNAMIC_SHARED(type, name) type* name = reinterpret_cast<type*>(emu::dynamic_shared)
 #endif
 
 // Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
@@ -338,4 +349,90 @@ __device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long lon
         row(r, s, v, edge, lead, phase);
     }
     sync_cluster<K>();  // no CTA exits while a peer may still read its shared memory
+}
+
+// ---------------------------------------------------------------- rows shared by the whole grid
+//
+// The columns strategy (LayerNorm) gives each CTA of a grid that fills the SMs once the same columns of every row,
+// so that what a row's columns alone need (weight and bias) is read once a call into shared memory, where a cluster
+// or a pipe reads it again from L2 for every row. A row's statistics are then the grid's: each CTA publishes its
+// columns' partials of a group of rows in global memory, the last CTA to arrive combines them, and every CTA waits
+// for the combined ones before it writes those rows. Every CTA must be resident at once, so the hosts launch such a
+// kernel cooperatively (the driver refuses a grid that would not be).
+//
+// GridExchange is its workspace in global memory, zeroed once by the host (mage.backends.rows.grid_exchange) and left
+// valid by every call for the next, CUDA graph replays included: nothing is reset, counters only grow.
+// - A group's CTAs arrive on a counter that grows by the grid's size a group, so the last one is the one that found it
+//   one short of a multiple of that size, whatever earlier calls counted there.
+// - A group's combined statistics are ready when its slot's tag holds (calls completed, group + 1), a tag no earlier
+//   call or group wrote.
+// - The last CTA to finish counts the call (epoch), after every CTA has read the count at its start.
+// A group's slot is reused GROUP_SLOTS groups later, when every CTA is past it: a CTA publishes group g + 4 only after
+// group g + 2 was combined, which needed every CTA to have written group g (and read its statistics).
+constexpr int GROUP_SLOTS = 4;
+constexpr int MAX_GROUP_ROWS = 32;
+
+struct GridExchange {
+    unsigned epoch;                             // calls completed
+    unsigned finished;                          // CTAs that finished, over all calls
+    unsigned arrived[GROUP_SLOTS];              // CTAs that published a slot's partials, over all calls
+    unsigned unused[2];
+    unsigned long long ready[GROUP_SLOTS];      // the tag of the group whose statistics the slot holds
+    float2 stats[GROUP_SLOTS][MAX_GROUP_ROWS];  // each row's (mean, 1 / std) of the slot's group
+    // Then the partials, float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]: the (count, mean, M2) of a CTA's columns.
+};
+static_assert(sizeof(GridExchange) == 1088, "mage.backends.rows.GRID_EXCHANGE_BYTES");
+
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ unsigned long long load_acquire(const unsigned long long* p) {
+    unsigned long long value;
+    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(value) : "l"(p) : "memory");
+    return value;
+}
+
+__device__ __forceinline__ void store_release(unsigned long long* p, unsigned long long value) {
+    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+}
+
+__device__ __forceinline__ unsigned fetch_add(unsigned* p, unsigned value) { return atomicAdd(p, value); }
+__device__ __forceinline__ void pause_waiting() { __nanosleep(64); }
+#else
+inline unsigned long long load_acquire(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+inline void store_release(unsigned long long* p, unsigned long long value) { __atomic_store_n(p, value, __ATOMIC_RELEASE); }
+inline unsigned fetch_add(unsigned* p, unsigned value) { return __atomic_fetch_add(p, value, __ATOMIC_SEQ_CST); }
+inline void pause_waiting() {}
+#endif
+
+__device__ __forceinline__ unsigned long long group_tag(unsigned epoch, long long group) {
+    return (static_cast<unsigned long long>(epoch) << 32) | static_cast<unsigned long long>(group + 1);
+}
+
+// Every thread, at the start: the calls completed (read by thread 0, before any CTA of this call can count it).
+__device__ __forceinline__ unsigned call_epoch(const GridExchange* exchange, unsigned* shared) {
+    if (threadIdx.x == 0) *shared = *reinterpret_cast<const volatile unsigned*>(&exchange->epoch);
+    __syncthreads();
+    return *shared;
+}
+
+// Thread 0, once each writer of the CTA's partials has fenced them and the CTA has synced: whether this CTA is the
+// last of the grid to arrive.
+__device__ __forceinline__ bool arrive_last(unsigned* counter) {
+    __threadfence();
+    return fetch_add(counter, 1) % gridDim.x == gridDim.x - 1;
+}
+
+// Thread 0: until the slot's statistics are those of the tagged group.
+__device__ __forceinline__ void wait_ready(const unsigned long long* ready, unsigned long long tag) {
+    while (load_acquire(ready) != tag) pause_waiting();
+}
+
+// Every thread, at the end: the last CTA to finish counts the call.
+__device__ __forceinline__ void finish_call(GridExchange* exchange, unsigned epoch) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (fetch_add(&exchange->finished, 1) % gridDim.x == gridDim.x - 1) {
+            *reinterpret_cast<volatile unsigned*>(&exchange->epoch) = epoch + 1;
+        }
+    }
 }

@@ -17,6 +17,8 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 - ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
   slice of the next row copying into shared memory while it reduces and writes the current one.
+- ``columns`` (native LayerNorm): a grid of one CTA an SM, each owning the same columns of every row, its weight
+  and bias read once into shared memory; rows' statistics combined across the grid in global memory.
 """
 
 from __future__ import annotations
@@ -299,4 +301,75 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
         raise InputError(f"{kernel.name}: no cluster of {k} CTAs of {threads} threads and {shared} bytes of shared "
                          f"memory fits on {x.device} at once")
     host.launch(kernel, (min(rows, resident) * k, 1, 1), (threads, 1, 1), *arguments(out), shared=shared)
+    return out
+
+
+# The columns strategy (LayerNorm, native.cu's layernorm_columns): a cooperative grid of one CTA an SM of
+# COLUMNS_THREADS threads, CTA j owning the same run of 16-byte chunks of columns in every row, so that it reads its
+# weight and bias once a call, into shared memory, where the cluster and pipe strategies read them from L2 for every
+# row (as many bytes again as the row's own). Rows go in groups, a group's slices landing in one of COLUMNS_STAGES
+# stages of shared memory by bulk copies, three groups ahead; the grid combines each group's statistics through a
+# workspace in global memory (grid_exchange) while the CTAs write the group before. From 16384 columns a CTA owns at
+# least 31 chunks a row (132 CTAs): narrower rows are one block's (the registers and slice strategies).
+COLUMNS_THREADS = 1024
+COLUMNS_STAGES = 4
+COLUMNS_MIN_COLS = 16384
+GROUP_SLOTS, MAX_GROUP_ROWS = 4, 32  # native_cluster.cuh's GridExchange
+GRID_EXCHANGE_BYTES = 1088  # sizeof(GridExchange), before the partials: float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]
+COLUMNS_STATIC_SHARED = 1024  # what the kernel's static shared arrays may take, beside its dynamic buffers
+
+
+def columns_takes(params: dict) -> str | None:
+    if params["cols"] < COLUMNS_MIN_COLS:
+        return (f"the columns strategy splits rows of at least {COLUMNS_MIN_COLS} columns across the SMs; "
+                f"{params['cols']} fit one block (the registers and slice strategies take them)")
+    return None
+
+
+def columns_plan(rows: int, cols: int, elements: int, ctas: int, shared_bytes: int) -> tuple[int, int, int]:
+    """(16-byte chunks of columns a CTA owns, rows a group, dynamic shared bytes) of the columns strategy on ``ctas``
+    CTAs with ``shared_bytes`` of dynamic shared memory a CTA at most: weight and bias of its columns as float32, then
+    COLUMNS_STAGES stages of a group's slices, each row's spanning one chunk more than it owns (wherever the row
+    starts), as many rows a group as fit, up to MAX_GROUP_ROWS."""
+    chunks = -(-cols // elements)
+    per_chunks = -(-chunks // ctas)
+    affine = 2 * 4 * per_chunks * elements
+    stage_row = 16 * (per_chunks + 1)
+    group_rows = min(MAX_GROUP_ROWS, rows, (shared_bytes - COLUMNS_STATIC_SHARED - affine) // (COLUMNS_STAGES * stage_row))
+    if group_rows < 1:
+        raise InputError(f"{cols} columns are too wide for the columns strategy on {ctas} CTAs: a CTA's weight, bias "
+                         f"and {COLUMNS_STAGES} stages of one row's slice take more than {shared_bytes} bytes of shared "
+                         f"memory")
+    return per_chunks, group_rows, affine + COLUMNS_STAGES * group_rows * stage_row
+
+
+_EXCHANGES: dict[tuple[str, int], torch.Tensor] = {}
+
+
+def grid_exchange(device: torch.device, ctas: int) -> torch.Tensor:
+    """The columns strategy's workspace for a grid of ``ctas`` CTAs on ``device``: zeroed once, then kept (a CUDA graph
+    holds its address) and left valid by every call for the next (native_cluster.cuh: GridExchange). Calls on one
+    device and grid size share it, so they must not overlap: one stream, as the runner measures."""
+    key = (str(device), ctas)
+    if key not in _EXCHANGES:
+        _EXCHANGES[key] = torch.zeros(GRID_EXCHANGE_BYTES + 16 * GROUP_SLOTS * MAX_GROUP_ROWS * ctas,
+                                      dtype=torch.uint8, device=device)
+    return _EXCHANGES[key]
+
+
+def launch_columns(host, kernel, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A columns strategy's call on a rows × cols ``x``: ``kernel`` (cooperative) on as many CTAs as the device runs at
+    once, with ``arguments(out)``, the workspace, the chunks a CTA owns and the rows a group; the output (empty: no
+    launch). x and the output must start on 16-byte boundaries (the slices are copied and written as 16-byte chunks
+    of the whole array)."""
+    rows, cols = x.shape
+    out = rows_output(columns_takes, x)
+    if out.numel() == 0:
+        return out
+    if x.data_ptr() % 16 or out.data_ptr() % 16:
+        raise InputError("the columns strategy reads and writes 16-byte chunks: x must start on a 16-byte boundary")
+    ctas = host.resident_ctas(x.device)
+    per_chunks, group_rows, shared = columns_plan(rows, cols, chunk_elements(x), ctas, host.block_shared_bytes)
+    host.launch(kernel, (ctas, 1, 1), (COLUMNS_THREADS, 1, 1), *arguments(out), grid_exchange(x.device, ctas),
+                per_chunks, group_rows, shared=shared)
     return out

@@ -261,6 +261,17 @@ struct Moments {
     float count, mean, m2;
 };
 
+// a and b merged as Chan et al. merge (count, mean, M2): no E[x²] − E[x]² cancellation; b empty leaves a.
+__device__ __forceinline__ Moments merge_moments(Moments a, const Moments& b) {
+    if (b.count > 0.0f) {
+        const float total = a.count + b.count, delta = b.mean - a.mean;
+        a.mean += delta * (b.count / total);
+        a.m2 += b.m2 + delta * delta * (a.count * b.count / total);
+        a.count = total;
+    }
+    return a;
+}
+
 // (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar, about `pivot`.
 template <int THREADS, int V, typename Chunk>
 __device__ __forceinline__ Moments slice_moments(const RowSlice& s, const Chunk (&v)[V], float edge, float pivot,
@@ -296,14 +307,8 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
     Moments row = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        const float nb = load_from_rank<K>(&slot[0], r), mb = load_from_rank<K>(&slot[1], r);
-        const float m2b = load_from_rank<K>(&slot[2], r);
-        if (nb > 0.0f) {
-            const float total = row.count + nb, delta = mb - row.mean;
-            row.mean += delta * (nb / total);
-            row.m2 += m2b + delta * delta * (row.count * nb / total);
-            row.count = total;
-        }
+        row = merge_moments(row, {load_from_rank<K>(&slot[0], r), load_from_rank<K>(&slot[1], r),
+                                  load_from_rank<K>(&slot[2], r)});
     }
     return row;
 }
@@ -481,6 +486,265 @@ __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T*
         });
 }
 
+// ---------------------------------------------------------------- the columns strategy: weight and bias read once
+//
+// A grid of one CTA an SM, launched cooperatively (native_cluster.cuh: rows shared by the whole grid). CTA j owns
+// columns [j · per, (j + 1) · per) of every row (per: a whole number of 16-byte chunks) and reads its weight and bias
+// once, widened into shared memory; the cluster and pipe strategies read them from L2 for every row, as many bytes as
+// the row's own (ncu: LayerNorm's pipe at 9.2 long-scoreboard stalls an instruction against softmax's 3.0). Rows go
+// in groups of `group_rows`: a group's slices (each row's columns of this CTA, a bulk copy a row, covering the
+// 16-byte chunks that hold them wherever the row starts) land in one of STAGES buffers of shared memory, STAGES − 1
+// groups ahead. For each group the CTA reduces its slices to (count, mean, M2) about the slice's first element,
+// publishes them, and writes the group before, whose statistics the grid has combined meanwhile: its own arrival is
+// not waited for, so the grid's exchange is hidden behind a group's writes.
+
+// Σ v over the row_threads threads that share a row (a power of two, 32 to THREADS, consecutive), the same bits in
+// each: warp butterflies, then the row's warps' sums in order.
+template <int THREADS>
+__device__ __forceinline__ float rows_sum(float v, int row_threads, float* scratch) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    const int warps = row_threads >> 5, first = (threadIdx.x >> 5) & ~(warps - 1);
+    float total = 0.0f;
+    for (int w = 0; w < warps; ++w) total += scratch[first + w];
+    __syncthreads();  // scratch is reused by the next reduction
+    return total;
+}
+
+// The 32 lanes' moments merged, the same bits in every lane: at each step a lane and its partner both merge the
+// lower lane's moments with the higher's.
+__device__ __forceinline__ Moments warp_moments(Moments m) {
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const Moments other = {__shfl_xor_sync(0xffffffffu, m.count, offset), __shfl_xor_sync(0xffffffffu, m.mean, offset),
+                               __shfl_xor_sync(0xffffffffu, m.m2, offset)};
+        m = (threadIdx.x & offset) == 0 ? merge_moments(m, other) : merge_moments(other, m);
+    }
+    return m;
+}
+
+// A chunk's elements as floats.
+__device__ __forceinline__ void widen(const float4& v, float (&f)[4]) {
+    f[0] = v.x; f[1] = v.y; f[2] = v.z; f[3] = v.w;
+}
+
+template <typename H>
+__device__ __forceinline__ void widen(const Half8<H>& v, float (&f)[8]) {
+    unpack8(v, f);
+}
+
+// E floats of shared memory from a + col: 16-byte loads where col is a multiple of 4 (a 16-byte aligned).
+template <int E>
+__device__ __forceinline__ void shared_floats(const float* a, int col, float (&f)[E]) {
+    if (col % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < E / 4; ++q) {
+            const float4 v = *reinterpret_cast<const float4*>(a + col + 4 * q);
+            f[4 * q] = v.x; f[4 * q + 1] = v.y; f[4 * q + 2] = v.z; f[4 * q + 3] = v.w;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e) f[e] = a[col + e];
+    }
+}
+
+__device__ __forceinline__ void store_chunk_of(float* p, const float (&y)[4]) {
+    store16<Stores::plain>(p, make_float4(y[0], y[1], y[2], y[3]));
+}
+
+template <typename H>
+__device__ __forceinline__ void store_chunk_of(H* p, const float (&y)[8]) {
+    store16<Stores::plain>(static_cast<void*>(p), pack8<H>(y).q);
+}
+
+// Where a row's columns [c0, c0 + width) lie in x seen as one array of 16-byte chunks (x 16-byte aligned): its
+// first chunk, the offset of column c0 in it, and how many chunks they span.
+struct ColumnSpan {
+    long long first;
+    int lead, chunks;
+};
+
+template <typename T>
+__device__ __forceinline__ ColumnSpan column_span(long long row, int cols, int c0, int width) {
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    const long long begin = row * cols + c0;
+    ColumnSpan s;
+    s.first = begin / E;
+    s.lead = static_cast<int>(begin - s.first * E);
+    s.chunks = width > 0 ? (s.lead + width + E - 1) / E : 0;
+    return s;
+}
+
+// Σ (x − about) (or Σ (x − about)² where `squared`) over the columns of a row's slice (its chunks in shared memory,
+// spanning s) that this thread holds: chunks part, part + row_threads, ….
+template <typename T>
+__device__ __forceinline__ float columns_sum(const typename RowChunk<T>::type* slice, const ColumnSpan& s, int width,
+                                             int part, int row_threads, float about, bool squared) {
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    float total = 0.0f;
+    for (int k = part; k < s.chunks; k += row_threads) {
+        float v[E];
+        widen(slice[k], v);
+        const int col = k * E - s.lead;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            const float d = v[e] - about;
+            if (col + e >= 0 && col + e < width) total += squared ? d * d : d;
+        }
+    }
+    return total;
+}
+
+// x, out: rows × cols of T, 16-byte aligned; weight, bias: cols of T. Grid (CTAs resident at once), block (THREADS),
+// cooperative; per_chunks: the 16-byte chunks of columns a CTA owns; group_rows ≤ MAX_GROUP_ROWS; dynamic shared
+// memory 8 · per bytes of weight and bias, then STAGES · group_rows · (per_chunks + 1) chunks
+// (mage.backends.rows.launch_columns).
+template <int THREADS, int STAGES, typename T>
+__device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const T* __restrict__ weight,
+                                                  const T* __restrict__ bias, T* __restrict__ out, long long rows,
+                                                  int cols, float eps, GridExchange* __restrict__ exchange,
+                                                  int per_chunks, int group_rows) {
+    using Chunk = typename RowChunk<T>::type;
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    DYNAMIC_SHARED(uint4, buffer);
+    __shared__ unsigned long long landed[STAGES];
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float2 row_stats[MAX_GROUP_ROWS];
+    __shared__ unsigned shared_epoch;
+    __shared__ bool combines;
+    const int t = threadIdx.x;
+    const unsigned ctas = gridDim.x;
+    const int per = per_chunks * E, slot = per_chunks + 1;  // a row's columns span at most slot chunks
+    const int c0 = static_cast<int>(blockIdx.x) * per < cols ? static_cast<int>(blockIdx.x) * per : cols;
+    const int width = (cols - c0 < per ? cols - c0 : per);
+    float* affine = reinterpret_cast<float*>(buffer);  // weight, then bias, of the CTA's columns
+    Chunk* stages = reinterpret_cast<Chunk*>(affine + 2 * per);
+    float4* partials = reinterpret_cast<float4*>(exchange + 1);
+    const long long groups = (rows + group_rows - 1) / group_rows;
+    int row_threads = THREADS;  // the most threads a row that leave every row of a group its own
+    while (row_threads * group_rows > THREADS) row_threads >>= 1;
+
+    for (int c = t; c < per; c += THREADS) {
+        affine[c] = c < width ? to_float(weight[c0 + c]) : 0.0f;
+        affine[per + c] = c < width ? to_float(bias[c0 + c]) : 0.0f;
+    }
+    for (int s = 0; s < STAGES; ++s) init_copy_barrier(&landed[s]);
+    const unsigned epoch = call_epoch(exchange, &shared_epoch);  // its __syncthreads: the barriers are ready
+
+    auto rows_of = [&](long long g) { return static_cast<int>(rows - g * group_rows < group_rows ? rows - g * group_rows : group_rows); };
+    auto stage_of = [&](long long g) { return stages + static_cast<int>(g % STAGES) * group_rows * slot; };
+    auto issue = [&](long long g) {  // thread 0
+        const int n = rows_of(g);
+        unsigned bytes = 0;
+        for (int i = 0; i < n; ++i) bytes += 16u * column_span<T>(g * group_rows + i, cols, c0, width).chunks;
+        unsigned long long* barrier = &landed[g % STAGES];
+        expect_copy_bytes(barrier, bytes);
+        for (int i = 0; i < n; ++i) {
+            const ColumnSpan s = column_span<T>(g * group_rows + i, cols, c0, width);
+            if (s.chunks > 0) bulk_copy(stage_of(g) + i * slot, x + s.first * E, 16u * s.chunks, barrier);
+        }
+    };
+
+    // This CTA's (count, mean, M2) of each row of group g, published; the group's last CTA combines the grid's.
+    auto publish = [&](long long g) {
+        const int n = rows_of(g), ring = static_cast<int>(g % GROUP_SLOTS);
+        const int i = t / row_threads, part = t % row_threads;
+        const bool holds = i < n && width > 0;
+        const ColumnSpan s = column_span<T>(g * group_rows + (i < n ? i : 0), cols, c0, width);
+        const Chunk* slice = stage_of(g) + (i < n ? i : 0) * slot;
+        const float pivot = holds ? to_float(reinterpret_cast<const T*>(slice)[s.lead]) : 0.0f;
+        const float sum = holds ? columns_sum<T>(slice, s, width, part, row_threads, pivot, false) : 0.0f;
+        const float mean = width > 0 ? pivot + rows_sum<THREADS>(sum, row_threads, scratch) / (float)width
+                                     : rows_sum<THREADS>(0.0f, row_threads, scratch);
+        const float squares = holds ? columns_sum<T>(slice, s, width, part, row_threads, mean, true) : 0.0f;
+        const float m2 = rows_sum<THREADS>(squares, row_threads, scratch);
+        if (i < n && part == 0) {
+            partials[(ring * MAX_GROUP_ROWS + i) * ctas + blockIdx.x] = make_float4((float)width, mean, m2, 0.0f);
+            __threadfence();
+        }
+        __syncthreads();
+        if (t == 0) combines = arrive_last(&exchange->arrived[ring]);
+        __syncthreads();
+        if (!combines) return;
+        __threadfence();
+        const int row = t >> 5, lane = t & 31;
+        if (row < n) {  // a warp a row: lane l merges CTAs l, l + 32, …, then the lanes merge in a fixed tree
+            Moments m = {0.0f, 0.0f, 0.0f};
+            for (unsigned c = lane; c < ctas; c += 32) {
+                const float* p = reinterpret_cast<const float*>(&partials[(ring * MAX_GROUP_ROWS + row) * ctas + c]);
+                m = merge_moments(m, {__ldcg(p), __ldcg(p + 1), __ldcg(p + 2)});
+            }
+            m = warp_moments(m);
+            if (lane == 0) {
+                exchange->stats[ring][row] = float2{m.mean, 1.0f / sqrtf(m.m2 / (float)cols + eps)};
+                __threadfence();
+            }
+        }
+        __syncthreads();
+        if (t == 0) store_release(&exchange->ready[ring], group_tag(epoch, g));
+    };
+
+    // Group g normalized and written from its stage, once the grid has combined its statistics.
+    auto write = [&](long long g) {
+        const int n = rows_of(g), ring = static_cast<int>(g % GROUP_SLOTS);
+        if (t == 0) wait_ready(&exchange->ready[ring], group_tag(epoch, g));
+        __syncthreads();
+        if (t < n) {
+            const float* p = reinterpret_cast<const float*>(&exchange->stats[ring][t]);
+            row_stats[t] = float2{__ldcg(p), __ldcg(p + 1)};
+        }
+        __syncthreads();
+        const Chunk* stage = stage_of(g);
+        for (int q = t; q < n * slot; q += THREADS) {
+            const int i = q / slot, k = q - i * slot;
+            const ColumnSpan s = column_span<T>(g * group_rows + i, cols, c0, width);
+            if (k >= s.chunks) continue;
+            const int col = k * E - s.lead;  // the chunk's first column, from c0
+            const float mean = row_stats[i].x, rstd = row_stats[i].y;
+            float v[E], y[E];
+            widen(stage[i * slot + k], v);
+            T* o = out + (s.first + k) * E;
+            if (col >= 0 && col + E <= width) {
+                float w[E], b[E];
+                shared_floats<E>(affine, col, w);
+                shared_floats<E>(affine + per, col, b);
+#pragma unroll
+                for (int e = 0; e < E; ++e) y[e] = (v[e] - mean) * rstd * w[e] + b[e];
+                store_chunk_of(o, y);
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    if (col + e >= 0 && col + e < width)
+                        o[e] = from_float<T>((v[e] - mean) * rstd * affine[col + e] + affine[per + col + e]);
+                }
+            }
+        }
+    };
+
+    if (t == 0) {
+        for (long long g = 0; g < STAGES - 1 && g < groups; ++g) issue(g);
+    }
+    for (long long g = 0; g < groups; ++g) {
+        wait_bulk_copy(&landed[g % STAGES], static_cast<unsigned>(g / STAGES) & 1);
+        publish(g);
+        if (g > 0) write(g - 1);
+        __syncthreads();  // group g − 1's stage is free
+        if (t == 0 && g + STAGES - 1 < groups) issue(g + STAGES - 1);
+    }
+    write(groups - 1);
+    finish_call(exchange, epoch);
+}
+
+// mage.backends.rows.COLUMNS_THREADS and COLUMNS_STAGES: 1024 threads of at most 64 registers, one CTA an SM.
+#define LAYERNORM_COLUMNS_OF(TAG, T)                                                                              \
+    extern "C" __global__ void __launch_bounds__(1024, 1) layernorm_##TAG##_columns(                                 \
+        const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias, T* __restrict__ out,     \
+        long long rows, int cols, float eps, GridExchange* __restrict__ exchange, int per_chunks, int group_rows) { \
+        layernorm_columns<1024, 4>(x, weight, bias, out, rows, cols, eps, exchange, per_chunks, group_rows);       \
+    }
+
 // BOUNDS: the kernel's __launch_bounds__ (a minimum of CTAs an SM holds each thread to the registers that
 // lets them all be resident).
 #define LAYERNORM_CLUSTER_OF(TAG, T, K, THREADS, V, BOUNDS)                                                      \
@@ -552,4 +816,6 @@ LAYERNORM_SMEM(8, 1024)
 // native_cluster.cuh's PIPE_PLANS.
 #define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)
 PIPE_PLANS(LAYERNORM_F32_PIPE)
+
+LAYERNORM_COLUMNS_OF(f32, float)
 #endif

@@ -12,7 +12,9 @@ and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.ba
 makes that cluster persistent, the next row's slice copying into shared memory (one bulk copy) while the
 current one is reduced from registers (mage.backends.rows.pipe_plan);
 the ``smem`` strategy (float32) holds each CTA's slice in shared
-memory, filled by one bulk copy (mage.backends.rows.launch_smem).
+memory, filled by one bulk copy (mage.backends.rows.launch_smem). The ``columns`` strategy gives each CTA of a
+grid of one an SM the same columns of every row, its weight and bias read once into shared memory, and combines
+rows' statistics across the grid (mage.backends.rows.launch_columns).
 """
 
 import torch
@@ -20,9 +22,9 @@ import torch
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
                                   row_kernels, vector_rows)
 from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PIPE_PLANS,
-                                SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
-                                launch_smem, pipe_takes, slice_takes, smem_takes)
+                                SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes,
+                                launch_cluster, launch_columns, launch_pipe, launch_slice, launch_smem, pipe_takes,
+                                slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -134,3 +136,17 @@ def layernorm_smem(host, x, weight, bias):
     require_inputs(host, x, weight, bias)
     rows, cols = x.shape
     return launch_smem(host, SMEM, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+
+# precision -> the columns kernel; its signature adds the workspace, the chunks a CTA owns and the rows a group.
+COLUMNS = {precision: Kernel("layernorm", f"layernorm_{tag}_columns", SIGNATURE + "pii",
+                             "native.cu" if tag == "f32" else SIXTEEN_BIT_SOURCE, cooperative=True)
+           for precision, tag in {"ieee": "f32", **SIXTEEN_BIT_TAGS}.items()}
+
+
+@register("layernorm", variants=("affine",), strategy="columns", precisions=("ieee", "bf16", "fp16"),
+          takes=columns_takes)
+def layernorm_columns(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
+    rows, cols = x.shape
+    return launch_columns(host, COLUMNS[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
