@@ -604,7 +604,7 @@ __device__ __forceinline__ float columns_sum(const typename RowChunk<T>::type* s
 template <int THREADS, int STAGES, typename T>
 __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const T* __restrict__ weight,
                                                   const T* __restrict__ bias, T* __restrict__ out, long long rows,
-                                                  int cols, float eps, GridExchange* __restrict__ exchange,
+                                                  int cols, float eps, GridExchange* exchange,
                                                   int per_chunks, int group_rows) {
     using Chunk = typename RowChunk<T>::type;
     constexpr int E = CHUNK_ELEMENTS<T>;
@@ -633,7 +633,10 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
     for (int s = 0; s < STAGES; ++s) init_copy_barrier(&landed[s]);
     const unsigned epoch = call_epoch(exchange, &shared_epoch);  // its __syncthreads: the barriers are ready
 
-    auto rows_of = [&](long long g) { return static_cast<int>(rows - g * group_rows < group_rows ? rows - g * group_rows : group_rows); };
+    auto rows_of = [&](long long g) {  // the rows of group g: group_rows, fewer in the last
+        const long long left = rows - g * group_rows;
+        return static_cast<int>(left < group_rows ? left : group_rows);
+    };
     auto stage_of = [&](long long g) { return stages + static_cast<int>(g % STAGES) * group_rows * slot; };
     auto issue = [&](long long g) {  // thread 0
         const int n = rows_of(g);
@@ -741,7 +744,7 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
 #define LAYERNORM_COLUMNS_OF(TAG, T)                                                                              \
     extern "C" __global__ void __launch_bounds__(1024, 1) layernorm_##TAG##_columns(                                 \
         const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias, T* __restrict__ out,     \
-        long long rows, int cols, float eps, GridExchange* __restrict__ exchange, int per_chunks, int group_rows) { \
+        long long rows, int cols, float eps, GridExchange* exchange, int per_chunks, int group_rows) {          \
         layernorm_columns<1024, 4>(x, weight, bias, out, rows, cols, eps, exchange, per_chunks, group_rows);       \
     }
 
