@@ -118,7 +118,7 @@ def test_emulated_rows_at_every_alignment_over_groups_that_wrap_the_stages_and_s
     x = (torch.randn(rows_, cols) * 3 + 1e3).to(DTYPES[precision])
     weight, bias = torch.randn(cols).to(DTYPES[precision]), torch.randn(cols).to(DTYPES[precision])
     exchange = rows.grid_exchange(x.device, 1)
-    epoch = int(exchange[:4].view(torch.int32)[0])
+    arrivals = int(exchange[:rows.GRID_EXCHANGE_BYTES].view(torch.int64).sum())
     out = layernorm_native.layernorm_columns(host, x, weight, bias, precision)
     _, _, shared = rows.columns_plan(rows_, cols, 16 // x.element_size(), 1, host.block_shared_bytes)
     assert (host.shared, host.kernel) == (shared, layernorm_native.COLUMNS[precision])
@@ -128,10 +128,11 @@ def test_emulated_rows_at_every_alignment_over_groups_that_wrap_the_stages_and_s
     eager_error = ((eager.double() - ref).norm() / ref.norm()).item()
     print(precision, error, eager_error)
     assert error <= 1.5 * eager_error  # eager in float32, rounded once to the row's type
-    # The call counted itself, and a repeat on the workspace it left gives the same bits.
-    assert int(exchange[:4].view(torch.int32)[0]) == epoch + 1
+    # The CTA counted itself in once a group, and a repeat on the workspace it left gives the same bits.
+    groups = 5
+    assert int(exchange[:rows.GRID_EXCHANGE_BYTES].view(torch.int64).sum()) == arrivals + groups
     assert torch.equal(out, layernorm_native.layernorm_columns(host, x, weight, bias, precision))
-    assert int(exchange[:4].view(torch.int32)[0]) == epoch + 2
+    assert int(exchange[:rows.GRID_EXCHANGE_BYTES].view(torch.int64).sum()) == arrivals + 2 * groups
 
 
 def test_emulated_rows_fewer_than_a_group_and_a_group_of_one():

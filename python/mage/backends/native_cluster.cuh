@@ -356,32 +356,26 @@ __device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long lon
 // The columns strategy (LayerNorm) gives each CTA of a grid that fills the SMs once the same columns of every row,
 // so that what a row's columns alone need (weight and bias) is read once a call into shared memory, where a cluster
 // or a pipe reads it again from L2 for every row. A row's statistics are then the grid's: each CTA publishes its
-// columns' partials of a group of rows in global memory, the last CTA to arrive combines them, and every CTA waits
-// for the combined ones before it writes those rows. Every CTA must be resident at once, so the hosts launch such a
-// kernel cooperatively (the driver refuses a grid that would not be).
+// columns' partials of a group of rows in global memory and counts itself on the group's counter; a group later,
+// when the count is whole, every CTA reads the grid's partials and combines them itself, in the same order. The CTAs
+// must all be resident at once, so the hosts launch such a kernel cooperatively (the driver refuses a grid that
+// would not be).
 //
 // GridExchange is its workspace in global memory, zeroed once by the host (mage.backends.rows.grid_exchange) and left
-// valid by every call for the next, CUDA graph replays included: nothing is reset, counters only grow.
-// - A group's CTAs arrive on a counter that grows by the grid's size a group, so the last one is the one that found it
-//   one short of a multiple of that size, whatever earlier calls counted there.
-// - A group's combined statistics are ready when its slot's tag holds (calls completed, group + 1), a tag no earlier
-//   call or group wrote.
-// - The last CTA to finish counts the call (epoch), after every CTA has read the count at its start.
-// A group's slot is reused GROUP_SLOTS groups later, when every CTA is past it: a CTA publishes group g + 4 only after
-// group g + 2 was combined, which needed every CTA to have written group g (and read its statistics).
+// valid by every call for the next, CUDA graph replays included: nothing is reset. A group's counter grows by the
+// grid's size a group, so a CTA's own arrival (the count it found) says which multiple of that size completes the
+// group, whatever earlier calls counted there. A group's slot is reused GROUP_SLOTS groups later, when every CTA is
+// past it: a CTA publishes group g + 4 only after group g + 2 was complete, and every CTA had read group g's partials
+// before it published group g + 2.
 constexpr int GROUP_SLOTS = 4;
 constexpr int MAX_GROUP_ROWS = 32;
+constexpr int MAX_GRID_CTAS = 256;  // what a combining lane reads: 8 CTAs' partials
 
 struct GridExchange {
-    unsigned epoch;                             // calls completed
-    unsigned finished;                          // CTAs that finished, over all calls
-    unsigned arrived[GROUP_SLOTS];              // CTAs that published a slot's partials, over all calls
-    unsigned unused[2];
-    unsigned long long ready[GROUP_SLOTS];      // the tag of the group whose statistics the slot holds
-    float2 stats[GROUP_SLOTS][MAX_GROUP_ROWS];  // each row's (mean, 1 / std) of the slot's group
+    unsigned long long arrived[GROUP_SLOTS];  // CTAs that published a slot's partials, over all calls (never wraps)
     // Then the partials, float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]: the (count, mean, M2) of a CTA's columns.
 };
-static_assert(sizeof(GridExchange) == 1088, "mage.backends.rows.GRID_EXCHANGE_BYTES");
+static_assert(sizeof(GridExchange) == 32, "mage.backends.rows.GRID_EXCHANGE_BYTES");
 
 #ifdef __CUDA_ARCH__
 __device__ __forceinline__ unsigned long long load_acquire(const unsigned long long* p) {
@@ -390,49 +384,20 @@ __device__ __forceinline__ unsigned long long load_acquire(const unsigned long l
     return value;
 }
 
-__device__ __forceinline__ void store_release(unsigned long long* p, unsigned long long value) {
-    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+__device__ __forceinline__ unsigned long long fetch_add(unsigned long long* p, unsigned long long value) {
+    return atomicAdd(p, value);
 }
-
-__device__ __forceinline__ unsigned fetch_add(unsigned* p, unsigned value) { return atomicAdd(p, value); }
-__device__ __forceinline__ void pause_waiting() { __nanosleep(64); }
+__device__ __forceinline__ void pause_waiting() { __nanosleep(32); }
 #else
 inline unsigned long long load_acquire(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-inline void store_release(unsigned long long* p, unsigned long long value) { __atomic_store_n(p, value, __ATOMIC_RELEASE); }
-inline unsigned fetch_add(unsigned* p, unsigned value) { return __atomic_fetch_add(p, value, __ATOMIC_SEQ_CST); }
+inline unsigned long long fetch_add(unsigned long long* p, unsigned long long value) {
+    return __atomic_fetch_add(p, value, __ATOMIC_SEQ_CST);
+}
 inline void pause_waiting() {}
 #endif
 
-__device__ __forceinline__ unsigned long long group_tag(unsigned epoch, long long group) {
-    return (static_cast<unsigned long long>(epoch) << 32) | static_cast<unsigned long long>(group + 1);
-}
-
-// Every thread, at the start: the calls completed (read by thread 0, before any CTA of this call can count it).
-__device__ __forceinline__ unsigned call_epoch(const GridExchange* exchange, unsigned* shared) {
-    if (threadIdx.x == 0) *shared = *reinterpret_cast<const volatile unsigned*>(&exchange->epoch);
-    __syncthreads();
-    return *shared;
-}
-
-// Thread 0, once each writer of the CTA's partials has fenced them and the CTA has synced: whether this CTA is the
-// last of the grid to arrive.
-__device__ __forceinline__ bool arrive_last(unsigned* counter) {
-    __threadfence();
-    return fetch_add(counter, 1) % gridDim.x == gridDim.x - 1;
-}
-
-// Thread 0: until the slot's statistics are those of the tagged group.
-__device__ __forceinline__ void wait_ready(const unsigned long long* ready, unsigned long long tag) {
-    while (load_acquire(ready) != tag) pause_waiting();
-}
-
-// Every thread, at the end: the last CTA to finish counts the call.
-__device__ __forceinline__ void finish_call(GridExchange* exchange, unsigned epoch) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        if (fetch_add(&exchange->finished, 1) % gridDim.x == gridDim.x - 1) {
-            *reinterpret_cast<volatile unsigned*>(&exchange->epoch) = epoch + 1;
-        }
-    }
+// One thread: until the group's counter, which this CTA found at `arrival`, holds the whole grid's arrivals.
+__device__ __forceinline__ void wait_for_grid(const unsigned long long* counter, unsigned long long arrival) {
+    const unsigned long long whole = arrival - arrival % gridDim.x + gridDim.x;
+    while (load_acquire(counter) < whole) pause_waiting();
 }

@@ -308,14 +308,15 @@ def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
 # COLUMNS_THREADS threads, CTA j owning the same run of 16-byte chunks of columns in every row, so that it reads its
 # weight and bias once a call, into shared memory, where the cluster and pipe strategies read them from L2 for every
 # row (as many bytes again as the row's own). Rows go in groups, a group's slices landing in one of COLUMNS_STAGES
-# stages of shared memory by bulk copies, three groups ahead; the grid combines each group's statistics through a
-# workspace in global memory (grid_exchange) while the CTAs write the group before. From 16384 columns a CTA owns at
-# least 31 chunks a row (132 CTAs): narrower rows are one block's (the registers and slice strategies).
+# stages of shared memory by bulk copies, three groups ahead; each CTA publishes its partials of a group in a workspace
+# in global memory (grid_exchange) and, while the grid catches up, writes the group before, whose partials it merges
+# itself. From 16384 columns a CTA owns at least 31 chunks a row (132 CTAs): narrower rows are one block's (the
+# registers and slice strategies).
 COLUMNS_THREADS = 1024
 COLUMNS_STAGES = 4
 COLUMNS_MIN_COLS = 16384
-GROUP_SLOTS, MAX_GROUP_ROWS = 4, 32  # native_cluster.cuh's GridExchange
-GRID_EXCHANGE_BYTES = 1088  # sizeof(GridExchange), before the partials: float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]
+GROUP_SLOTS, MAX_GROUP_ROWS, MAX_GRID_CTAS = 4, 32, 256  # native_cluster.cuh's GridExchange
+GRID_EXCHANGE_BYTES = 32  # sizeof(GridExchange), before the partials: float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]
 COLUMNS_STATIC_SHARED = 1024  # what the kernel's static shared arrays may take, beside its dynamic buffers
 
 
@@ -369,6 +370,8 @@ def launch_columns(host, kernel, x: torch.Tensor, arguments: Callable[[torch.Ten
     if x.data_ptr() % 16 or out.data_ptr() % 16:
         raise InputError("the columns strategy reads and writes 16-byte chunks: x must start on a 16-byte boundary")
     ctas = host.resident_ctas(x.device)
+    if ctas > MAX_GRID_CTAS:
+        raise InputError(f"the columns strategy merges at most {MAX_GRID_CTAS} CTAs' partials; {x.device} runs {ctas}")
     per_chunks, group_rows, shared = columns_plan(rows, cols, chunk_elements(x), ctas, host.block_shared_bytes)
     host.launch(kernel, (ctas, 1, 1), (COLUMNS_THREADS, 1, 1), *arguments(out), grid_exchange(x.device, ctas),
                 per_chunks, group_rows, shared=shared)

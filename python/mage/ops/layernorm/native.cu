@@ -494,9 +494,11 @@ __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T*
 // the row's own (ncu: LayerNorm's pipe at 9.2 long-scoreboard stalls an instruction against softmax's 3.0). Rows go
 // in groups of `group_rows`: a group's slices (each row's columns of this CTA, a bulk copy a row, covering the
 // 16-byte chunks that hold them wherever the row starts) land in one of STAGES buffers of shared memory, STAGES − 1
-// groups ahead. For each group the CTA reduces its slices to (count, mean, M2) about the slice's first element,
-// publishes them, and writes the group before, whose statistics the grid has combined meanwhile: its own arrival is
-// not waited for, so the grid's exchange is hidden behind a group's writes.
+// groups ahead. For each group the CTA reduces its slices to (count, mean, M2) about the slice's first element and
+// publishes them, then writes the group before, whose partials the grid published an iteration earlier. Warp 0
+// keeps the exchange: it stores the partials and counts the CTA in (its fence then drains no output stores: it
+// writes none) and waits for the grid; the other warps write. A CTA's one blocking wait a group is for the grid's
+// count of the group before and its partials, which every CTA merges itself in the same order.
 
 // Σ v over the row_threads threads that share a row (a power of two, 32 to THREADS, consecutive), the same bits in
 // each: warp butterflies, then the row's warps' sums in order.
@@ -612,8 +614,7 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
     __shared__ unsigned long long landed[STAGES];
     __shared__ float scratch[THREADS / 32];
     __shared__ float2 row_stats[MAX_GROUP_ROWS];
-    __shared__ unsigned shared_epoch;
-    __shared__ bool combines;
+    __shared__ float4 own[MAX_GROUP_ROWS];  // this CTA's partials of a group's rows
     const int t = threadIdx.x;
     const unsigned ctas = gridDim.x;
     const int per = per_chunks * E, slot = per_chunks + 1;  // a row's columns span at most slot chunks
@@ -631,7 +632,7 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         affine[per + c] = c < width ? to_float(bias[c0 + c]) : 0.0f;
     }
     for (int s = 0; s < STAGES; ++s) init_copy_barrier(&landed[s]);
-    const unsigned epoch = call_epoch(exchange, &shared_epoch);  // its __syncthreads: the barriers are ready
+    __syncthreads();  // the barriers are ready
 
     auto rows_of = [&](long long g) {  // the rows of group g: group_rows, fewer in the last
         const long long left = rows - g * group_rows;
@@ -650,8 +651,8 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         }
     };
 
-    // This CTA's (count, mean, M2) of each row of group g, published; the group's last CTA combines the grid's.
-    auto publish = [&](long long g) {
+    // This CTA's (count, mean, M2) of each row of group g, published by warp 0 (thread 0's arrival kept in `arrival`).
+    auto publish = [&](long long g, unsigned long long& arrival) {
         const int n = rows_of(g), ring = static_cast<int>(g % GROUP_SLOTS);
         const int i = t / row_threads, part = t % row_threads;
         const bool holds = i < n && width > 0;
@@ -662,45 +663,41 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         const float mean = width > 0 ? pivot + rows_sum<THREADS>(sum, row_threads, scratch) / (float)width
                                      : rows_sum<THREADS>(0.0f, row_threads, scratch);
         const float squares = holds ? columns_sum<T>(slice, s, width, part, row_threads, mean, true) : 0.0f;
-        const float m2 = rows_sum<THREADS>(squares, row_threads, scratch);
-        if (i < n && part == 0) {
-            partials[(ring * MAX_GROUP_ROWS + i) * ctas + blockIdx.x] = make_float4((float)width, mean, m2, 0.0f);
+        const float m2 = rows_sum<THREADS>(squares, row_threads, scratch);  // its last __syncthreads: own is free
+        if (i < n && part == 0) own[i] = make_float4((float)width, mean, m2, 0.0f);
+        __syncthreads();
+        if (t == 0) {
+            for (int r = 0; r < n; ++r) partials[(ring * MAX_GROUP_ROWS + r) * ctas + blockIdx.x] = own[r];
             __threadfence();
+            arrival = fetch_add(&exchange->arrived[ring], 1ull);
         }
-        __syncthreads();
-        if (t == 0) combines = arrive_last(&exchange->arrived[ring]);
-        __syncthreads();
-        if (!combines) return;
-        __threadfence();
-        const int row = t >> 5, lane = t & 31;
-        if (row < n) {  // a warp a row: lane l merges CTAs l, l + 32, …, then the lanes merge in a fixed tree
-            Moments m = {0.0f, 0.0f, 0.0f};
-            for (unsigned c = lane; c < ctas; c += 32) {
-                const float* p = reinterpret_cast<const float*>(&partials[(ring * MAX_GROUP_ROWS + row) * ctas + c]);
-                m = merge_moments(m, {__ldcg(p), __ldcg(p + 1), __ldcg(p + 2)});
-            }
-            m = warp_moments(m);
-            if (lane == 0) {
-                exchange->stats[ring][row] = float2{m.mean, 1.0f / sqrtf(m.m2 / (float)cols + eps)};
-                __threadfence();
-            }
-        }
-        __syncthreads();
-        if (t == 0) store_release(&exchange->ready[ring], group_tag(epoch, g));
     };
 
-    // Group g normalized and written from its stage, once the grid has combined its statistics.
-    auto write = [&](long long g) {
+    // Group g normalized and written from its stage by warps 1 …, once the grid has published it: each row's partials
+    // merged by a warp, lane l reading CTAs l, l + 32, … at once, the lanes then merged in a fixed tree.
+    auto write = [&](long long g, unsigned long long arrival) {
         const int n = rows_of(g), ring = static_cast<int>(g % GROUP_SLOTS);
-        if (t == 0) wait_ready(&exchange->ready[ring], group_tag(epoch, g));
+        if (t == 0) wait_for_grid(&exchange->arrived[ring], arrival);
         __syncthreads();
-        if (t < n) {
-            const float* p = reinterpret_cast<const float*>(&exchange->stats[ring][t]);
-            row_stats[t] = float2{__ldcg(p), __ldcg(p + 1)};
+        const int row = t >> 5, lane = t & 31;
+        if (row < n) {
+            float4 loaded[MAX_GRID_CTAS / 32];
+#pragma unroll
+            for (int k = 0; k < MAX_GRID_CTAS / 32; ++k) {
+                const unsigned c = lane + 32 * k;
+                const float* p = reinterpret_cast<const float*>(&partials[(ring * MAX_GROUP_ROWS + row) * ctas + c]);
+                loaded[k] = c < ctas ? make_float4(__ldcg(p), __ldcg(p + 1), __ldcg(p + 2), 0.0f)
+                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+            Moments m = {0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int k = 0; k < MAX_GRID_CTAS / 32; ++k) m = merge_moments(m, {loaded[k].x, loaded[k].y, loaded[k].z});
+            m = warp_moments(m);
+            if (lane == 0) row_stats[row] = float2{m.mean, 1.0f / sqrtf(m.m2 / (float)cols + eps)};
         }
         __syncthreads();
         const Chunk* stage = stage_of(g);
-        for (int q = t; q < n * slot; q += THREADS) {
+        for (int q = t - 32; t >= 32 && q < n * slot; q += THREADS - 32) {  // warp 0 writes none
             const int i = q / slot, k = q - i * slot;
             const ColumnSpan s = column_span<T>(g * group_rows + i, cols, c0, width);
             if (k >= s.chunks) continue;
@@ -729,15 +726,16 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
     if (t == 0) {
         for (long long g = 0; g < STAGES - 1 && g < groups; ++g) issue(g);
     }
+    unsigned long long arrival = 0, before = 0;  // thread 0's arrivals on this group's counter and the last one's
     for (long long g = 0; g < groups; ++g) {
         wait_bulk_copy(&landed[g % STAGES], static_cast<unsigned>(g / STAGES) & 1);
-        publish(g);
-        if (g > 0) write(g - 1);
+        publish(g, arrival);
+        if (g > 0) write(g - 1, before);
+        before = arrival;
         __syncthreads();  // group g − 1's stage is free
         if (t == 0 && g + STAGES - 1 < groups) issue(g + STAGES - 1);
     }
-    write(groups - 1);
-    finish_call(exchange, epoch);
+    write(groups - 1, before);
 }
 
 // mage.backends.rows.COLUMNS_THREADS and COLUMNS_STAGES: 1024 threads of at most 64 registers, one CTA an SM.
