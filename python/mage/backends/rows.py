@@ -317,7 +317,7 @@ COLUMNS_STAGES = 4
 COLUMNS_MIN_COLS = 16384
 GROUP_SLOTS, MAX_GROUP_ROWS, MAX_GRID_CTAS = 4, 32, 256  # native_cluster.cuh's GridExchange
 GRID_EXCHANGE_BYTES = 32  # sizeof(GridExchange), before the partials: float4 [GROUP_SLOTS][MAX_GROUP_ROWS][CTAs]
-COLUMNS_STATIC_SHARED = 1024  # what the kernel's static shared arrays may take, beside its dynamic buffers
+COLUMNS_STATIC_SHARED = 2048  # what the kernel's static shared arrays may take, beside its dynamic buffers
 
 
 def columns_takes(params: dict) -> str | None:

@@ -587,9 +587,13 @@ __device__ __forceinline__ float columns_sum(const typename RowChunk<T>::type* s
     constexpr int E = CHUNK_ELEMENTS<T>;
     float total = 0.0f;
     for (int k = part; k < s.chunks; k += row_threads) {
+        const int col = k * E - s.lead;
+        if (col >= 0 && col + E <= width) {  // every chunk but a row's first and last
+            total += squared ? squares(slice[k], about) : shifted_sum(slice[k], about);
+            continue;
+        }
         float v[E];
         widen(slice[k], v);
-        const int col = k * E - s.lead;
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             const float d = v[e] - about;
@@ -615,6 +619,7 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
     __shared__ float scratch[THREADS / 32];
     __shared__ float2 row_stats[MAX_GROUP_ROWS];
     __shared__ float4 own[MAX_GROUP_ROWS];  // this CTA's partials of a group's rows
+    __shared__ ColumnSpan spans[MAX_GROUP_ROWS];  // where the rows of the group being written lie
     const int t = threadIdx.x;
     const unsigned ctas = gridDim.x;
     const int per = per_chunks * E, slot = per_chunks + 1;  // a row's columns span at most slot chunks
@@ -695,11 +700,19 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
             m = warp_moments(m);
             if (lane == 0) row_stats[row] = float2{m.mean, 1.0f / sqrtf(m.m2 / (float)cols + eps)};
         }
+        if (t < n) spans[t] = column_span<T>(g * group_rows + t, cols, c0, width);
         __syncthreads();
         const Chunk* stage = stage_of(g);
-        for (int q = t - 32; t >= 32 && q < n * slot; q += THREADS - 32) {  // warp 0 writes none
-            const int i = q / slot, k = q - i * slot;
-            const ColumnSpan s = column_span<T>(g * group_rows + i, cols, c0, width);
+        // Warps 1 … walk the group's slots: chunk k of row i, stepping on without a division.
+        int i = 0, k = t - 32;
+        for (; t >= 32 && k >= slot; k -= slot) ++i;
+        for (; t >= 32 && i < n; k += THREADS - 32) {
+            while (k >= slot) {
+                k -= slot;
+                ++i;
+            }
+            if (i >= n) break;
+            const ColumnSpan& s = spans[i];
             if (k >= s.chunks) continue;
             const int col = k * E - s.lead;  // the chunk's first column, from c0
             const float mean = row_stats[i].x, rstd = row_stats[i].y;
