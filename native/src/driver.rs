@@ -327,16 +327,21 @@ pub unsafe fn launch(
         opt_in_shared_bytes(function, geometry.shared_bytes)?;
         let (gx, gy, gz) = geometry.grid;
         let (bx, by, bz) = geometry.block;
+        let stream = stream as usize as CUstream;
+        let shared = geometry.shared_bytes;
+        let params = pointers.as_mut_ptr();
         // SAFETY: `function` comes from a module loaded in `context` (current here) and is
         // never unloaded; `pointers` addresses one slot per kernel parameter, encoded as the
         // signature the kernel was registered with says, and both outlive the call (the
         // driver copies the values at launch); `stream` is the raw handle torch gave for a
-        // stream of this context (0 is the legacy default stream).
-        let stream = stream as usize as CUstream;
-        if geometry.cooperative {
-            // SAFETY: as for cuLaunchKernel below; the driver also checks that the grid fits at once.
-            let code = unsafe {
-                sys::cuLaunchCooperativeKernel(
+        // stream of this context (0 is the legacy default stream). A cooperative launch also
+        // has the driver check that the whole grid fits at once.
+        let (call, code) = unsafe {
+            if geometry.cooperative {
+                let code = sys::cuLaunchCooperativeKernel(function.0, gx, gy, gz, bx, by, bz, shared, stream, params);
+                ("cuLaunchCooperativeKernel", code)
+            } else {
+                let code = sys::cuLaunchKernel(
                     function.0,
                     gx,
                     gy,
@@ -344,29 +349,15 @@ pub unsafe fn launch(
                     bx,
                     by,
                     bz,
-                    geometry.shared_bytes,
+                    shared,
                     stream,
-                    pointers.as_mut_ptr(),
-                )
-            };
-            return check("cuLaunchCooperativeKernel", code);
-        }
-        let code = unsafe {
-            sys::cuLaunchKernel(
-                function.0,
-                gx,
-                gy,
-                gz,
-                bx,
-                by,
-                bz,
-                geometry.shared_bytes,
-                stream,
-                pointers.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
+                    params,
+                    std::ptr::null_mut(),
+                );
+                ("cuLaunchKernel", code)
+            }
         };
-        check("cuLaunchKernel", code)
+        check(call, code)
     })
 }
 
