@@ -48,7 +48,7 @@ def test_every_columns_kernel_fits_one_cta_an_sm_without_a_spill(ext, precision)
 @pytest.mark.parametrize("precision", ["ieee", "bf16", "fp16"])
 def test_the_slices_are_bulk_copies_and_the_output_16_byte_stores(precision, tmp_path):
     """sm_90 SASS: the TMA unit's bulk copy (UBLKCP) brings the slices, no thread loads x 16 bytes at a time, and the
-    row is written in 16-byte stores; the grid's exchange is one atomic add a group and acquire loads of its tags."""
+    row is written in 16-byte stores; the grid's exchange is one atomic add a group and acquire loads of its count."""
     cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     if preload_nvrtc() is None or not cuobjdump.exists():
         pytest.skip("needs libnvrtc and Triton's cuobjdump")
