@@ -5,7 +5,7 @@
 // __syncthreads is a block barrier, warp shuffles exchange through a per-warp buffer between
 // two warp barriers. A thread that returns early drops out of both barriers, as an exited GPU
 // thread no longer counts at a barrier. Only what Mage's kernels use is provided: x-only
-// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>,
+// blocks, full-warp masks, float4 and float2, erff/sqrtf/fmaf from <math.h>, one buffer of dynamic shared memory,
 // __syncthreads_count, and an int atomicAdd (blocks run one after another, so __threadfence,
 // __ldcg, __ldg and __stwb order nothing here).
 #pragma once

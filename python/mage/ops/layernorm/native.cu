@@ -540,15 +540,10 @@ __device__ __forceinline__ void widen(const Half8<H>& v, float (&f)[8]) {
 // E floats of shared memory from a + col: 16-byte loads where col is a multiple of 4 (a 16-byte aligned).
 template <int E>
 __device__ __forceinline__ void shared_floats(const float* a, int col, float (&f)[E]) {
-    if (col % 4 == 0) {
 #pragma unroll
-        for (int q = 0; q < E / 4; ++q) {
-            const float4 v = *reinterpret_cast<const float4*>(a + col + 4 * q);
-            f[4 * q] = v.x; f[4 * q + 1] = v.y; f[4 * q + 2] = v.z; f[4 * q + 3] = v.w;
-        }
-    } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e) f[e] = a[col + e];
+    for (int q = 0; q < E / 4; ++q) {
+        const float4 v = load_quad(a + col + 4 * q, col % 4 == 0);
+        f[4 * q] = v.x; f[4 * q + 1] = v.y; f[4 * q + 2] = v.z; f[4 * q + 3] = v.w;
     }
 }
 
@@ -665,8 +660,8 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         const Chunk* slice = stage_of(g) + (i < n ? i : 0) * slot;
         const float pivot = holds ? to_float(reinterpret_cast<const T*>(slice)[s.lead]) : 0.0f;
         const float sum = holds ? columns_sum<T>(slice, s, width, part, row_threads, pivot, false) : 0.0f;
-        const float mean = width > 0 ? pivot + rows_sum<THREADS>(sum, row_threads, scratch) / (float)width
-                                     : rows_sum<THREADS>(0.0f, row_threads, scratch);
+        const float shifted = rows_sum<THREADS>(sum, row_threads, scratch);
+        const float mean = width > 0 ? pivot + shifted / (float)width : 0.0f;
         const float squares = holds ? columns_sum<T>(slice, s, width, part, row_threads, mean, true) : 0.0f;
         const float m2 = rows_sum<THREADS>(squares, row_threads, scratch);  // its last __syncthreads: own is free
         if (i < n && part == 0) own[i] = make_float4((float)width, mean, m2, 0.0f);
@@ -703,9 +698,8 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         if (t < n) spans[t] = column_span<T>(g * group_rows + t, cols, c0, width);
         __syncthreads();
         const Chunk* stage = stage_of(g);
-        // Warps 1 … walk the group's slots: chunk k of row i, stepping on without a division.
-        int i = 0, k = t - 32;
-        for (; t >= 32 && k >= slot; k -= slot) ++i;
+        // Warps 1 … walk the group's slots: chunk k of row i, stepping on without a division a chunk.
+        int i = (t - 32) / slot, k = (t - 32) % slot;
         for (; t >= 32 && i < n; k += THREADS - 32) {
             while (k >= slot) {
                 k -= slot;
