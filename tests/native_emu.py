@@ -126,6 +126,10 @@ class EmuHost(Host):
         """Blocks run one after another: one at a time is resident, so a cooperative grid is one CTA."""
         return 1
 
+    def _query_clusters(self, kernel, device, cluster, block, shared):
+        """Blocks run one after another: a cluster of one is resident, a wider one never is."""
+        return 1 if cluster == 1 and shared <= self.block_shared_bytes else 0
+
     def launch(self, kernel, grid, block, *args, shared=0):
         assert all(1 <= g for g in grid) and grid[1] <= 65535 and grid[2] <= 65535, grid
         assert 1 <= block[0] * block[1] * block[2] <= 1024, block

@@ -175,6 +175,33 @@ __device__ __forceinline__ RowSlice row_slice(const T* row, int cols, unsigned r
     return s;
 }
 
+// The columns of weight and bias that CTA `rank` of `ranks` may need for a row of `cols` columns, [lo, hi), whatever
+// the row's alignment: row_slice's body chunks move with the row's head (0 … E − 1 elements), and with it the
+// chunks a CTA gets, by at most one chunk a rank. lo is a whole number of chunks.
+struct ColumnWindow {
+    int lo, hi;
+};
+
+template <typename T>
+__device__ __forceinline__ ColumnWindow column_window(int cols, unsigned rank, unsigned ranks) {
+    constexpr int E = CHUNK_ELEMENTS<T>;
+    const int most = cols >> CHUNK_SHIFT<T>;                                       // head 0
+    const int fewest = cols >= E - 1 ? (cols - (E - 1)) >> CHUNK_SHIFT<T> : 0;  // head E − 1
+    const int k = static_cast<int>(rank), n = static_cast<int>(ranks);
+    const int per_fewest = (fewest + n - 1) / n, per_most = (most + n - 1) / n;
+    const int first = k * per_fewest < fewest ? k * per_fewest : fewest;
+    const int end = (k + 1) * per_most < most ? (k + 1) * per_most : most;
+    ColumnWindow w;
+    w.lo = k == 0 ? 0 : E * first;
+    w.hi = k == n - 1 || E - 1 + E * end > cols ? cols : E - 1 + E * end;
+    return w;
+}
+
+// The elements a window may span when a CTA holds at most CHUNKS body chunks of a row (a plan's THREADS · V)
+// among RANKS: below E · (CHUNKS + RANKS + 1), a whole number of chunks (mage.backends.rows.window_capacity).
+template <typename T, int RANKS, int CHUNKS>
+constexpr int WINDOW_CAPACITY = CHUNK_ELEMENTS<T> * (CHUNKS + RANKS + 1);
+
 // The float32 cluster kernels' plans, X(K, THREADS, V, BOUNDS) each (BOUNDS: the kernel's __launch_bounds__), that
 // layernorm and softmax both compile: mage.backends.rows.CLUSTER_PLANS, narrowest rows first, then two that no
 // launcher picks, for scripts/cluster_plan_probe.py's comparisons: (8, 512, 4), which (4, 512, 8) replaced, and 16
@@ -306,9 +333,12 @@ struct RowChunk<float> {
 // scalar is loaded early too. row(row, slice, v, edge, lead, parity) does the op's work on one row, `lead`
 // the CTA's first body element (LayerNorm's pivot); parity alternates, so that the op can double-buffer what
 // it publishes to its peers (one cluster barrier a row then suffices: a CTA reuses a slot two rows later,
-// after every peer has passed the barrier between). Dynamic shared memory: the slice's 16-byte chunks.
-template <int K, int THREADS, int V, typename T, typename Row>
-__device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long long rows, int cols, Row row) {
+// after every peer has passed the barrier between). Dynamic shared memory: the slice's 16-byte chunks, THREADS · V
+// of them, where the op may keep more of its own past them. prepare() runs once, with the first row's copy in
+// flight: what it writes to shared memory every thread sees from the first row() on (a __syncthreads between).
+template <int K, int THREADS, int V, typename T, typename Row, typename Prepare>
+__device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long long rows, int cols, Row row,
+                                               Prepare prepare) {
     using Chunk = typename RowChunk<T>::type;
     DYNAMIC_SHARED(uint4, buffer);  // one type for every instantiation: an extern array is declared once
     Chunk* next_body = reinterpret_cast<Chunk*>(buffer);
@@ -332,6 +362,7 @@ __device__ __forceinline__ void pipelined_rows(const T* __restrict__ x, long lon
     __syncthreads();  // the barrier is initialized before the first copy signals it
     long long r = blockIdx.x / K;
     if (r < rows) issue(r);
+    prepare();
     for (unsigned phase = 0; r < rows; r += clusters, phase ^= 1) {
         const RowSlice s = row_slice(x + r * cols, cols, rank, K);
         const float edge = next_edge;

@@ -113,30 +113,46 @@ __device__ __forceinline__ float half_of(unsigned word, int k) {
     return to_float(H{static_cast<unsigned short>(k ? word >> 16 : word & 0xffffu)});
 }
 
+// Where a kernel reads what stays fixed for its life (weight, bias) from: global memory through the read-only
+// path, or shared memory, where a persistent kernel holds its columns' share once (ld.global.nc cannot read it).
+enum class From { global, shared };
+
+template <From F>
+__device__ __forceinline__ uint4 load_words(const uint4* p) {
+    if constexpr (F == From::shared) return *p;
+    else return __ldg(p);
+}
+
+template <From F>
+__device__ __forceinline__ unsigned short load_bits(const unsigned short* p) {
+    if constexpr (F == From::shared) return *p;
+    else return __ldg(p);
+}
+
 // 8 elements at p, read-only for the kernel's life (weight, bias): one 16-byte load where `vector` (p 16-byte
-// aligned), else eight scalar loads. Through the read-only path (__ldg) by name: a kernel that also reads them
-// shifted (load_half8_shifted) lost the compiler's inference of it on every other load of them.
-template <typename H>
+// aligned), else eight scalar loads. From global memory through the read-only path (__ldg) by name: a kernel that
+// also reads them shifted (load_half8_shifted) lost the compiler's inference of it on every other load of them.
+template <From F = From::global, typename H>
 __device__ __forceinline__ Half8<H> load_half8(const H* p, bool vector) {
     Half8<H> h;
     if (vector) {
-        h.q = __ldg(reinterpret_cast<const uint4*>(p));
+        h.q = load_words<F>(reinterpret_cast<const uint4*>(p));
         return h;
     }
     const unsigned short* e = reinterpret_cast<const unsigned short*>(p);
-    h.q = make_uint4(pack2(__ldg(e), __ldg(e + 1)), pack2(__ldg(e + 2), __ldg(e + 3)), pack2(__ldg(e + 4), __ldg(e + 5)),
-                     pack2(__ldg(e + 6), __ldg(e + 7)));
+    h.q = make_uint4(pack2(load_bits<F>(e), load_bits<F>(e + 1)), pack2(load_bits<F>(e + 2), load_bits<F>(e + 3)),
+                     pack2(load_bits<F>(e + 4), load_bits<F>(e + 5)), pack2(load_bits<F>(e + 6), load_bits<F>(e + 7)));
     return h;
 }
 
 // 8 read-only elements at p, which starts SHIFT 2-byte elements (1 … 7) past a 16-byte boundary: the two 16-byte
 // blocks that hold them, their words shifted down by SHIFT elements (two loads where load_half8 would make eight
 // scalar ones). Each block holds an element of the eight, so neither reaches past the array's 16-byte blocks.
-template <int SHIFT, typename H>
+template <int SHIFT, From F = From::global, typename H>
 __device__ __forceinline__ Half8<H> load_half8_shifted(const H* p) {
     static_assert(SHIFT > 0 && SHIFT < 8, "a shift within one 16-byte block, past its boundary");
     const uint4* blocks = reinterpret_cast<const uint4*>(p - SHIFT);
-    const uint4 lo = __ldg(blocks), hi = __ldg(blocks + 1);
+    const uint4 lo = load_words<F>(blocks), hi = load_words<F>(blocks + 1);
     const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     constexpr int word = SHIFT / 2;
     unsigned r[4];

@@ -17,6 +17,8 @@ Strategies (mage.identity) of one op differ in how the programs share a row's wo
   CTAs' statistics are combined through distributed shared memory: one read, for rows wider than a block.
 - ``pipe`` (native): the cluster made persistent: clusters fill the SMs once and walk rows, each CTA's
   slice of the next row copying into shared memory while it reduces and writes the current one.
+- ``resident`` (native LayerNorm): the pipe with each CTA's weight and bias held in shared memory for the
+  kernel's life, read once a call instead of from L2 for every row.
 - ``columns`` (native LayerNorm): a grid of one CTA an SM, each owning the same columns of every row, its weight
   and bias read once into shared memory; rows' statistics combined across the grid in global memory.
 """
@@ -283,24 +285,75 @@ def slice_chunks(cols: int, elements: int, ctas: int) -> int:
 
 def launch_pipe(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
     """A pipe strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels`` (plan ->
-    kernel), as many clusters as the device holds at once (the host asks the driver; no more than rows), the
-    kernel of that plan launched with ``arguments(out)`` and its slice's bytes of dynamic shared memory; the
-    output (empty: no launch). Clusters wider than a TPC's two CTAs are placed within one GPC, and a device's
-    GPCs may differ in SMs, so a count from the SM total can ask for more clusters than fit (results/README.md):
-    the last would run after the others."""
+    kernel), as many clusters as the device holds at once (launch_persistent), with its slice's bytes of dynamic
+    shared memory; the output (empty: no launch)."""
     rows, cols = x.shape
     out = rows_output(pipe_takes, x)
     if out.numel() == 0:
         return out
     elements = chunk_elements(x)
     plan = pipe_plan(cols, elements, tuple(kernels))
-    k, threads, _, _ = plan
-    kernel, shared = kernels[plan], 16 * slice_chunks(cols, elements, k)
+    launch_persistent(host, kernels[plan], plan, x, out, arguments, 16 * slice_chunks(cols, elements, plan[0]))
+    return out
+
+
+def launch_persistent(host, kernel, plan: tuple, x: torch.Tensor, out: torch.Tensor,
+                      arguments: Callable[[torch.Tensor], tuple], shared: int) -> None:
+    """``kernel`` of ``plan`` (K, threads, …) on as many clusters as the device holds at once with ``shared`` bytes of
+    dynamic shared memory a CTA (the host asks the driver; no more than rows), launched with ``arguments(out)``.
+    Clusters wider than a TPC's two CTAs are placed within one GPC, and a device's GPCs may differ in SMs, so a count
+    from the SM total can ask for more clusters than fit (results/README.md): the last would run after the others."""
+    k, threads = plan[0], plan[1]
     resident = host.max_active_clusters(kernel, x.device, k, (threads, 1, 1), shared)
     if resident < 1:
         raise InputError(f"{kernel.name}: no cluster of {k} CTAs of {threads} threads and {shared} bytes of shared "
                          f"memory fits on {x.device} at once")
-    host.launch(kernel, (min(rows, resident) * k, 1, 1), (threads, 1, 1), *arguments(out), shared=shared)
+    host.launch(kernel, (min(x.shape[0], resident) * k, 1, 1), (threads, 1, 1), *arguments(out), shared=shared)
+
+
+# The resident strategy's kernels (LayerNorm, native.cu's RESIDENT_PLANS), (K, threads, 16-byte chunks a thread, CTAs
+# an SM), narrowest rows first: the pipe with each CTA's weight and bias held in shared memory for the kernel's life,
+# read once a call, where the pipe reads them from L2 for every row (as many bytes again as the row's own). One CTA of
+# 1024 threads an SM holds 4 chunks a thread of the current row in registers, and in shared memory the next row's
+# slice (64 KB) and a window of weight and bias (window_capacity elements each, about 128 KB), so a CTA holds 16384
+# float32 columns or 32768 16-bit ones, half the pipe's widest: 262144 float32 columns take 16 CTAs a cluster, sm_90's
+# non-portable size. From 16384 columns: narrower rows are one block's (the registers and slice strategies).
+RESIDENT_PLANS = ((1, 1024, 4, 1), (2, 1024, 4, 1), (4, 1024, 4, 1), (8, 1024, 4, 1), (16, 1024, 4, 1))
+SIXTEEN_BIT_RESIDENT_PLANS = ((1, 1024, 4, 1), (2, 1024, 4, 1), (4, 1024, 4, 1), (8, 1024, 4, 1))
+RESIDENT_MIN_COLS = 16384
+RESIDENT_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in RESIDENT_PLANS) + 3
+resident_takes = width_takes("resident", RESIDENT_MIN_COLS, RESIDENT_MAX_COLS, "16 CTAs' shared memory",
+                             "would not fit: the split and online strategies take them")
+
+
+def resident_plan(cols: int, elements: int = 4, plans: tuple = RESIDENT_PLANS) -> tuple[int, int, int, int]:
+    return smallest_plan("resident", plans, lambda plan: plan[0] * plan[1] * plan[2], cols, RESIDENT_MAX_COLS,
+                         elements)
+
+
+def window_capacity(elements: int, ranks: int, chunks: int) -> int:
+    """native_cluster.cuh's WINDOW_CAPACITY: the elements of weight (and again of bias) a CTA of ``ranks`` holding at
+    most ``chunks`` 16-byte chunks of a row may need in some row, whatever the row's alignment."""
+    return elements * (chunks + ranks + 1)
+
+
+def resident_shared_bytes(plan: tuple, element_bytes: int) -> int:
+    """A resident plan's dynamic shared memory a CTA: the next row's THREADS · V chunks, then its window of weight and
+    of bias."""
+    k, threads, chunks, _ = plan
+    return 16 * threads * chunks + 2 * element_bytes * window_capacity(16 // element_bytes, k, threads * chunks)
+
+
+def launch_resident(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A resident strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels``, as many
+    clusters as the device holds at once (launch_persistent) with the plan's shared memory; the output (empty: no
+    launch)."""
+    rows, cols = x.shape
+    out = rows_output(resident_takes, x)
+    if out.numel() == 0:
+        return out
+    plan = resident_plan(cols, chunk_elements(x), tuple(kernels))
+    launch_persistent(host, kernels[plan], plan, x, out, arguments, resident_shared_bytes(plan, x.element_size()))
     return out
 
 

@@ -216,8 +216,9 @@ __device__ __forceinline__ float squares(const Half8<H>& v, float mean) {
 
 // A chunk normalized, (x − mean) · rstd · weight + bias, stored at out: 16-byte accesses where `vector_out`
 // (out aligned) and `vector_affine` (weight and bias aligned), else scalars, stored as S says
-// (native_cluster.cuh); a 16-bit output rounded once.
-template <Stores S>
+// (native_cluster.cuh); a 16-bit output rounded once. Float weight and bias are read by plain loads, which serve
+// global and shared memory alike (whatever F).
+template <Stores S, int SHIFT = 0, From F = From::global>
 __device__ __forceinline__ void normalize_chunk(float* out, const float* weight, const float* bias, const float4& v,
                                                 float mean, float rstd, bool vector_out, bool vector_affine) {
     const float4 w = load_quad(weight, vector_affine), b = load_quad(bias, vector_affine);
@@ -228,17 +229,17 @@ __device__ __forceinline__ void normalize_chunk(float* out, const float* weight,
 
 // A 16-bit chunk a pair of elements at a time (one 32-bit word of x, weight and bias each), so that few floats
 // are live beside the row's registers. SHIFT > 0: weight and bias start SHIFT elements past a 16-byte boundary,
-// each read from the two blocks that hold it (load_half8_shifted).
-template <Stores S, int SHIFT = 0, typename H>
+// each read from the two blocks that hold it (load_half8_shifted); F: the memory they are read from.
+template <Stores S, int SHIFT = 0, From F = From::global, typename H>
 __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H* bias, const Half8<H>& v, float mean,
                                                 float rstd, bool vector_out, bool vector_affine) {
     Half8<H> w8, b8;
     if constexpr (SHIFT > 0) {
-        w8 = load_half8_shifted<SHIFT>(weight);
-        b8 = load_half8_shifted<SHIFT>(bias);
+        w8 = load_half8_shifted<SHIFT, F>(weight);
+        b8 = load_half8_shifted<SHIFT, F>(bias);
     } else {
-        w8 = load_half8(weight, vector_affine);
-        b8 = load_half8(bias, vector_affine);
+        w8 = load_half8<F>(weight, vector_affine);
+        b8 = load_half8<F>(bias, vector_affine);
     }
     const unsigned x[4] = {v.q.x, v.q.y, v.q.z, v.q.w}, w[4] = {w8.q.x, w8.q.y, w8.q.z, w8.q.w},
                    b[4] = {b8.q.x, b8.q.y, b8.q.z, b8.q.w};
@@ -314,8 +315,8 @@ __device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
 }
 
 // Normalize a CTA's body chunks of row `outr` from registers, 16-byte accesses where `to_vector` (out) and
-// `from_vector` (weight and bias) say, or with SHIFT (16-bit rows) weight and bias read shifted.
-template <int THREADS, int V, Stores S, int SHIFT = 0, typename T, typename Chunk>
+// `from_vector` (weight and bias) say, or with SHIFT (16-bit rows) weight and bias read shifted, from F.
+template <int THREADS, int V, Stores S, From F, int SHIFT = 0, typename T, typename Chunk>
 __device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, const T* __restrict__ bias,
                                                  T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V],
                                                  float mean, float rstd, bool to_vector, bool from_vector) {
@@ -324,11 +325,7 @@ __device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, c
         const int j = s.first + threadIdx.x + i * THREADS;
         if (j < s.end) {
             const int c = s.head + CHUNK_ELEMENTS<T> * j;
-            if constexpr (SHIFT > 0) {
-                normalize_chunk<S, SHIFT>(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
-            } else {
-                normalize_chunk<S>(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
-            }
+            normalize_chunk<S, SHIFT, F>(outr + c, weight + c, bias + c, v[i], mean, rstd, to_vector, from_vector);
         }
     }
 }
@@ -337,16 +334,16 @@ __device__ __forceinline__ void normalize_chunks(const T* __restrict__ weight, c
 // boundary (a row of an odd width starting off one, with weight and bias aligned at column 0): its loop for that
 // shift, chosen once a row, with 16-byte stores and two 16-byte loads each of weight and bias a chunk. Each
 // shift from SHIFT to 7 is tried in turn (a compile-time constant in each loop); false where none is the row's.
-template <int THREADS, int V, Stores S, int SHIFT = 1, typename T, typename Chunk>
+template <int THREADS, int V, Stores S, From F, int SHIFT = 1, typename T, typename Chunk>
 __device__ __forceinline__ bool normalize_shifted(const T* __restrict__ weight, const T* __restrict__ bias,
                                                   T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V],
                                                   float mean, float rstd, int shift) {
     if (shift == SHIFT) {
-        normalize_chunks<THREADS, V, S, SHIFT>(weight, bias, outr, s, v, mean, rstd, true, false);
+        normalize_chunks<THREADS, V, S, F, SHIFT>(weight, bias, outr, s, v, mean, rstd, true, false);
         return true;
     }
     if constexpr (SHIFT < 7) {
-        return normalize_shifted<THREADS, V, S, SHIFT + 1>(weight, bias, outr, s, v, mean, rstd, shift);
+        return normalize_shifted<THREADS, V, S, F, SHIFT + 1>(weight, bias, outr, s, v, mean, rstd, shift);
     } else {
         return false;
     }
@@ -358,8 +355,8 @@ __device__ __forceinline__ int shift_in_block(const T* p) {
     return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15) / 2;
 }
 
-// Normalize and write a CTA's slice of row `outr` from registers.
-template <int THREADS, int V, Stores S, typename T, typename Chunk>
+// Normalize and write a CTA's slice of row `outr` from registers, weight and bias read from F.
+template <int THREADS, int V, Stores S, From F = From::global, typename T, typename Chunk>
 __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const T* __restrict__ bias,
                                             T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             const Moments& row, int cols, float eps) {
@@ -371,14 +368,14 @@ __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const 
     // from 64 registers to 74 (one CTA an SM), or to a spill when held to 64.
     if constexpr (sizeof(T) == 2) {
         if (vector_out && vector_affine) {
-            normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, true, true);
+            normalize_chunks<THREADS, V, S, F>(weight, bias, outr, s, v, row.mean, rstd, true, true);
         } else if (!vector_out || shift_in_block(weight + s.head) != shift_in_block(bias + s.head) ||
-                   !normalize_shifted<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd,
-                                                     shift_in_block(weight + s.head))) {
-            normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
+                   !normalize_shifted<THREADS, V, S, F>(weight, bias, outr, s, v, row.mean, rstd,
+                                                        shift_in_block(weight + s.head))) {
+            normalize_chunks<THREADS, V, S, F>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
         }
     } else {
-        normalize_chunks<THREADS, V, S>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
+        normalize_chunks<THREADS, V, S, F>(weight, bias, outr, s, v, row.mean, rstd, vector_out, vector_affine);
     }
     if (s.edge >= 0)
         outr[s.edge] = from_float<T>((edge - row.mean) * rstd * to_float(weight[s.edge]) + to_float(bias[s.edge]));
@@ -470,19 +467,48 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
 // (pipelined_rows), the next row's slice copying into shared memory while this one is reduced and written from
 // registers, weight and bias read as the one-row cluster reads them. Its moments are published in two slots by
 // turns.
-template <int K, int THREADS, int V, typename T>
+//
+// The resident strategy (RESIDENT) is the pipe with each CTA's weight and bias held in shared memory for the
+// kernel's life, read from global memory once a call, where the pipe reads them from L2 for every row: as many
+// bytes again as the row's own, which ncu showed LayerNorm's pipe waiting on (9.2 long-scoreboard stalls an
+// instruction against softmax's 3.0). They sit past the next row's buffer, a window of columns a CTA may need in
+// any row (column_window), so the plans hold smaller slices a CTA than the pipe's: mage.backends.rows.RESIDENT_PLANS.
+template <int K, int THREADS, int V, bool RESIDENT, typename T>
 __device__ __forceinline__ void layernorm_pipe(const T* __restrict__ x, const T* __restrict__ weight,
                                                const T* __restrict__ bias, T* __restrict__ out, long long rows,
                                                int cols, float eps) {
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2][3];
+    constexpr From F = RESIDENT ? From::shared : From::global;
+    constexpr int WINDOW = WINDOW_CAPACITY<T, K, THREADS * V>;
+    const T* w = weight;
+    const T* b = bias;
+    T* held = nullptr;  // RESIDENT: past the next row's chunks, the window's weight, then its bias
+    ColumnWindow window = {0, 0};
+    if constexpr (RESIDENT) {
+        DYNAMIC_SHARED(uint4, buffer);
+        held = reinterpret_cast<T*>(buffer + THREADS * V);
+        window = column_window<T>(cols, rank_in_cluster<K>(), K);
+        // Indexed by column, as the global arrays are: window.lo is a whole number of chunks, so a chunk's
+        // alignment in the window is its alignment in the row, and the 16-bit rows' shifted reads hold.
+        w = held - window.lo;
+        b = held + WINDOW - window.lo;
+    }
     pipelined_rows<K, THREADS, V>(
         x, rows, cols,
         [&](long long row, const RowSlice& s, const typename RowChunk<T>::type(&v)[V], float edge, float pivot,
             int parity) {
             const Moments moments =
                 cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published[parity]);
-            write_slice<THREADS, V, Stores::pinned>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
+            write_slice<THREADS, V, Stores::pinned, F>(w, b, out + row * cols, s, v, edge, moments, cols, eps);
+        },
+        [&] {
+            if constexpr (RESIDENT) {
+                for (int i = threadIdx.x; i < window.hi - window.lo; i += THREADS) {
+                    held[i] = weight[window.lo + i];
+                    held[WINDOW + i] = bias[window.lo + i];
+                }
+            }
         });
 }
 
@@ -782,7 +808,23 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         layernorm_##TAG##_pipe##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,       \
                                                       const T* __restrict__ bias, T* __restrict__ out,           \
                                                       long long rows, int cols, float eps) {                    \
-        layernorm_pipe<K, THREADS, V>(x, weight, bias, out, rows, cols, eps);                                   \
+        layernorm_pipe<K, THREADS, V, false>(x, weight, bias, out, rows, cols, eps);                            \
+    }
+
+// The resident strategy's plans, X(K, THREADS, V) each, narrowest rows first: mage.backends.rows.RESIDENT_PLANS and
+// SIXTEEN_BIT_RESIDENT_PLANS. One CTA of 1024 threads an SM, holding 4 chunks a thread of the current row in
+// registers, the next row's (64 KB) and its window of weight and bias (about 128 KB) in shared memory. 262144
+// float32 columns take 16 CTAs a cluster, sm_90's non-portable size, which both hosts opt a kernel in to; K = 1 is
+// a cluster of one, which the CPU emulation runs.
+#define RESIDENT_PLANS(X) X(1, 1024, 4) X(2, 1024, 4) X(4, 1024, 4) X(8, 1024, 4) X(16, 1024, 4)
+#define SIXTEEN_BIT_RESIDENT_PLANS(X) X(1, 1024, 4) X(2, 1024, 4) X(4, 1024, 4) X(8, 1024, 4)
+
+#define LAYERNORM_RESIDENT_OF(TAG, T, K, THREADS, V)                                                            \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, 1)                           \
+        layernorm_##TAG##_resident##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,   \
+                                                          const T* __restrict__ bias, T* __restrict__ out,       \
+                                                          long long rows, int cols, float eps) {                \
+        layernorm_pipe<K, THREADS, V, true>(x, weight, bias, out, rows, cols, eps);                             \
     }
 
 // The cluster and slice kernels of a 16-bit element type T, named layernorm_TAG_… (bf16 and fp16, in
@@ -824,6 +866,9 @@ LAYERNORM_SMEM(8, 1024)
 // native_cluster.cuh's PIPE_PLANS.
 #define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)
 PIPE_PLANS(LAYERNORM_F32_PIPE)
+
+#define LAYERNORM_F32_RESIDENT(K, THREADS, V) LAYERNORM_RESIDENT_OF(f32, float, K, THREADS, V)
+RESIDENT_PLANS(LAYERNORM_F32_RESIDENT)
 
 LAYERNORM_COLUMNS_OF(f32, float)
 #endif

@@ -366,7 +366,7 @@ __device__ __forceinline__ void softmax_pipe(const T* __restrict__ x, T* __restr
         const MaxSum own = slice_exp<THREADS, V>(s, v, edge, scratch);
         const float scale = cluster_scale<K>(own, s.count, published[parity]);
         write_slice<THREADS, V, Stores::pinned>(out + row * cols, s, v, edge, own.max, scale);
-    });
+    }, [] {});
 }
 
 #define SOFTMAX_PIPE(TAG, T, K, THREADS, V, CTAS)                                                             \
