@@ -1,5 +1,5 @@
 """The native resident strategy of LayerNorm (the pipe with each CTA's weight and bias held in shared memory for the
-kernel's life) without a GPU: NVRTC compiles every kernel for sm_90 as one CTA of 1024 threads an SM without a spill,
+kernel's life) without a GPU: NVRTC compiles every kernel for sm_90 as one CTA of 512 threads an SM without a spill,
 the next row by a bulk copy, weight and bias read from shared memory (no 16-byte global load at all) and the row
 written in 16-byte stores; the window of weight and bias a CTA holds (column_window, compiled from the kernels' own
 header) covers every column row_slice gives it at every row alignment, rank and cluster size, within the capacity the
@@ -35,11 +35,11 @@ SOURCES = {"ieee": "native.cu", "bf16": SIXTEEN_BIT_SOURCE, "fp16": SIXTEEN_BIT_
 DTYPES = {"ieee": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 PLANS = {"ieee": rows.RESIDENT_PLANS, "bf16": rows.SIXTEEN_BIT_RESIDENT_PLANS, "fp16": rows.SIXTEEN_BIT_RESIDENT_PLANS}
 # The kernels' static shared memory beside the dynamic: the reduction's scratch, the published moments, the barrier.
-STATIC_SHARED = 4 * 1024 // 32 + 4 * 6 + 8
+STATIC_SHARED = 4 * 512 // 32 + 4 * 6 + 8
 
 
 @pytest.mark.parametrize("precision", ["ieee", "bf16"])
-def test_every_resident_kernel_is_one_cta_of_1024_threads_an_sm_without_a_spill(ext, precision):
+def test_every_resident_kernel_is_one_cta_an_sm_without_a_spill(ext, precision):
     compiled = resources(ext.compile_to_cubin(native.source("layernorm", SOURCES[precision]), HOPPER,
                                               name="resident.cu"))
     kernels = layernorm_native.RESIDENT[precision]
@@ -170,15 +170,15 @@ def test_every_plan_fits_one_cta_an_sm_with_its_window(plan, element_bytes):
     shared = rows.resident_shared_bytes(plan, element_bytes)
     assert shared + STATIC_SHARED <= BLOCK_SHARED_MAX
     k, threads, chunks, ctas = plan
-    assert ctas == 1 and threads == 1024 and 4 * chunks <= 32  # a row's chunks: half of 64 registers or less
+    assert ctas == 1 and threads * chunks == 4096  # 16384 float32 or 32768 16-bit columns a CTA
     assert k in (1, 2, 4, 8, 16)
 
 
 # (columns, elements a chunk, the plan): the study's widths past a block, the limits, and a 16-bit row past K = 1.
-WIDTHS = [(16384, 4, (1, 1024, 4, 1)), (16387, 4, (1, 1024, 4, 1)), (16388, 4, (2, 1024, 4, 1)),
-          (65536, 4, (4, 1024, 4, 1)), (65537, 4, (4, 1024, 4, 1)), (262144, 4, (16, 1024, 4, 1)),
-          (rows.RESIDENT_MAX_COLS, 4, (16, 1024, 4, 1)), (32768, 8, (1, 1024, 4, 1)), (65537, 8, (2, 1024, 4, 1)),
-          (262144, 8, (8, 1024, 4, 1))]
+WIDTHS = [(16384, 4, (1, 512, 8, 1)), (16387, 4, (1, 512, 8, 1)), (16388, 4, (2, 512, 8, 1)),
+          (65536, 4, (4, 512, 8, 1)), (65537, 4, (4, 512, 8, 1)), (262144, 4, (16, 512, 8, 1)),
+          (rows.RESIDENT_MAX_COLS, 4, (16, 512, 8, 1)), (32768, 8, (1, 512, 8, 1)), (65537, 8, (2, 512, 8, 1)),
+          (262144, 8, (8, 512, 8, 1))]
 
 
 @pytest.mark.parametrize("cols, elements, expected", WIDTHS, ids=[f"{c}x{e}" for c, e, _ in WIDTHS])
@@ -203,15 +203,15 @@ def test_the_grid_is_the_drivers_count_of_clusters_with_the_plans_shared_memory(
     plan = rows.resident_plan(cols)
     k = plan[0]
     assert name == "layernorm_f32_resident{}_t{}_v{}".format(*plan[:3])
-    assert host.asked == [(name, k, (1024, 1, 1), rows.resident_shared_bytes(plan, 4))]
-    assert grid == (min(rows_, 7) * k, 1, 1) and block == (1024, 1, 1)
+    assert host.asked == [(name, k, (512, 1, 1), rows.resident_shared_bytes(plan, 4))]
+    assert grid == (min(rows_, 7) * k, 1, 1) and block == (512, 1, 1)
     assert shared == rows.resident_shared_bytes(plan, 4) > native.DEFAULT_DYNAMIC_SHARED_BYTES
     assert args[4:6] == (rows_, cols)
 
 
 def test_widths_and_devices_it_cannot_take_are_refused_by_name_before_any_launch():
     host = ResidentSmsHost(counts=0)
-    with pytest.raises(InputError, match="no cluster of 16 CTAs of 1024 threads"):
+    with pytest.raises(InputError, match="no cluster of 16 CTAs of 512 threads"):
         layernorm_native.layernorm_resident(host, *_inputs("layernorm", 2, 262144))
     with pytest.raises(InputError, match="rows of 16384 to"):
         layernorm_native.layernorm_resident(host, *_inputs("layernorm", 2, 16383))

@@ -116,7 +116,9 @@ def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
     error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
     eager_error = (torch.linalg.norm(eager.double() - ref) / torch.linalg.norm(ref)).item()
     print(f"{precision} {cols} shifted: error {error:.3g}, eager {eager_error:.3g}")
-    assert error <= 1.5 * eager_error + 1e-7
+    # With a mean of 1e4 both errors are mostly the float32 rounding of the mean (an ulp of 1e4 against a spread of
+    # one), which lands on either side; a column given the wrong weight would be off by its whole value.
+    assert error <= 2 * eager_error + 1e-7
 
 
 @pytest.mark.parametrize("precision", ["ieee", "bf16"])

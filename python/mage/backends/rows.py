@@ -314,12 +314,14 @@ def launch_persistent(host, kernel, plan: tuple, x: torch.Tensor, out: torch.Ten
 # The resident strategy's kernels (LayerNorm, native.cu's RESIDENT_PLANS), (K, threads, 16-byte chunks a thread, CTAs
 # an SM), narrowest rows first: the pipe with each CTA's weight and bias held in shared memory for the kernel's life,
 # read once a call, where the pipe reads them from L2 for every row (as many bytes again as the row's own). One CTA of
-# 1024 threads an SM holds 4 chunks a thread of the current row in registers, and in shared memory the next row's
+# 512 threads an SM holds 8 chunks a thread of the current row in registers, and in shared memory the next row's
 # slice (64 KB) and a window of weight and bias (window_capacity elements each, about 128 KB), so a CTA holds 16384
 # float32 columns or 32768 16-bit ones, half the pipe's widest: 262144 float32 columns take 16 CTAs a cluster, sm_90's
-# non-portable size. From 16384 columns: narrower rows are one block's (the registers and slice strategies).
-RESIDENT_PLANS = ((1, 1024, 4, 1), (2, 1024, 4, 1), (4, 1024, 4, 1), (8, 1024, 4, 1), (16, 1024, 4, 1))
-SIXTEEN_BIT_RESIDENT_PLANS = ((1, 1024, 4, 1), (2, 1024, 4, 1), (4, 1024, 4, 1), (8, 1024, 4, 1))
+# non-portable size. From 16384 columns: narrower rows are one block's (the registers and slice strategies). With
+# 1024 threads of 4 chunks each, a row's reductions and merge, paid a thread, came to 1.5× the cluster's
+# instructions at 65536 columns and 2.4× at 262144 (ncu, H100).
+RESIDENT_PLANS = ((1, 512, 8, 1), (2, 512, 8, 1), (4, 512, 8, 1), (8, 512, 8, 1), (16, 512, 8, 1))
+SIXTEEN_BIT_RESIDENT_PLANS = ((1, 512, 8, 1), (2, 512, 8, 1), (4, 512, 8, 1), (8, 512, 8, 1))
 RESIDENT_MIN_COLS = 16384
 RESIDENT_MAX_COLS = 4 * max(k * threads * chunks for k, threads, chunks, _ in RESIDENT_PLANS) + 3
 resident_takes = width_takes("resident", RESIDENT_MIN_COLS, RESIDENT_MAX_COLS, "16 CTAs' shared memory",
