@@ -21,14 +21,6 @@ pytestmark = [
 ]
 
 HOSTS = ("native", "native-py")
-# Strategies for wide rows only (the cluster: a row of 1024 columns or more) refuse the narrow seed and edge
-# shapes: tests/test_reduce_wide_gpu.py checks them at their widths.
-NATIVE = [
-    impl
-    for op in sorted(registry.ops())
-    for impl in registry.implementations(op)
-    if impl.family in HOSTS and impl.strategy != "cluster"
-]
 
 
 def IDS(impl) -> str:
@@ -43,17 +35,6 @@ def _check(impl, case: Case, seed: int = 2024):
     result = check(impl, registry.baseline_of(impl), registry.get_op(impl.op), case, "cuda", seed=seed)
     assert result.passed, result.reason
     return result
-
-
-# ---------------------------------------------------------------- contracts
-
-
-@pytest.mark.parametrize("impl", NATIVE, ids=IDS)
-def test_contract_on_the_seed_cases(impl):
-    assert impl.unavailable_reason("cuda") is None
-    for case in registry.get_op(impl.op).cases():
-        if case.suite == "seed":
-            _check(impl, case)
 
 
 # Edge shapes: primes, one row or column, widths that change the kernel choice, tails in every
@@ -83,6 +64,31 @@ ODD = {
         {"graph": "powerlaw", "nodes": 5000, "edges": 200000, "features": 1, "index": "int32"},
     ],
 }
+
+
+def _takes_narrow_shapes(impl) -> bool:
+    return all(impl.case_skip_reason(params) is None for params in (_case(impl, "seed").params, *ODD[impl.op]))
+
+
+# Strategies for wide rows only (the slice, cluster, pipe and smem: 1024 columns or more; the columns and resident:
+# 16384) refuse the narrow seed and edge shapes: tests/test_reduce_*_gpu.py check them at their widths.
+NATIVE = [
+    impl
+    for op in sorted(registry.ops())
+    for impl in registry.implementations(op)
+    if impl.family in HOSTS and _takes_narrow_shapes(impl)
+]
+
+
+# ---------------------------------------------------------------- contracts
+
+
+@pytest.mark.parametrize("impl", NATIVE, ids=IDS)
+def test_contract_on_the_seed_cases(impl):
+    assert impl.unavailable_reason("cuda") is None
+    for case in registry.get_op(impl.op).cases():
+        if case.suite == "seed":
+            _check(impl, case)
 
 
 @pytest.mark.parametrize("impl", NATIVE, ids=IDS)

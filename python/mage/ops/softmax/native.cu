@@ -8,8 +8,8 @@
 // use the online kernel: a block per row keeps a running max and a sum rescaled when the max grows
 // (Milakov and Gimelshein), reads the row once for both, and once more to write it.
 //
-// Reductions are deterministic: warp butterflies, then every thread combines the per-warp partials
-// in the same order.
+// Reductions are deterministic: warp butterflies, then every warp combines the per-warp partials by the
+// same butterfly (max and + are commutative, so every lane ends with the same bits).
 
 #include "../../backends/native_half.cuh"
 
@@ -21,11 +21,14 @@
 // the sum 0: 1 / 0 · exp(−inf) = inf · 0 is NaN, float64's 0 / 0. Elements past a row's end are −inf, never
 // NO_VALUE, so that they add 0 to that sum, not exp(0).
 
+// Each with the value that leaves any other as it is (a lane past the warps' partials holds it).
 struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+    __device__ __forceinline__ float identity() const { return PAST_THE_END; }
 };
 struct SumOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+    __device__ __forceinline__ float identity() const { return 0.0f; }
 };
 
 template <int THREADS, class Op>
@@ -36,9 +39,11 @@ __device__ __forceinline__ float row_reduce(float v, float* scratch, Op op) {
     const int warp = threadIdx.x >> 5;
     if ((threadIdx.x & 31) == 0) scratch[warp] = v;
     __syncthreads();
-    float total = scratch[0];
+    // A lane a warp's partial: 5 shuffles where a loop over 32 partials took 64 instructions a thread.
+    const unsigned lane = threadIdx.x & 31;
+    float total = lane < THREADS / 32 ? scratch[lane] : op.identity();
 #pragma unroll
-    for (int w = 1; w < THREADS / 32; ++w) total = op(total, scratch[w]);
+    for (int offset = 16; offset > 0; offset >>= 1) total = op(total, __shfl_xor_sync(0xffffffffu, total, offset));
     __syncthreads();  // scratch is reused by the next reduction
     return total;
 }
@@ -235,22 +240,27 @@ __device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, Chunk (&v)[V], fl
 }
 
 // Publish this CTA's (max, sum) in `slot` (its shared memory), then, after one cluster barrier, the factor
-// that turns its exp(x − max_slice) into the row's softmax: the K pairs read through DSMEM, combined in rank
-// order (the same bits in every CTA).
+// that turns its exp(x − max_slice) into the row's softmax. Lane l of every warp reads rank l mod K's pair through
+// DSMEM; a butterfly over the K ranks gives every lane the row's max, then the ranks' sums rescaled to it, summed by
+// a second butterfly: each run of K lanes holds the ranks in order and max and + are commutative, so every thread of
+// every CTA holds the same bits. A thread combining all K pairs itself made 3·K remote loads and K exponentials a
+// row.
 template <int K>
 __device__ __forceinline__ float cluster_scale(MaxSum own, int count, float* slot) {
+    static_assert(K <= 32 && (K & (K - 1)) == 0, "a power of two of ranks, up to one a lane");
     if (threadIdx.x == 0) {
         slot[0] = own.max;
         slot[1] = count > 0 ? own.sum : 0.0f;  // a CTA that holds nothing has m = NO_VALUE and exp(0) = 1s
     }
     sync_cluster<K>();
-    // Each partial is read twice rather than kept: 2K floats held beside a 16-CTA cluster's 32 a thread spill.
-    float row_max = NO_VALUE;
+    const unsigned rank = threadIdx.x & 31 & (K - 1);
+    const float rank_max = load_from_rank<K>(&slot[0], rank);
+    float row_max = rank_max;
 #pragma unroll
-    for (int r = 0; r < K; ++r) row_max = fmaxf(row_max, load_from_rank<K>(&slot[0], r));
-    float total = 0.0f;
+    for (int step = 1; step < K; step <<= 1) row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, step));
+    float total = load_from_rank<K>(&slot[1], rank) * expf(rank_max - row_max);
 #pragma unroll
-    for (int r = 0; r < K; ++r) total += load_from_rank<K>(&slot[1], r) * expf(load_from_rank<K>(&slot[0], r) - row_max);
+    for (int step = 1; step < K; step <<= 1) total += __shfl_xor_sync(0xffffffffu, total, step);
     return expf(own.max - row_max) / total;
 }
 
