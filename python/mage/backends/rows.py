@@ -317,9 +317,9 @@ def launch_persistent(host, kernel, plan: tuple, x: torch.Tensor, out: torch.Ten
 # 512 threads an SM holds 8 chunks a thread of the current row in registers, and in shared memory the next row's
 # slice (64 KB) and a window of weight and bias (window_capacity elements each, about 128 KB), so a CTA holds 16384
 # float32 columns or 32768 16-bit ones, half the pipe's widest: 262144 float32 columns take 16 CTAs a cluster, sm_90's
-# non-portable size. From 16384 columns: narrower rows are one block's (the registers and slice strategies). With
-# 1024 threads of 4 chunks each, a row's reductions and merge, paid a thread, came to 1.5× the cluster's
-# instructions at 65536 columns and 2.4× at 262144 (ncu, H100).
+# non-portable size. From 16384 columns: narrower rows are one block's (the registers and slice strategies). It is
+# slower than the one-row cluster at every width measured (results/README.md): with one CTA an SM, 16 warps, nothing
+# else runs while a row is reduced and its cluster waits, and 16-CTA clusters fit 112 of 132 SMs.
 RESIDENT_PLANS = ((1, 512, 8, 1), (2, 512, 8, 1), (4, 512, 8, 1), (8, 512, 8, 1), (16, 512, 8, 1))
 SIXTEEN_BIT_RESIDENT_PLANS = ((1, 512, 8, 1), (2, 512, 8, 1), (4, 512, 8, 1), (8, 512, 8, 1))
 RESIDENT_MIN_COLS = 16384
