@@ -62,9 +62,11 @@ def test_fewer_rows_than_a_group(rows_):
     assert result.passed, result.reason
 
 
-def _inputs(rows_: int, cols: int, precision: str = "ieee", seed: int = 5):
+def _inputs(rows_: int, cols: int, precision: str = "ieee", seed: int = 5, distribution: str = "heavy"):
+    """LayerNorm's x, weight and bias on the GPU at ``precision``, drawn from ``distribution``."""
     spec = registry.get_op("layernorm")
-    inputs = spec.make_inputs(Case("layernorm", "t", "seed", {"rows": rows_, "cols": cols}), seed, "cuda", "heavy")
+    inputs = spec.make_inputs(Case("layernorm", "t", "seed", {"rows": rows_, "cols": cols}), seed, "cuda",
+                              distribution)
     dtype = {"ieee": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
     return tuple(t.to(dtype) for t in inputs)
 

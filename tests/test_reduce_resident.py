@@ -28,6 +28,7 @@ from mage.ops.layernorm import native as layernorm_native
 from mage.ops.layernorm.spec import EPS
 from cubin_info import resources
 from native_emu import HEADER, EmuHost, compiler, shared_library
+from test_reduce_columns import _reference
 from test_reduce_pipe import BLOCK_SHARED_MAX, SmsHost
 from test_reduce_wide import HOPPER, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
@@ -107,25 +108,20 @@ extern "C" long long window_misses_f32(int cols, int ranks, int chunks, int capa
 extern "C" long long window_misses_16(int cols, int ranks, int chunks, int capacity) {{
     return window_misses<bf16>(cols, ranks, chunks, capacity);
 }}
-extern "C" int window_capacity_f32(int ranks) {{
+template <typename T>
+int window_capacity(int ranks) {{
     switch (ranks) {{
-        case 1: return WINDOW_CAPACITY<float, 1, 4096>;
-        case 2: return WINDOW_CAPACITY<float, 2, 4096>;
-        case 4: return WINDOW_CAPACITY<float, 4, 4096>;
-        case 8: return WINDOW_CAPACITY<float, 8, 4096>;
-        case 16: return WINDOW_CAPACITY<float, 16, 4096>;
+        case 1: return WINDOW_CAPACITY<T, 1, 4096>;
+        case 2: return WINDOW_CAPACITY<T, 2, 4096>;
+        case 4: return WINDOW_CAPACITY<T, 4, 4096>;
+        case 8: return WINDOW_CAPACITY<T, 8, 4096>;
+        case 16: return WINDOW_CAPACITY<T, 16, 4096>;
     }}
     return -1;
 }}
-extern "C" int window_capacity_16(int ranks) {{
-    switch (ranks) {{
-        case 1: return WINDOW_CAPACITY<bf16, 1, 4096>;
-        case 2: return WINDOW_CAPACITY<bf16, 2, 4096>;
-        case 4: return WINDOW_CAPACITY<bf16, 4, 4096>;
-        case 8: return WINDOW_CAPACITY<bf16, 8, 4096>;
-    }}
-    return -1;
-}}
+
+extern "C" int window_capacity_f32(int ranks) {{ return window_capacity<float>(ranks); }}
+extern "C" int window_capacity_16(int ranks) {{ return window_capacity<bf16>(ranks); }}
 """
 
 
@@ -224,10 +220,6 @@ class RecordingEmuHost(EmuHost):
     def launch(self, kernel, grid, block, *args, shared=0):
         self.recorded = (kernel.name, grid, shared)
         super().launch(kernel, grid, block, *args, shared=shared)
-
-
-def _reference(x, weight, bias):
-    return torch.nn.functional.layer_norm(x.double(), (x.shape[1],), weight.double(), bias.double(), eps=EPS)
 
 
 def _error(out, x, weight, bias):

@@ -20,6 +20,7 @@ from mage.check import check
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.layernorm.spec import EPS
 from mage.spec import Case
+from test_reduce_columns_gpu import _inputs
 
 pytestmark = [
     pytest.mark.gpu,
@@ -85,14 +86,6 @@ def test_contract_against_float64_with_every_cluster_walking_rows(family, cols, 
                    Case("layernorm", "resident", "seed", {"rows": rows_, "cols": cols}), "cuda", seed=cols)
     print(f"{impl.name} {rows_}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
     assert result.passed, result.reason
-
-
-def _inputs(rows_: int, cols: int, precision: str = "ieee", seed: int = 5, distribution: str = "heavy"):
-    spec = registry.get_op("layernorm")
-    inputs = spec.make_inputs(Case("layernorm", "t", "seed", {"rows": rows_, "cols": cols}), seed, "cuda",
-                              distribution)
-    dtype = {"ieee": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
-    return tuple(t.to(dtype) for t in inputs)
 
 
 def _off_boundary(t: torch.Tensor, elements: int) -> torch.Tensor:
