@@ -1,11 +1,12 @@
-"""How the channel group of ``triton.relayout-l2`` sets its time: for each group size, GEMM and eviction-policy
-setting, the cold-L2 kernel time a call (as a run measures it: the profiler's device activities after an L2
-flush) and its three kernels' shares, beside ``triton.relayout3`` on the same inputs. A GPU diagnostic:
+"""The L2 study of ``triton.relayout3-cublas``: its copies and product made a channel group at a time, each group's
+scratch small enough for L2 to keep between the group's three launches where the group is small. For each group
+size, the cold-L2 kernel time a call (as a run measures it: the profiler's device activities after an L2 flush)
+and its kernels' shares, beside ``triton.relayout3`` on the same inputs. A GPU diagnostic:
 
     python3 scripts/triangle_group_probe.py CASE PRECISION [GROUP ...]
 
-e.g. ``B1-N512-C128 tf32 4 8 16 32 128``. Every grouping is first checked against the float64 reference at
-the precision's tolerance (the call is then timed, else reported as wrong)."""
+e.g. ``B1-N512-C128 tf32 8 16 32 64 128``. Every grouping is first checked against the float64 reference at the
+precision's tolerance (the call is then timed, else reported as wrong)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import torch
 from mage.backends.precision import TOLERANCE, precision_mode
 from mage.measure import kernel
 from mage.measure.l2 import L2Flush
-from mage.ops.triangle import triton_l2, triton_relayout
+from mage.ops.triangle import triton_cublas, triton_relayout
 from mage.ops.triangle.spec import SPEC
 
 CALLS = 10
@@ -27,17 +28,11 @@ def main(case_name: str, precision: str, groups: list[int]) -> None:
     a, b = SPEC.make_inputs_at(case, case.seed, "cuda", "normal", precision)
     expected = SPEC.reference((a.double(), b.double()), "outgoing")
     flush = L2Flush("cuda")
-    B, N, _, C = a.shape
-    default = triton_l2.channel_group(B, N, C, a.element_size(), triton_l2.l2_bytes(a.device))
-    print(f"{case_name} {precision}: L2 {triton_l2.l2_bytes(a.device) / 2**20:.0f} MiB, default group {default}")
-    contractions = ["triton", "cublas"] if precision in ("tf32", "bf16", "fp16") else ["triton"]
+    l2 = torch.cuda.get_device_properties(a.device).L2_cache_size
+    print(f"{case_name} {precision} on {torch.cuda.get_device_name()}: L2 {l2 / 2**20:.0f} MiB")
     trials = [("relayout3", lambda: triton_relayout.triangle_relayout3(a, b, "outgoing", precision))]
-    for contraction in contractions:
-        for group in groups:
-            for hints in (True, False) if group == default else (True,):
-                trials.append((f"{contraction} group {group}{'' if hints else ' no hints'}",
-                               lambda c=contraction, g=group, h=hints:
-                               triton_l2.grouped_triangle(a, b, "outgoing", precision, c, g, h)))
+    trials += [(f"cuBLAS, groups of {group}", lambda g=group: triton_cublas.grouped_triangle(a, b, "outgoing", g))
+               for group in groups]
     for label, call in trials:
         with precision_mode(precision):
             out = call()
@@ -52,7 +47,7 @@ def main(case_name: str, precision: str, groups: list[int]) -> None:
                     flush()
                     call()
                 torch.cuda.synchronize()
-        work = [w for w in kernel._linked_device_work(prof) if "elementwise" not in w.name and "fill" not in w.name]
+        work = [w for w in kernel._linked_device_work(prof) if "elementwise" not in w.name]  # not the flush
         shares = ", ".join(f"{name[:40]} {us:.1f}" for name, us in kernel.by_kernel(work, CALLS)[:4])
         print(f"  {label:24s} {captured.kernel_us:8.1f} µs, {captured.launches:g} launches, error {error:.1e}: "
               f"{shares}")

@@ -73,10 +73,8 @@ def _relayout_configs():
 
 @triton.jit
 def _copy_box(src_ptr, dst_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c,
-              BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr,
-              LOAD_EVICT: tl.constexpr, STORE_EVICT: tl.constexpr):
-    """This program's [BLOCK_R, BLOCK_K, BLOCK_C] box of src (logical B × R × K × C, any strides) into dst, its
-    loads and stores with those L2 eviction policies ("" for the default)."""
+              BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr):
+    """This program's [BLOCK_R, BLOCK_K, BLOCK_C] box of src (logical B × R × K × C, any strides) into dst."""
     tiles_k = tl.cdiv(K, BLOCK_K)
     tiles_c = tl.cdiv(C, BLOCK_C)
     pid = tl.program_id(0)
@@ -88,12 +86,11 @@ def _copy_box(src_ptr, dst_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c,
     k = offs_k[None, :, None].to(tl.int64)
     c = offs_c[None, None, :].to(tl.int64)
     mask = (r < R) & (k < K) & (c < C)
-    box = tl.load(src_ptr + batch * s_b + r * s_r + k * s_k + c * s_c, mask=mask, eviction_policy=LOAD_EVICT)
-    tl.store(dst_ptr + batch * d_b + r * d_r + k * d_k + c * d_c, box, mask=mask, eviction_policy=STORE_EVICT)
+    box = tl.load(src_ptr + batch * s_b + r * s_r + k * s_k + c * s_c, mask=mask)
+    tl.store(dst_ptr + batch * d_b + r * d_r + k * d_k + c * d_c, box, mask=mask)
 
 
-@triton.autotune(configs=_relayout_configs(),
-                 key=["R", "K", "C", "s_r", "s_k", "s_c", "d_k", "d_c", "LOAD_EVICT", "STORE_EVICT"],
+@triton.autotune(configs=_relayout_configs(), key=["R", "K", "C", "s_r", "s_k", "s_c", "d_k", "d_c"],
                  do_bench=QUICK_BENCH)
 @triton.jit
 def _triangle_relayout_kernel(
@@ -112,19 +109,15 @@ def _triangle_relayout_kernel(
     d_r,
     d_k,
     d_c,
-    LOAD_EVICT: tl.constexpr,  # L2 eviction policies of the loads and the stores ("" for the default)
-    STORE_EVICT: tl.constexpr,
     BLOCK_R: tl.constexpr,
     BLOCK_K: tl.constexpr,
     BLOCK_C: tl.constexpr,
 ):
     # Two branches rather than a selected pointer, so that each keeps its argument's alignment.
     if tl.program_id(1) == 0:
-        _copy_box(src0_ptr, dst0_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c, BLOCK_R, BLOCK_K, BLOCK_C,
-                  LOAD_EVICT, STORE_EVICT)
+        _copy_box(src0_ptr, dst0_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c, BLOCK_R, BLOCK_K, BLOCK_C)
     else:
-        _copy_box(src1_ptr, dst1_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c, BLOCK_R, BLOCK_K, BLOCK_C,
-                  LOAD_EVICT, STORE_EVICT)
+        _copy_box(src1_ptr, dst1_ptr, R, K, C, s_b, s_r, s_k, s_c, d_b, d_r, d_k, d_c, BLOCK_R, BLOCK_K, BLOCK_C)
 
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, CHANNEL_GROUP) per operand kind. tf32: matmul's
@@ -278,21 +271,19 @@ def _k_major(operands, dims):
     return ready
 
 
-def relayout(pairs, load_evict: str = "", store_evict: str = ""):
+def relayout(pairs):
     """Copy each (src, dst) pair of logical B × R × K × C views (any strides): both in one launch where
-    their strides match, else one launch each; the loads and stores with those L2 eviction policies
-    (``evict_first``, ``evict_last`` or "" for the default)."""
+    their strides match, else one launch each."""
     (src, dst), *rest = pairs
     together = bool(rest) and (rest[0][0].stride(), rest[0][1].stride()) == (src.stride(), dst.stride())
     if rest and not together:
-        relayout(rest, load_evict, store_evict)
+        relayout(rest)
     src1, dst1 = rest[0] if together else (src, dst)
     B, R, K, C = src.shape
     boxes = lambda meta: (triton.cdiv(R, meta["BLOCK_R"]) * triton.cdiv(K, meta["BLOCK_K"])
                           * triton.cdiv(C, meta["BLOCK_C"]))
     grid = lambda meta: (boxes(meta), 2 if together else 1, B)
-    _triangle_relayout_kernel[grid](src, dst, src1, dst1, R, K, C, *src.stride(), *dst.stride(),
-                                    LOAD_EVICT=load_evict, STORE_EVICT=store_evict)
+    _triangle_relayout_kernel[grid](src, dst, src1, dst1, R, K, C, *src.stride(), *dst.stride())
 
 
 def k_major_product(a_k, a_rows, b_k, b_rows, product, o_strides, B, N, C, precision, channel_first):
