@@ -54,7 +54,8 @@ def test_16_bit_contracts(variant, precision, case):
 
 @pytest.mark.parametrize("group", [8, 16, 32])
 def test_the_channel_groups_keep_the_contract(group):
-    """Groups of the L2 study, the last one part-full at C 72 (8 · 9, 16 · 4 + 8, 32 · 2 + 8)."""
+    """Groups of the L2 study at C 72: nine full groups of 8, and groups of 16 or 32 whose last is part-full
+    (16 · 4 + 8, 32 · 2 + 8)."""
     a, b = SPEC.make_inputs_at(N384, 5, "cuda", "normal", "bf16")
     expected = SPEC.reference((a.double(), b.double()), "incoming")
     with precision_mode("bf16"):

@@ -8,8 +8,8 @@ back to channel-last) and cuBLAS computes the product between them: 3 launches.
 
 The copies and the product can be made a channel group at a time (``group``), each group's three launches
 reusing one group's scratch. That is the L2 study of results/README.md: groups whose copies and product fit in
-half the L2 were meant to keep them there between launches, and measured slower at every size, so a call runs
-one group of all C channels.
+half the L2 were meant to keep them there between launches, and every group smaller than C measured slower than
+one group of all C channels, which is what a call runs.
 """
 
 import torch
