@@ -12,10 +12,10 @@ import torch  # noqa: E402
 
 from mage import registry  # noqa: E402
 from mage.check import check  # noqa: E402
-from mage.ops.triangle import triton_cublas, triton_relayout  # noqa: E402
+from mage.ops.triangle import triton_cublas  # noqa: E402
 from mage.ops.triangle.spec import CHANNEL_LAST, LAYOUTS, SPEC  # noqa: E402
 from mage.spec import Case  # noqa: E402
-from test_triangle_relayout import EQUATIONS, small_blocks  # noqa: E402,F401  (autouse: small copy boxes)
+from test_triangle_relayout import EQUATIONS, relayout_launches, small_blocks  # noqa: E402,F401  (fixtures)
 
 CUBLAS = {(i.variant, i.precision): i for i in registry.implementations("triangle")
           if i.backend == "triton.relayout3-cublas"}
@@ -40,25 +40,21 @@ def test_contract_on_ragged_shapes_over_two_batches(variant, precision):
 
 
 @pytest.fixture
-def launches(monkeypatch):
-    """Each call's launches in order: ("relayout", operands copied) or ("bmm", matrices)."""
-    seen = []
-    kernel, bmm = triton_relayout._triangle_relayout_kernel, torch.bmm
-
-    class Recording:
-        def __getitem__(self, grid):
-            def launch(*args, **kwargs):
-                seen.append(("relayout", grid({"BLOCK_R": 8, "BLOCK_K": 16, "BLOCK_C": 8})[1]))
-                return kernel[grid](*args, **kwargs)
-            return launch
+def launches(relayout_launches, monkeypatch):
+    """Each call's launches in order: the relayout copies as relayout_launches records them, and ("bmm", matrices)."""
+    bmm = torch.bmm
 
     def recorded_bmm(x, y, out):
-        seen.append(("bmm", x.shape[0]))
+        relayout_launches.append(("bmm", x.shape[0]))
         return bmm(x, y, out=out)
 
-    monkeypatch.setattr(triton_relayout, "_triangle_relayout_kernel", Recording())
     monkeypatch.setattr(triton_cublas.torch, "bmm", recorded_bmm)
-    return seen
+    return relayout_launches
+
+
+def _order(launches) -> list[tuple]:
+    """The launches as ("relayout", operands copied) or ("bmm", matrices)."""
+    return [launch if launch[0] == "bmm" else ("relayout", launch[0]) for launch in launches]
 
 
 @pytest.mark.parametrize("variant", SPEC.variants)
@@ -68,12 +64,12 @@ def test_three_launches_a_group_and_any_grouping_gives_the_product(launches, var
     a, b = torch.randn(2, 20, 20, 11), torch.randn(2, 20, 20, 11)
     expected = torch.einsum(EQUATIONS[variant], a.double(), b.double())
     torch.testing.assert_close(triton_cublas.grouped_triangle(a, b, variant).double(), expected, rtol=1e-5, atol=1e-4)
-    assert launches == [("relayout", 2), ("bmm", 22), ("relayout", 1)]  # B · C matrices
+    assert _order(launches) == [("relayout", 2), ("bmm", 22), ("relayout", 1)]  # B · C matrices
     launches.clear()
     grouped = triton_cublas.grouped_triangle(a, b, variant, group=3)
     torch.testing.assert_close(grouped.double(), expected, rtol=1e-5, atol=1e-4)
     group = lambda matrices: [("relayout", 2), ("bmm", matrices), ("relayout", 1)]  # noqa: E731
-    assert launches == group(6) * 3 + group(4)
+    assert _order(launches) == group(6) * 3 + group(4)
 
 
 def test_empty_pairs_return_an_empty_output_without_a_launch(launches):
