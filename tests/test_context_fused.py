@@ -58,10 +58,11 @@ def small_tiles(monkeypatch):
     for kernel in (trimul_triton._trimul_project_kernel, trimul_triton._trimul_output_kernel):
         monkeypatch.setattr(kernel, "configs", [tile])
         monkeypatch.setattr(kernel, "cache", {})
-    # The resident projection's programs (three under the interpreter) then take several tiles each.
-    monkeypatch.setattr(trimul_triton._trimul_project_resident_kernel, "configs",
-                        [triton.Config({"BLOCK_RUN": 8, "BLOCK_ACROSS": 4}, num_warps=4)])
-    monkeypatch.setattr(trimul_triton._trimul_project_resident_kernel, "cache", {})
+    # The resident kernels' programs (three under the interpreter) then take several tiles each.
+    for kernel in (trimul_triton._trimul_project_resident_kernel, trimul_triton._trimul_output_resident_kernel):
+        monkeypatch.setattr(kernel, "configs", [triton.Config({"BLOCK_RUN": 8, "BLOCK_ACROSS": 4, "STAGES": 2},
+                                                              num_warps=4)])
+        monkeypatch.setattr(kernel, "cache", {})
     for kernel in triton_relayout.GEMM_KERNELS.values():
         config = triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "CHANNEL_GROUP": 4, "GROUP_M": 4},
                                num_warps=4, num_stages=1)
@@ -286,20 +287,31 @@ for kernel, signature, own, tiles in (
 
 RESIDENT_COMPILE = r'''
 import re
+from cubin_info import resources
 from sm90_compile import compile_signature, products
 from mage.context.fused import trimul_triton as fused
 
-kernel = fused._trimul_project_resident_kernel
-signature = {name: "*bf16" for name in ("z_ptr", "norm_w", "norm_b", "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b",
-                                        "pb_w", "pb_b", "a_ptr", "b_ptr")}
-signature |= {"N": "i32", "s_c": "i32", "s_p": "i32", "s_q": "i32", "EPS": "fp32", "PROGRAMS": "i32"}
-for config in kernel.configs:
-    compiled = compile_signature(kernel, signature, {"C": 128, "BLOCK_CH": 128, "P_FASTEST": False}, config)
-    # The weights loaded once, before the loop over tiles: their shared-memory copies (128 × 128, gate and value
-    # side by side for half the output channels) made outside it.
-    ttgir = compiled.asm["ttgir"]
-    weights = len(re.findall(r"local_alloc %\S+ : \(tensor<128x128xbf16", ttgir[:ttgir.index("scf.for")]))
-    print(products(compiled), compiled.metadata.shared, weights, flush=True)
+project = ("z_ptr", "norm_w", "norm_b", "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b", "pb_w", "pb_b", "a_ptr", "b_ptr")
+output = ("t_ptr", "z_ptr", "in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w", "po_b", "out_ptr")
+# Outgoing's projection as a launch makes it: its unit stride s_q is 1, which Triton specializes on.
+for kernel, pointers, scalars, own in (
+        (fused._trimul_project_resident_kernel, project, ("N", "s_c", "s_p"), {"P_FASTEST": False, "s_q": 1}),
+        (fused._trimul_output_resident_kernel, output, ("N", "t_sc", "t_si"), {})):
+    signature = {name: "*bf16" for name in pointers} | {name: "i32" for name in scalars}
+    signature |= {"EPS": "fp32", "PROGRAMS": "i32"} | {name: "constexpr" for name in own if name.startswith("s_")}
+    for config in kernel.configs:
+        compiled = compile_signature(kernel, signature, {"C": 128, "BLOCK_CH": 128, **own}, config)
+        ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
+        loop = ttgir.index("scf.for")
+        # The weights loaded once, before the loop over tiles: their four shared-memory copies (halves of the
+        # output channels, 128 rows of input channels) made outside it.
+        weights = len(re.findall(r"local_alloc %\S+ : \(tensor<128x\d+xbf16", ttgir[:loop]))
+        # The next tiles' loads issued as copies into shared memory inside the loop, and the gates packed.
+        in_flight = ttgir[loop:].count("async_copy_global_to_local")
+        packed = ptx.count("tanh.approx.bf16x2") > 0 and "tanh.approx.f32" not in ptx
+        frame = resources(compiled.asm["cubin"])[compiled.name]["frame"]
+        print(compiled.name, config.kwargs["BLOCK_RUN"], products(compiled), compiled.metadata.shared, weights,
+              in_flight, packed, frame, flush=True)
 '''
 
 
@@ -342,15 +354,20 @@ def test_the_fused_kernels_compile_for_hopper_to_wgmma_within_shared_memory():
 
 
 @needs_ptxas
-def test_the_resident_projection_holds_its_weights_in_shared_memory_across_its_tiles():
-    """Compiled for sm_90, every config of the resident projection copies its four weight operands to shared
-    memory once, before its loop over tiles, runs wgmma, and fits one program's shared memory."""
+def test_the_resident_kernels_hold_their_weights_in_shared_memory_with_the_next_tiles_in_flight():
+    """Compiled for sm_90, every config of both resident kernels copies its four weight operands to shared memory
+    once, before its loop over tiles, loads the next tiles into shared memory (cp.async) inside the loop, runs
+    wgmma, gates bf16 pairs (tanh.approx.bf16x2, no float32 tanh) and fits one program's shared memory; the
+    64-pair tiles without a spill."""
     done = run_compiled("-c", RESIDENT_COMPILE)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line.split() for line in done.stdout.splitlines()]
-    assert len(lines) >= 2  # the full config list (this process, interpreted, sees the interpreter's one)
-    assert all(product == "wgmma" and int(shared) <= SM90_SHARED_BYTES and int(allocs) == 4
-               for product, shared, allocs in lines), lines
+    assert {line[0] for line in lines} == {"_trimul_project_resident_kernel", "_trimul_output_resident_kernel"}
+    assert len(lines) >= 4  # the full config lists (this process, interpreted, sees the interpreter's one)
+    for name, pairs, product, shared, weights, in_flight, packed, frame in lines:
+        assert (product, weights, packed) == ("wgmma", "4", "True"), (name, pairs, product, weights, packed)
+        assert int(shared) <= SM90_SHARED_BYTES and int(in_flight) > 0, (name, pairs, shared, in_flight)
+        assert pairs != "64" or frame == "0", (name, pairs, frame)
 
 
 @needs_ptxas

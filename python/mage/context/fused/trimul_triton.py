@@ -10,8 +10,10 @@ triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm
    straight into the K-major copies a′[c, i, k], b′[c, j, k] the
    triangle GEMM reads by TMA: for outgoing the pair (p, q) is (i, k), for incoming (k, i), so the store's
    strides absorb the variant and no copy of a or b is made. ``triton.pairformer-resident`` (bf16, C ≤ 128)
-   runs it persistent instead, one program an SM holding the four weights in shared memory across its tiles
-   (``_trimul_project_resident_kernel``).
+   runs it persistent instead, one program an SM holding the four weights in shared memory across its tiles, the
+   next tiles' loads in flight while this one's dots run, its gates computed on bf16 pairs
+   (``_trimul_project_resident_kernel``); its output kernel likewise (``_trimul_output_resident_kernel``), and
+   its triangle GEMM cuBLAS's.
 2. The triangle op's own batched TMA GEMM (mage.ops.triangle.triton_relayout, as ``triton.relayout3`` runs
    it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first. ``triton.pairformer-cublas`` (tf32, bf16) has
    cuBLAS's batched GEMM (torch.bmm) take the same a′ and b′ in place, as cuEquivariance's update does: at bf16,
@@ -25,8 +27,8 @@ triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm
 DRAM traffic per call: z read twice, a′ and b′ written and read, t′ written and read, out written: 8 · N²C
 elements against the per-op block's 20-odd passes. Precision: the dots run at the block's tf32, or tf32x3 for IEEE
 accuracy (three TF32 products, as the triangle op's tf32x3), or at bf16 on bf16 operands (z, the weights, a′, b′,
-t′ and out bf16: half the bytes), accumulating in float32; LayerNorm statistics and gates in float32 at every
-precision.
+t′ and out bf16: half the bytes), accumulating in float32; LayerNorm statistics in float32 at every precision, and
+the gates too but in the resident strategy's kernels, which gate bf16 pairs.
 """
 
 from __future__ import annotations
@@ -157,6 +159,27 @@ def _sigmoid(x, PRECISION: tl.constexpr):
         return tl.sigmoid(x)
 
 
+# σ(2h) ⊙ v = (½·tanh(h) + ½) ⊙ v on two bf16 pairs a register: one tanh.approx.bf16x2, one fma.rn.bf16x2 and one
+# mul.rn.bf16x2 for two outputs, where the float32 gate takes a tanh.approx.f32, three float32 operations and a
+# conversion for each (1056980736 is 0x3F003F00: ½ in both bf16 halves).
+PACKED_GATE = tl.constexpr("{ .reg .b32 t, s, h; mov.b32 h, 1056980736; tanh.approx.bf16x2 t, $1; "
+                           "fma.rn.bf16x2 s, t, h, h; mul.rn.bf16x2 $0, s, $2; }")
+
+
+@triton.jit
+def _packed_gate(gate, gate_bias, value, value_bias):
+    """σ(gate + gate_bias) ⊙ (value + value_bias) as bf16, from float32 accumulators (rows × columns) and float32
+    biases (columns): the biases added in float32, then gate and value rounded to bf16 and gated two a register
+    (PACKED_GATE). Infinities saturate the gate to 0 or 1 and NaN stays NaN, as in float32. The interpreter runs no
+    inline assembly: it gates in float32 and rounds once."""
+    if FAST_SIGMOID:
+        half_gate = (gate * 0.5 + gate_bias[None, :] * 0.5).to(tl.bfloat16)
+        return tl.inline_asm_elementwise(PACKED_GATE, "=r,r,r", [half_gate, (value + value_bias[None, :]).to(
+            tl.bfloat16)], dtype=tl.bfloat16, is_pure=True, pack=2)
+    else:
+        return (tl.sigmoid(gate + gate_bias[None, :]) * (value + value_bias[None, :])).to(tl.bfloat16)
+
+
 @triton.jit
 def _dot(x, w, PRECISION: tl.constexpr):
     """x · w accumulated in float32: at the dots' precision (tf32, tf32x3), or on bf16 operands at bf16."""
@@ -197,11 +220,16 @@ def _gated_bias(g_b, v_b, start, C, BLOCK_OUT: tl.constexpr):
 
 
 @triton.jit
-def _gate(x, w, bias, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr):
+def _gate(x, w, bias, PRECISION: tl.constexpr, BLOCK_OUT: tl.constexpr, PACKED: tl.constexpr = False):
     """σ(x · Gᵀ + g_b) ⊙ (x · Vᵀ + v_b) in float32 from _gated_weights' interleaved operand: one dot, the gates and
-    values split in registers."""
-    gate, value = tl.split(tl.reshape(_dot(x, w, PRECISION) + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
-    return _sigmoid(gate, PRECISION) * value
+    values split in registers; with PACKED (bf16), gated in bf16 pairs by _packed_gate."""
+    if PACKED:
+        gate, value = tl.split(tl.reshape(_dot(x, w, PRECISION), (x.shape[0], BLOCK_OUT, 2)))
+        gate_bias, value_bias = tl.split(tl.reshape(bias, (BLOCK_OUT, 2)))
+        return _packed_gate(gate, gate_bias, value, value_bias)
+    else:
+        gate, value = tl.split(tl.reshape(_dot(x, w, PRECISION) + bias[None, :], (x.shape[0], BLOCK_OUT, 2)))
+        return _sigmoid(gate, PRECISION) * value
 
 
 @triton.jit
@@ -259,13 +287,14 @@ def _trimul_project_kernel(
 
 def _resident_configs():
     def config(run, warps, stages):
-        return triton.Config({"BLOCK_RUN": run, "BLOCK_ACROSS": 1}, num_warps=warps, num_stages=stages)
+        return triton.Config({"BLOCK_RUN": run, "BLOCK_ACROSS": 1, "STAGES": stages}, num_warps=warps)
 
-    # One program an SM: the four weights take 128 KiB of its shared memory at C 128. Tiles of 64 or 128 pairs
-    # (runs along the contiguous index, as _tile_configs' long runs), one or two warpgroups; two stages prefetch
-    # the next tile of z while this one's dots run.
-    full = [config(64, 4, 1), config(64, 4, 2), config(128, 8, 1), config(128, 8, 2), config(64, 8, 2)]
-    return pick_configs(full, [triton.Config({"BLOCK_RUN": 16, "BLOCK_ACROSS": 16}, num_warps=4, num_stages=1)])
+    # One program an SM: the projection's four weights take 128 KiB of its shared memory at C 128, the output's
+    # two 64 KiB. Tiles of 64 or 128 pairs (runs along the contiguous index, as _tile_configs' long runs; fewer
+    # rows than a warpgroup's 64 would not run wgmma), two warpgroups; STAGES tiles in flight: the next tiles' loads
+    # (cp.async into shared memory) are issued before this one's LayerNorm, dots and stores.
+    full = [config(64, 8, 2), config(64, 8, 3), config(64, 8, 4), config(128, 8, 2)]
+    return pick_configs(full, [triton.Config({"BLOCK_RUN": 16, "BLOCK_ACROSS": 16, "STAGES": 2}, num_warps=4)])
 
 
 @triton.autotune(configs=_resident_configs(), key=["N", "C", "P_FASTEST"])
@@ -279,11 +308,12 @@ def _trimul_project_resident_kernel(
     P_FASTEST: tl.constexpr,
     BLOCK_RUN: tl.constexpr,
     BLOCK_ACROSS: tl.constexpr,
+    STAGES: tl.constexpr,  # tiles in flight
 ):
     """The projection at bf16 with its weights resident: each program loads the four C × C weights once, into
     shared memory (as two halves of output channels each, gate and value side by side), then walks its tiles of
-    pairs. _trimul_project_kernel loads them again for every tile: 128 KiB from L2 for each 128 pairs, four times
-    what it reads of z."""
+    pairs, STAGES of them in flight, each gate packed (_packed_gate). _trimul_project_kernel loads the weights again
+    for every tile: 128 KiB from L2 for each 128 pairs, four times what it reads of z."""
     HALF: tl.constexpr = BLOCK_CH // 2
     offs_c = tl.arange(0, BLOCK_CH)
     wa0 = _gated_weights(ga_w, pa_w, offs_c, 0, C, HALF)
@@ -291,17 +321,17 @@ def _trimul_project_resident_kernel(
     wb0 = _gated_weights(gb_w, pb_w, offs_c, 0, C, HALF)
     wb1 = _gated_weights(gb_w, pb_w, offs_c, HALF, C, HALF)
     tiles = tl.cdiv(N, BLOCK_RUN) * tl.cdiv(N, BLOCK_ACROSS)
-    for tile in range(tl.program_id(0), tiles, PROGRAMS):
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, num_stages=STAGES):
         zn, p, q, in_grid = _normalized_pairs(z_ptr, norm_w, norm_b, tile, N, EPS, C, "bf16", BLOCK_CH, P_FASTEST,
                                               BLOCK_RUN, BLOCK_ACROSS)
         # The biases are read again each tile (from L1): held, they took a hundred registers a thread.
-        a0 = _gate(zn, wa0, _gated_bias(ga_b, pa_b, 0, C, HALF), "bf16", HALF)
+        a0 = _gate(zn, wa0, _gated_bias(ga_b, pa_b, 0, C, HALF), "bf16", HALF, True)
         _store_channels(a_ptr, a0, p, q, in_grid, 0, s_c, s_p, s_q, C, HALF)
-        a1 = _gate(zn, wa1, _gated_bias(ga_b, pa_b, HALF, C, HALF), "bf16", HALF)
+        a1 = _gate(zn, wa1, _gated_bias(ga_b, pa_b, HALF, C, HALF), "bf16", HALF, True)
         _store_channels(a_ptr, a1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
-        b0 = _gate(zn, wb0, _gated_bias(gb_b, pb_b, 0, C, HALF), "bf16", HALF)
+        b0 = _gate(zn, wb0, _gated_bias(gb_b, pb_b, 0, C, HALF), "bf16", HALF, True)
         _store_channels(b_ptr, b0, p, q, in_grid, 0, s_c, s_p, s_q, C, HALF)
-        b1 = _gate(zn, wb1, _gated_bias(gb_b, pb_b, HALF, C, HALF), "bf16", HALF)
+        b1 = _gate(zn, wb1, _gated_bias(gb_b, pb_b, HALF, C, HALF), "bf16", HALF, True)
         _store_channels(b_ptr, b1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
 
 
@@ -337,6 +367,61 @@ def _trimul_output_kernel(
             tn, po_w, po_b, offs_c, offs_n, C, PRECISION)
         tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out.to(out_ptr.dtype.element_ty),
                  mask=in_grid[:, None] & (offs_n[None, :] < C))
+
+
+@triton.jit
+def _weights_half(w_ptr, offs_k, start, C, HALF: tl.constexpr):
+    """Output channels start … start + HALF − 1 of a C × C (out, in) weight as a BLOCK_CH (in) × HALF (out)
+    operand."""
+    offs_n = start + tl.arange(0, HALF)
+    return tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
+                   other=0.0)
+
+
+@triton.jit
+def _output_half(zn, tn, go_w, po_w, go_b, po_b, pair, in_grid, out_ptr, start, C: tl.constexpr,
+                 HALF: tl.constexpr):
+    """Output channels start … start + HALF − 1 of a tile: σ(zₙ·G_oᵀ + g_b) ⊙ (tₙ·P_oᵀ + p_b), packed, stored."""
+    offs_n = start + tl.arange(0, HALF)
+    gate_bias = tl.load(go_b + offs_n, mask=offs_n < C, other=0.0).to(tl.float32)
+    value_bias = tl.load(po_b + offs_n, mask=offs_n < C, other=0.0).to(tl.float32)
+    out = _packed_gate(_dot(zn, go_w, "bf16"), gate_bias, _dot(tn, po_w, "bf16"), value_bias)
+    tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out, mask=in_grid[:, None] & (offs_n[None, :] < C))
+
+
+@triton.autotune(configs=_resident_configs(), key=["N", "C"])
+@triton.jit
+def _trimul_output_resident_kernel(
+    t_ptr, z_ptr, in_w, in_b, mid_w, mid_b, go_w, go_b, po_w, po_b, out_ptr,  # as the output kernel's
+    N, t_sc, t_si, EPS,
+    PROGRAMS,  # the grid: this program takes tiles program_id, program_id + PROGRAMS, …
+    C: tl.constexpr,
+    BLOCK_CH: tl.constexpr,  # at most RESIDENT_CHANNELS
+    BLOCK_RUN: tl.constexpr,
+    BLOCK_ACROSS: tl.constexpr,
+    STAGES: tl.constexpr,  # tiles in flight
+):
+    """The output kernel at bf16 with its two weights resident in shared memory (each as two halves of output
+    channels), walking its tiles of pairs with STAGES of them in flight, its gate packed."""
+    HALF: tl.constexpr = BLOCK_CH // 2
+    offs_c = tl.arange(0, BLOCK_CH)
+    in_c = offs_c[None, :] < C
+    go0 = _weights_half(go_w, offs_c, 0, C, HALF)
+    go1 = _weights_half(go_w, offs_c, HALF, C, HALF)
+    po0 = _weights_half(po_w, offs_c, 0, C, HALF)
+    po1 = _weights_half(po_w, offs_c, HALF, C, HALF)
+    tiles = tl.cdiv(N, BLOCK_RUN) * tl.cdiv(N, BLOCK_ACROSS)
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, num_stages=STAGES):
+        i, j, in_grid = _pair_tile(tile, N, BLOCK_RUN, BLOCK_ACROSS)
+        t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
+                    mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
+        tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS, "bf16")
+        pair = (i * N + j).to(tl.int64)
+        z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c,
+                    other=0.0).to(tl.float32)
+        zn = _layernorm_rows(z, in_w, in_b, offs_c, C, EPS, "bf16")
+        _output_half(zn, tn, go0, po0, go_b, po_b, pair, in_grid, out_ptr, 0, C, HALF)
+        _output_half(zn, tn, go1, po1, go_b, po_b, pair, in_grid, out_ptr, HALF, C, HALF)
 
 
 def _grid(N):
@@ -379,14 +464,16 @@ def update_cublas(block, z, precision):
 @fused("trimul", family="triton", strategy="pairformer-resident", precisions=("bf16",),
        available=triton_relayout.hopper(triton_available), takes=_takes_resident)
 def update_resident(block, z, precision):
-    """As ``triton.pairformer`` at bf16, its projection persistent with the weights resident in shared memory."""
-    return pairformer_update(block, z, block.variant, DOT[precision], resident=True)
+    """As ``triton.pairformer-cublas`` at bf16, its projection and output kernels persistent: the weights resident
+    in shared memory, the next tiles' loads in flight, the gates packed two a register."""
+    return pairformer_update(block, z, block.variant, DOT[precision], resident=True, contraction="cublas")
 
 
 def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: bool = False,
                       contraction: str = "triton") -> torch.Tensor:
     """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
-    block's weights then bf16); ``resident``: the projection's weights held in shared memory (bf16 only);
+    block's weights then bf16); ``resident``: the projection's and output kernel's weights held in shared memory,
+    one program an SM (bf16 only);
     ``contraction``: the triangle GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under
     the caller's precision mode)."""
     batch, N, _, C = z.shape
@@ -422,8 +509,11 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
         product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
         triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
     out = torch.empty_like(z)
-    _trimul_output_kernel[_grid(N)](
-        product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
-        block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, product.stride(1),
-        product.stride(2), EPS, C=C, PRECISION=dot, BLOCK_CH=channels)
+    output_args = (product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
+                   block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, product.stride(1),
+                   product.stride(2), EPS)
+    if resident:
+        _trimul_output_resident_kernel[(programs,)](*output_args, programs, C=C, BLOCK_CH=channels)
+    else:
+        _trimul_output_kernel[_grid(N)](*output_args, C=C, PRECISION=dot, BLOCK_CH=channels)
     return out
