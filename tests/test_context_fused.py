@@ -202,14 +202,17 @@ def test_the_fused_update_at_bf16_passes_the_block_s_contract_on_bf16_weights(va
 
 @pytest.mark.parametrize("variant", ["outgoing", "incoming"])
 @pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])
-def test_the_resident_projection_passes_the_block_s_contract_at_bf16(variant, n, c, sized, small_tiles):
-    """Each program holds the weights and walks several tiles, ragged ones included: the same contract as the
-    per-tile projection, and it takes bf16 and at most 128 channels only."""
+def test_the_resident_kernels_pass_the_block_s_contract_at_bf16(variant, n, c, sized, small_tiles, monkeypatch):
+    """Each program of both resident kernels holds its weights and walks several tiles, ragged ones included: the
+    same contract as the per-tile kernels, with cuBLAS's triangle GEMM as the strategy runs it, and it takes bf16
+    and at most 128 channels only."""
+    monkeypatch.setattr(triton_relayout, "k_major_product", lambda *args: pytest.fail("the Triton GEMM ran"))
     block = sized(variant, n, c).at_dtype(torch.bfloat16)
-    result = _contract(block, "bf16", "bf16", resident=True)
+    result = _contract(block, "bf16", "bf16", resident=True, contraction="cublas")
     assert result.passed, result.reason
     assert 1e-4 < result.rel_error < 2e-2
     z = torch.ones(1, n, n, c, dtype=torch.bfloat16)
+    assert trimul_triton.update_resident(block, z, "bf16").shape == z.shape  # the strategy as registered: cuBLAS's GEMM
     with pytest.raises(ValueError, match="the resident projection takes bf16 and at most 128 channels, got tf32"):
         trimul_triton.pairformer_update(block, z.float(), variant, "tf32", resident=True)
     (resident,) = [impl for impl in fusion.implementations("trimul", "bf16") if impl.label == RESIDENT]
