@@ -291,9 +291,14 @@ def _resident_configs():
 
     # One program an SM: the projection's four weights take 128 KiB of its shared memory at C 128, the output's
     # two 64 KiB. Tiles of 64 or 128 pairs (runs along the contiguous index, as _tile_configs' long runs; fewer
-    # rows than a warpgroup's 64 would not run wgmma), two warpgroups; STAGES tiles in flight: the next tiles' loads
-    # (cp.async into shared memory) are issued before this one's LayerNorm, dots and stores.
-    full = [config(64, 8, 2), config(64, 8, 3), config(64, 8, 4), config(128, 8, 2)]
+    # rows than a warpgroup's 64 would not run wgmma), two or four warpgroups; STAGES tiles in flight: the next
+    # tiles' loads (cp.async into shared memory) are issued before this one's LayerNorm, dots and stores. With two
+    # warpgroups an SM holds 8 warps: on an H100 both kernels then issued on a third of cycles, the output kernel
+    # waiting on shared memory (short scoreboard 2.05 per issued instruction). Compiled for sm_90 (ptxas), four
+    # warpgroups fit 128 registers a thread without a spill at 64 pairs (108 in the projection), and the
+    # projection's at 128.
+    full = [config(64, 8, 2), config(64, 8, 3), config(64, 8, 4), config(128, 8, 2), config(64, 16, 2),
+            config(64, 16, 3), config(128, 16, 2)]
     return pick_configs(full, [triton.Config({"BLOCK_RUN": 16, "BLOCK_ACROSS": 16, "STAGES": 2}, num_warps=4)])
 
 
