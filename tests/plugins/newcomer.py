@@ -108,7 +108,10 @@ def _logsumexp_row_kernel(x_ptr, out_ptr, cols, x_stride, BLOCK: tl.constexpr):
     c = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * x_stride + c, mask=c < cols, other=-float("inf"))
     m = tl.max(x, axis=0)
-    tl.store(out_ptr + row, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
+    # An infinite maximum shifts by 0 instead: x − m would be ∞ − ∞ = NaN where the answer is +∞ (a +∞ in the row)
+    # or −∞ (the whole row −∞); a NaN still makes the row NaN.
+    shift = tl.where(tl.abs(m) == float("inf"), 0.0, m)
+    tl.store(out_ptr + row, shift + tl.log(tl.sum(tl.exp(x - shift), axis=0)))
 
 
 @registry.implementation("logsumexp", family="triton", available=triton_available)
