@@ -159,9 +159,10 @@ def _sigmoid(x, PRECISION: tl.constexpr):
         return tl.sigmoid(x)
 
 
-# σ(2h) ⊙ v = (½·tanh(h) + ½) ⊙ v on two bf16 pairs a register: one tanh.approx.bf16x2, one fma.rn.bf16x2 and one
-# mul.rn.bf16x2 for two outputs, where the float32 gate takes a tanh.approx.f32, three float32 operations and a
-# conversion for each (1056980736 is 0x3F003F00: ½ in both bf16 halves).
+# σ(2h) ⊙ v = (½·tanh(h) + ½) ⊙ v on two bf16 pairs a register: a tanh.approx.bf16x2, an fma.rn.bf16x2 and a
+# mul.rn.bf16x2 for two outputs (1056980736 is 0x3F003F00: ½ in both bf16 halves). Compiled for sm_90, the fma and
+# mul pair up (HFMA2.BF16_V2, HMUL2.BF16_V2) but the tanh does not: ptxas issues one MUFU.TANH.BF16 a half, as
+# many MUFU instructions as the float32 gate's tanh.approx.f32.
 PACKED_GATE = tl.constexpr("{ .reg .b32 t, s, h; mov.b32 h, 1056980736; tanh.approx.bf16x2 t, $1; "
                            "fma.rn.bf16x2 s, t, h, h; mul.rn.bf16x2 $0, s, $2; }")
 
@@ -197,6 +198,15 @@ def _linear(x, w_ptr, b_ptr, offs_k, offs_n, C, PRECISION: tl.constexpr):
                 other=0.0)  # BLOCK_CH (in) × BLOCK_OUT (out)
     bias = tl.load(b_ptr + offs_n, mask=offs_n < C, other=0.0).to(tl.float32)
     return _dot(x, w, PRECISION) + bias[None, :]
+
+
+@triton.jit
+def _weight_columns(w_ptr, offs_k, offs_n, C):
+    """Output channels offs_n of a C × C weight (out, in) as a dot's operand, input channels offs_k × offs_n: the
+    resident output kernel's, loaded once. _linear keeps its own load: through this helper, the per-tile kernel
+    compiled to other registers."""
+    return tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
+                   other=0.0)
 
 
 @triton.jit
@@ -375,15 +385,6 @@ def _trimul_output_kernel(
 
 
 @triton.jit
-def _weights_half(w_ptr, offs_k, start, C, HALF: tl.constexpr):
-    """Output channels start … start + HALF − 1 of a C × C (out, in) weight as a BLOCK_CH (in) × HALF (out)
-    operand."""
-    offs_n = start + tl.arange(0, HALF)
-    return tl.load(w_ptr + offs_n[None, :] * C + offs_k[:, None], mask=(offs_k[:, None] < C) & (offs_n[None, :] < C),
-                   other=0.0)
-
-
-@triton.jit
 def _output_half(zn, tn, go_w, po_w, go_b, po_b, pair, in_grid, out_ptr, start, C: tl.constexpr,
                  HALF: tl.constexpr):
     """Output channels start … start + HALF − 1 of a tile: σ(zₙ·G_oᵀ + g_b) ⊙ (tₙ·P_oᵀ + p_b), packed, stored."""
@@ -411,10 +412,9 @@ def _trimul_output_resident_kernel(
     HALF: tl.constexpr = BLOCK_CH // 2
     offs_c = tl.arange(0, BLOCK_CH)
     in_c = offs_c[None, :] < C
-    go0 = _weights_half(go_w, offs_c, 0, C, HALF)
-    go1 = _weights_half(go_w, offs_c, HALF, C, HALF)
-    po0 = _weights_half(po_w, offs_c, 0, C, HALF)
-    po1 = _weights_half(po_w, offs_c, HALF, C, HALF)
+    first, second = tl.arange(0, HALF), HALF + tl.arange(0, HALF)
+    go0, go1 = _weight_columns(go_w, offs_c, first, C), _weight_columns(go_w, offs_c, second, C)
+    po0, po1 = _weight_columns(po_w, offs_c, first, C), _weight_columns(po_w, offs_c, second, C)
     tiles = tl.cdiv(N, BLOCK_RUN) * tl.cdiv(N, BLOCK_ACROSS)
     for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, num_stages=STAGES):
         i, j, in_grid = _pair_tile(tile, N, BLOCK_RUN, BLOCK_ACROSS)
