@@ -165,15 +165,15 @@ def test_the_block_s_weights_map_onto_cuequivariance_s_arguments_exactly(variant
 # Mage's fused update under the interpreter
 
 
-def _contract(block, precision: str, dot: str, resident: bool = False,
+def _contract(block, precision: str, dot: str, resident_projection: bool = False, resident_output: bool = False,
               contraction: str = "triton") -> check.ContractResult:
     """The block's contract (mage.check against its float64 reference, every distribution) for the fused update
-    with its dots at ``dot`` (``resident``: its projection's weights held in shared memory; ``contraction``: the
+    with its dots at ``dot`` (``resident_*``: that kernel's weights held in shared memory; ``contraction``: the
     triangle GEMM's)."""
     spec = BlockSpec(block)
-    label = RESIDENT if resident else CUBLAS if contraction == "cublas" else MAGE_FUSED
+    label = RESIDENT if resident_output else CUBLAS if contraction == "cublas" else MAGE_FUSED
     fused = block_implementation(block.name, label, precision, lambda z: trimul_triton.pairformer_update(
-        block, z, block.variant, dot, resident, contraction))
+        block, z, block.variant, dot, resident_projection, resident_output, contraction))
     eager = block_implementation(block.name, "eager", precision, block)
     return check.check(fused, eager, spec, spec.case(), "cpu", seed=29)
 
@@ -208,13 +208,16 @@ def test_the_resident_kernels_pass_the_block_s_contract_at_bf16(variant, n, c, s
     and at most 128 channels only."""
     monkeypatch.setattr(triton_relayout, "k_major_product", lambda *args: pytest.fail("the Triton GEMM ran"))
     block = sized(variant, n, c).at_dtype(torch.bfloat16)
-    result = _contract(block, "bf16", "bf16", resident=True, contraction="cublas")
-    assert result.passed, result.reason
-    assert 1e-4 < result.rel_error < 2e-2
+    for output in (True, False):  # pairformer-resident's, then pairformer-cublas's at bf16
+        result = _contract(block, "bf16", "bf16", resident_projection=True, resident_output=output,
+                           contraction="cublas")
+        assert result.passed, result.reason
+        assert 1e-4 < result.rel_error < 2e-2
     z = torch.ones(1, n, n, c, dtype=torch.bfloat16)
     assert trimul_triton.update_resident(block, z, "bf16").shape == z.shape  # the strategy as registered: cuBLAS's GEMM
-    with pytest.raises(ValueError, match="the resident projection takes bf16 and at most 128 channels, got tf32"):
-        trimul_triton.pairformer_update(block, z.float(), variant, "tf32", resident=True)
+    for resident in ({"resident_projection": True}, {"resident_output": True}):
+        with pytest.raises(ValueError, match="the resident kernels take bf16 and at most 128 channels, got tf32"):
+            trimul_triton.pairformer_update(block, z.float(), variant, "tf32", **resident)
     (resident,) = [impl for impl in fusion.implementations("trimul", "bf16") if impl.label == RESIDENT]
     assert resident.takes(SimpleNamespace(c=128)) is None
     assert "do not fit one program's shared memory: at most 128" in resident.takes(SimpleNamespace(c=129))
@@ -236,6 +239,17 @@ def test_the_fused_update_with_cublas_s_contraction_passes_the_block_s_contract(
     assert 1e-4 < result.rel_error < 2e-2
     with pytest.raises(ValueError, match="cuBLAS's contraction runs at tf32 or bf16, got tf32x3"):
         trimul_triton.pairformer_update(block, torch.ones(1, n, n, c), variant, "tf32x3", contraction="cublas")
+
+
+@pytest.mark.parametrize("precision, channels, resident", [("bf16", 128, True), ("bf16", 129, False),
+                                                           ("tf32", 128, False)])
+def test_the_cublas_strategy_runs_the_resident_projection_where_it_can(precision, channels, resident, monkeypatch):
+    """pairformer-cublas's projection is the resident one at bf16 within RESIDENT_CHANNELS (faster where measured),
+    the per-tile one elsewhere; its output kernel is always per tile."""
+    calls = []
+    monkeypatch.setattr(trimul_triton, "pairformer_update", lambda *args, **kwargs: calls.append(kwargs))
+    trimul_triton.update_cublas(SimpleNamespace(c=channels, variant="outgoing"), None, precision)
+    assert calls == [{"resident_projection": resident, "contraction": "cublas"}]
 
 
 def test_the_fused_update_writes_a_and_b_where_the_triangle_gemm_reads_them(sized, small_tiles, monkeypatch):

@@ -9,11 +9,11 @@ triangle op's relayout of a and b, its GEMM, a relayout back, a second LayerNorm
    (each gate beside its value: one dot of twice the columns), and σ(gate) ⊙ value in the epilogue, stored
    straight into the K-major copies a′[c, i, k], b′[c, j, k] the
    triangle GEMM reads by TMA: for outgoing the pair (p, q) is (i, k), for incoming (k, i), so the store's
-   strides absorb the variant and no copy of a or b is made. ``triton.pairformer-resident`` (bf16, C ≤ 128)
-   runs it persistent instead, one program an SM holding the four weights in shared memory across its tiles, the
-   next tiles' loads in flight while this one's dots run, its gates computed on bf16 pairs
-   (``_trimul_project_resident_kernel``); its output kernel likewise (``_trimul_output_resident_kernel``), and
-   its triangle GEMM cuBLAS's.
+   strides absorb the variant and no copy of a or b is made. At bf16 and C ≤ 128, ``triton.pairformer-cublas``
+   and ``triton.pairformer-resident`` run it persistent instead, one program an SM holding the four weights in
+   shared memory across its tiles, the next tiles' loads in flight while this one's dots run, its gates computed
+   on bf16 pairs (``_trimul_project_resident_kernel``: 281 µs against the per-tile kernel's 301 at N 768 on an
+   H100); ``triton.pairformer-resident`` runs its output kernel so too (``_trimul_output_resident_kernel``).
 2. The triangle op's own batched TMA GEMM (mage.ops.triangle.triton_relayout, as ``triton.relayout3`` runs
    it): t′[c] = a′[c] · b′[c]ᵀ per channel, stored channel-first. ``triton.pairformer-cublas`` (tf32, bf16) has
    cuBLAS's batched GEMM (torch.bmm) take the same a′ and b′ in place, as cuEquivariance's update does: at bf16,
@@ -462,25 +462,28 @@ def update(block, z, precision):
 @fused("trimul", family="triton", strategy="pairformer-cublas", precisions=("bf16",),
        available=triton_relayout.hopper(triton_available), takes=_takes)
 def update_cublas(block, z, precision):
-    """As ``triton.pairformer``, its triangle GEMM cuBLAS's batched GEMM on the projection's a′ and b′."""
-    return pairformer_update(block, z, block.variant, DOT[precision], contraction="cublas")
+    """As ``triton.pairformer``, its triangle GEMM cuBLAS's batched GEMM on the projection's a′ and b′, and at bf16
+    its projection resident where the weights fit (the output kernel stays per tile: resident, it was slower)."""
+    resident = DOT[precision] == "bf16" and _channels(block.c) <= RESIDENT_CHANNELS
+    return pairformer_update(block, z, block.variant, DOT[precision], resident_projection=resident,
+                             contraction="cublas")
 
 
 @fused("trimul", family="triton", strategy="pairformer-resident", precisions=("bf16",),
        available=triton_relayout.hopper(triton_available), takes=_takes_resident)
 def update_resident(block, z, precision):
-    """As ``triton.pairformer-cublas`` at bf16, its projection and output kernels persistent: the weights resident
-    in shared memory, the next tiles' loads in flight, the gates packed two a register."""
-    return pairformer_update(block, z, block.variant, DOT[precision], resident=True, contraction="cublas")
+    """As ``triton.pairformer-cublas`` at bf16, its output kernel persistent too: the weights resident in shared
+    memory, the next tiles' loads in flight, the gates packed two a register."""
+    return pairformer_update(block, z, block.variant, DOT[precision], resident_projection=True, resident_output=True,
+                             contraction="cublas")
 
 
-def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: bool = False,
-                      contraction: str = "triton") -> torch.Tensor:
+def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident_projection: bool = False,
+                      resident_output: bool = False, contraction: str = "triton") -> torch.Tensor:
     """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
-    block's weights then bf16); ``resident``: the projection's and output kernel's weights held in shared memory,
-    one program an SM (bf16 only);
-    ``contraction``: the triangle GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under
-    the caller's precision mode)."""
+    block's weights then bf16); ``resident_projection``, ``resident_output``: that kernel's weights held in shared
+    memory, one program an SM (bf16 and at most RESIDENT_CHANNELS channels only); ``contraction``: the triangle
+    GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under the caller's precision mode)."""
     batch, N, _, C = z.shape
     dtype = torch.bfloat16 if dot == "bf16" else torch.float32
     if batch != 1 or z.dtype != dtype:
@@ -498,11 +501,10 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
     project_args = (z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
                     block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
                     a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
-    if resident:
-        if dot != "bf16" or channels > RESIDENT_CHANNELS:
-            raise ValueError(f"the resident projection takes bf16 and at most {RESIDENT_CHANNELS} channels, got "
-                             f"{dot} and {C}")
-        programs = num_sms(z.device)
+    if (resident_projection or resident_output) and (dot != "bf16" or channels > RESIDENT_CHANNELS):
+        raise ValueError(f"the resident kernels take bf16 and at most {RESIDENT_CHANNELS} channels, got {dot} and {C}")
+    programs = num_sms(z.device)
+    if resident_projection:
         _trimul_project_resident_kernel[(programs,)](*project_args, programs, C=C, BLOCK_CH=channels,
                                                      P_FASTEST=variant == "incoming")
     else:
@@ -517,7 +519,7 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident: 
     output_args = (product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
                    block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, product.stride(1),
                    product.stride(2), EPS)
-    if resident:
+    if resident_output:
         _trimul_output_resident_kernel[(programs,)](*output_args, programs, C=C, BLOCK_CH=channels)
     else:
         _trimul_output_kernel[_grid(N)](*output_args, C=C, PRECISION=dot, BLOCK_CH=channels)
