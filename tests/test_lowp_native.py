@@ -125,8 +125,9 @@ STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", 
                   ("layernorm", "slice"): (2, 4, 6, 14, 15), ("layernorm", "columns"): (6, 7)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
 # kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py, tests/test_reduce_pipe_gpu.py);
-# the resident strategy's plan of one CTA runs here in tests/test_reduce_resident.py.
-NOT_EMULATED = ("_cluster", "_pipe", "_resident")
+# the resident and pair strategies' plans of one CTA run here in tests/test_reduce_resident.py and
+# tests/test_reduce_pair.py.
+NOT_EMULATED = ("_cluster", "_pipe", "_resident", "_pair")
 RUNS = [
     pytest.param(op, strategy, precision, params, variant, 300 + n, id=f"{op}-{strategy}-{precision}-{n}-{variant}")
     for op, cases in EMULATED.items()

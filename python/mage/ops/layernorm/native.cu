@@ -222,18 +222,64 @@ __device__ __forceinline__ float squares(const Half8<H>& v, float mean) {
 // (out aligned) and `vector_affine` (weight and bias aligned), else scalars, stored as S says
 // (native_cluster.cuh); a 16-bit output rounded once. Float weight and bias are read by plain loads, which serve
 // global and shared memory alike (whatever F).
+__device__ __forceinline__ float4 affine_chunk(const float4& v, float mean, float rstd, const float4& w, const float4& b) {
+    return make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
+                       (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
+}
+
 template <Stores S, int SHIFT = 0, From F = From::global>
 __device__ __forceinline__ void normalize_chunk(float* out, const float* weight, const float* bias, const float4& v,
                                                 float mean, float rstd, bool vector_out, bool vector_affine) {
     const float4 w = load_quad(weight, vector_affine), b = load_quad(bias, vector_affine);
-    const float4 y = make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
-                                 (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
-    store_quad<S>(out, y, vector_out);
+    store_quad<S>(out, affine_chunk(v, mean, rstd, w, b), vector_out);
 }
 
-// A 16-bit chunk a pair of elements at a time (one 32-bit word of x, weight and bias each), so that few floats
-// are live beside the row's registers. SHIFT > 0: weight and bias start SHIFT elements past a 16-byte boundary,
-// each read from the two blocks that hold it (load_half8_shifted); F: the memory they are read from.
+// A 16-bit chunk's eight elements normalized, (x − mean) · rstd · w + b in float32 a pair at a time (one 32-bit word of
+// x, w and b each, so that few floats are live beside the row's registers), each rounded once.
+template <typename H>
+__device__ __forceinline__ uint4 affine_chunk(const Half8<H>& v, float mean, float rstd, const Half8<H>& w8,
+                                              const Half8<H>& b8) {
+    const unsigned x[4] = {v.q.x, v.q.y, v.q.z, v.q.w}, w[4] = {w8.q.x, w8.q.y, w8.q.z, w8.q.w},
+                   b[4] = {b8.q.x, b8.q.y, b8.q.z, b8.q.w};
+    unsigned y[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float lo = (half_of<H>(x[i], 0) - mean) * rstd * half_of<H>(w[i], 0) + half_of<H>(b[i], 0);
+        const float hi = (half_of<H>(x[i], 1) - mean) * rstd * half_of<H>(w[i], 1) + half_of<H>(b[i], 1);
+        y[i] = pack2(from_float<H>(lo).bits, from_float<H>(hi).bits);
+    }
+    return make_uint4(y[0], y[1], y[2], y[3]);
+}
+
+// A chunk's weight or bias (float4, or eight 16-bit elements): one 16-byte load where `vector`, else scalars.
+__device__ __forceinline__ float4 load_affine(const float* p, bool vector) { return load_quad(p, vector); }
+
+template <typename H>
+__device__ __forceinline__ Half8<H> load_affine(const H* p, bool vector) {
+    return load_half8<From::global>(p, vector);
+}
+
+// A normalized chunk stored at out: one 16-byte store where `vector` (out aligned), else scalars.
+template <Stores S>
+__device__ __forceinline__ void store_normalized(float* out, const float4& y, bool vector) {
+    store_quad<S>(out, y, vector);
+}
+
+template <Stores S, typename H>
+__device__ __forceinline__ void store_normalized(H* out, const uint4& y, bool vector) {
+    if (vector) {
+        store16<S>(out, y);
+    } else {
+        const unsigned words[4] = {y.x, y.y, y.z, y.w};
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            out[k] = H{static_cast<unsigned short>(k % 2 ? words[k / 2] >> 16 : words[k / 2] & 0xffffu)};
+        }
+    }
+}
+
+// A 16-bit chunk normalized (affine_chunk) and stored. SHIFT > 0: weight and bias start SHIFT elements past a 16-byte
+// boundary, each read from the two blocks that hold it (load_half8_shifted); F: the memory they are read from.
 template <Stores S, int SHIFT = 0, From F = From::global, typename H>
 __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H* bias, const Half8<H>& v, float mean,
                                                 float rstd, bool vector_out, bool vector_affine) {
@@ -245,21 +291,7 @@ __device__ __forceinline__ void normalize_chunk(H* out, const H* weight, const H
         w8 = load_half8<F>(weight, vector_affine);
         b8 = load_half8<F>(bias, vector_affine);
     }
-    const unsigned x[4] = {v.q.x, v.q.y, v.q.z, v.q.w}, w[4] = {w8.q.x, w8.q.y, w8.q.z, w8.q.w},
-                   b[4] = {b8.q.x, b8.q.y, b8.q.z, b8.q.w};
-    unsigned y[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float lo = (half_of<H>(x[i], 0) - mean) * rstd * half_of<H>(w[i], 0) + half_of<H>(b[i], 0);
-        const float hi = (half_of<H>(x[i], 1) - mean) * rstd * half_of<H>(w[i], 1) + half_of<H>(b[i], 1);
-        y[i] = pack2(from_float<H>(lo).bits, from_float<H>(hi).bits);
-    }
-    if (vector_out) {
-        store16<S>(out, make_uint4(y[0], y[1], y[2], y[3]));
-    } else {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) out[k] = H{static_cast<unsigned short>(k % 2 ? y[k / 2] >> 16 : y[k / 2] & 0xffffu)};
-    }
+    store_normalized<S>(out, affine_chunk(v, mean, rstd, w8, b8), vector_out);
 }
 
 struct Moments {
@@ -305,30 +337,44 @@ __device__ __forceinline__ Moments slice_moments(const RowSlice& s, const Chunk 
 // K lanes holds the ranks in order, so every lane makes the same merges and ends with the same bits. A thread merging
 // all K itself spent 3·K remote loads and K merges a row: a 16-rank kernel doing so, with a loop over its warps'
 // partials, executed 2.4× the instructions of the cluster of 8 (ncu).
-template <int K>
-__device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
+// R rows' moments at once (the pair strategy's two): slot holds 3 · R floats, and one cluster barrier serves them all.
+template <int K, int R>
+__device__ __forceinline__ void cluster_moments_of(Moments (&rows)[R], float* slot) {
     static_assert(K <= 32 && (K & (K - 1)) == 0, "a power of two of ranks, up to one a lane");
     if (threadIdx.x == 0) {
-        slot[0] = own.count;
-        slot[1] = own.mean;
-        slot[2] = own.m2;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            slot[3 * r] = rows[r].count;
+            slot[3 * r + 1] = rows[r].mean;
+            slot[3 * r + 2] = rows[r].m2;
+        }
     }
     sync_cluster<K>();
     const unsigned lane = threadIdx.x & 31, rank = lane & (K - 1);
-    Moments m = {load_from_rank<K>(&slot[0], rank), load_from_rank<K>(&slot[1], rank),
-                 load_from_rank<K>(&slot[2], rank)};
 #pragma unroll
-    for (int step = 1; step < K; step <<= 1) {
-        const Moments other = {__shfl_xor_sync(0xffffffffu, m.count, step), __shfl_xor_sync(0xffffffffu, m.mean, step),
-                               __shfl_xor_sync(0xffffffffu, m.m2, step)};
-        // The lower rank's moments go first, chosen field by field before one merge (a choice between two structs
-        // put them in local memory).
-        const bool upper = lane & step;
-        const Moments lower = {upper ? other.count : m.count, upper ? other.mean : m.mean, upper ? other.m2 : m.m2};
-        const Moments higher = {upper ? m.count : other.count, upper ? m.mean : other.mean, upper ? m.m2 : other.m2};
-        m = merge_moments(lower, higher);
+    for (int r = 0; r < R; ++r) {
+        Moments m = {load_from_rank<K>(&slot[3 * r], rank), load_from_rank<K>(&slot[3 * r + 1], rank),
+                     load_from_rank<K>(&slot[3 * r + 2], rank)};
+#pragma unroll
+        for (int step = 1; step < K; step <<= 1) {
+            const Moments other = {__shfl_xor_sync(0xffffffffu, m.count, step),
+                                   __shfl_xor_sync(0xffffffffu, m.mean, step), __shfl_xor_sync(0xffffffffu, m.m2, step)};
+            // The lower rank's moments go first, chosen field by field before one merge (a choice between two
+            // structs put them in local memory).
+            const bool upper = lane & step;
+            const Moments lower = {upper ? other.count : m.count, upper ? other.mean : m.mean, upper ? other.m2 : m.m2};
+            const Moments higher = {upper ? m.count : other.count, upper ? m.mean : other.mean, upper ? m.m2 : other.m2};
+            m = merge_moments(lower, higher);
+        }
+        rows[r] = m;
     }
-    return m;
+}
+
+template <int K>
+__device__ __forceinline__ Moments cluster_moments(Moments own, float* slot) {
+    Moments rows[1] = {own};
+    cluster_moments_of<K, 1>(rows, slot);
+    return rows[0];
 }
 
 // Normalize a CTA's body chunks of row `outr` from registers, 16-byte accesses where `to_vector` (out) and
@@ -398,6 +444,21 @@ __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const 
         outr[s.edge] = from_float<T>((edge - row.mean) * rstd * to_float(weight[s.edge]) + to_float(bias[s.edge]));
 }
 
+// A CTA's slice s of row xr into registers (v: its body chunks, those past the slice left undefined; edge: its head or
+// tail scalar) and the slice's pivot, its first element.
+template <int THREADS, int V, typename T, typename Chunk>
+__device__ __forceinline__ float load_slice(const T* __restrict__ xr, const RowSlice& s, Chunk (&v)[V], float& edge) {
+    const float pivot = to_float(s.end > s.first ? xr[s.head + CHUNK_ELEMENTS<T> * s.first]
+                                                 : (s.edge >= 0 ? xr[s.edge] : from_float<T>(0.0f)));
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) v[i] = *reinterpret_cast<const Chunk*>(xr + s.head + CHUNK_ELEMENTS<T> * j);
+    }
+    if (s.edge >= 0) edge = to_float(xr[s.edge]);
+    return pivot;
+}
+
 // x, out: rows × cols of T (float, bf16 or f16); weight, bias: cols of T. Grid (rows · K), block (THREADS);
 // K · THREADS · V ≥ the row's 16-byte chunks (mage.backends.rows.cluster_plan). One cluster a row: with 256 MB
 // of rows there are always more clusters than fit, and the next cluster's loads on an SM overlap the barrier
@@ -412,20 +473,73 @@ __device__ __forceinline__ void layernorm_cluster(const T* __restrict__ x, const
     const long long row = blockIdx.x / K;
     const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
-    const float pivot = to_float(s.end > s.first ? xr[s.head + CHUNK_ELEMENTS<T> * s.first]
-                                                 : (s.edge >= 0 ? xr[s.edge] : from_float<T>(0.0f)));
-
     typename RowChunk<T>::type v[V];
     float edge = 0.0f;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-        const int j = s.first + threadIdx.x + i * THREADS;
-        if (j < s.end) v[i] = *reinterpret_cast<const typename RowChunk<T>::type*>(xr + s.head + CHUNK_ELEMENTS<T> * j);
-    }
-    if (s.edge >= 0) edge = to_float(xr[s.edge]);
+    const float pivot = load_slice<THREADS, V>(xr, s, v, edge);
     const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(s, v, edge, pivot, scratch), published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     write_slice<THREADS, V, Stores::plain>(weight, bias, out + row * cols, s, v, edge, moments, cols, eps);
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
+}
+
+// The rows a pair strategy's two rows are apart: the fewest whose bytes are a whole number of 16-byte blocks, so that
+// both start at the same offset past a boundary and row_slice gives a CTA the same columns of each
+// (mage.backends.rows.pair_period): 1 where a row is, 4 for float rows of an odd width, 8 for 16-bit ones.
+template <typename T>
+__device__ __forceinline__ long long pair_period(int cols) {
+    const unsigned bytes = (static_cast<unsigned>(cols) * static_cast<unsigned>(sizeof(T))) & 15u;
+    return bytes == 0 ? 1 : 16 / (bytes & (0u - bytes));
+}
+
+// The pair strategy (LayerNorm): a cluster of K CTAs holds two rows P apart (pair_period), each CTA the same rank's
+// slice of both, V chunks a thread of each, so that one cluster barrier merges both rows' moments and each chunk of
+// weight and bias is read once for the two: the cluster strategy reads them from L2 for every row, as many bytes again
+// as the row's own. Cluster c takes rows (c / P) · 2P + c mod P and P more; a last row without a partner is held
+// twice and written once. Grid (mage.backends.rows.pair_clusters · K), block (THREADS).
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void layernorm_pair(const T* __restrict__ x, const T* __restrict__ weight,
+                                               const T* __restrict__ bias, T* __restrict__ out, long long rows,
+                                               int cols, float eps) {
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[6];  // this CTA's (count, mean, M2) of each row
+    const unsigned rank = rank_in_cluster<K>();
+    const long long period = pair_period<T>(cols), cluster = blockIdx.x / K;
+    const long long first = cluster / period * 2 * period + cluster % period;
+    const bool paired = first + period < rows;  // the same for the whole cluster
+    const long long second = paired ? first + period : first;
+    const T* x0 = x + first * cols;
+    const T* x1 = x + second * cols;
+    const RowSlice s = row_slice(x0, cols, rank, K);  // x1's too: both rows start at the same offset
+    typename RowChunk<T>::type v0[V], v1[V];
+    float edge0 = 0.0f, edge1 = 0.0f;
+    const float pivot0 = load_slice<THREADS, V>(x0, s, v0, edge0), pivot1 = load_slice<THREADS, V>(x1, s, v1, edge1);
+    Moments moments[2] = {slice_moments<THREADS, V>(s, v0, edge0, pivot0, scratch),
+                          slice_moments<THREADS, V>(s, v1, edge1, pivot1, scratch)};
+    cluster_moments_of<K, 2>(moments, published);
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
+    T* out0 = out + first * cols;
+    T* out1 = out + second * cols;
+    const float rstd0 = 1.0f / sqrtf(moments[0].m2 / (float)cols + eps);
+    const float rstd1 = 1.0f / sqrtf(moments[1].m2 / (float)cols + eps);
+    const bool vector_out = aligned16(out0 + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        const int j = s.first + threadIdx.x + i * THREADS;
+        if (j < s.end) {
+            const int c = s.head + CHUNK_ELEMENTS<T> * j;
+            const auto w = load_affine(weight + c, vector_affine), b = load_affine(bias + c, vector_affine);
+            store_normalized<Stores::plain>(out0 + c, affine_chunk(v0[i], moments[0].mean, rstd0, w, b), vector_out);
+            if (paired) {
+                store_normalized<Stores::plain>(out1 + c, affine_chunk(v1[i], moments[1].mean, rstd1, w, b),
+                                                vector_out);
+            }
+        }
+    }
+    if (s.edge >= 0) {
+        const float w = to_float(weight[s.edge]), b = to_float(bias[s.edge]);
+        out0[s.edge] = from_float<T>((edge0 - moments[0].mean) * rstd0 * w + b);
+        if (paired) out1[s.edge] = from_float<T>((edge1 - moments[1].mean) * rstd1 * w + b);
+    }
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -806,6 +920,22 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         layernorm_cluster<K, THREADS, V>(x, weight, bias, out, cols, eps);                                       \
     }
 
+// The pair strategy's plans, X(K, THREADS, V) each, narrowest rows first: mage.backends.rows.PAIR_PLANS and
+// SIXTEEN_BIT_PAIR_PLANS. One CTA of 1024 threads an SM, each thread holding 4 chunks of each of the two rows (32
+// registers of them, as the cluster strategy's widest plans hold of one row), so 262144 float32 columns take 16 CTAs
+// a cluster, sm_90's non-portable size, which both hosts opt a kernel in to; K = 1 is a cluster of one, which the CPU
+// emulation runs. A 16-bit row's thread holds 2 chunks of each (4 spilled 8–16 bytes a thread at 64 registers).
+#define PAIR_PLANS(X) X(1, 1024, 4) X(2, 1024, 4) X(4, 1024, 4) X(8, 1024, 4) X(16, 1024, 4)
+#define SIXTEEN_BIT_PAIR_PLANS(X) X(1, 1024, 2) X(2, 1024, 2) X(4, 1024, 2) X(8, 1024, 2) X(16, 1024, 2)
+
+#define LAYERNORM_PAIR_OF(TAG, T, K, THREADS, V)                                                                \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, 1)                           \
+        layernorm_##TAG##_pair##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,       \
+                                                      const T* __restrict__ bias, T* __restrict__ out,           \
+                                                      long long rows, int cols, float eps) {                    \
+        layernorm_pair<K, THREADS, V>(x, weight, bias, out, rows, cols, eps);                                    \
+    }
+
 // The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
 // alignment (row_slice's scalar head and tail around a 16-byte-aligned body), without cluster dims. For rows
 // the vector block kernels cannot take (not a multiple of a chunk wide, or off a 16-byte boundary), which the
@@ -886,6 +1016,9 @@ PIPE_PLANS(LAYERNORM_F32_PIPE)
 
 #define LAYERNORM_F32_RESIDENT(K, THREADS, V) LAYERNORM_RESIDENT_OF(f32, float, K, THREADS, V)
 RESIDENT_PLANS(LAYERNORM_F32_RESIDENT)
+
+#define LAYERNORM_F32_PAIR(K, THREADS, V) LAYERNORM_PAIR_OF(f32, float, K, THREADS, V)
+PAIR_PLANS(LAYERNORM_F32_PAIR)
 
 LAYERNORM_COLUMNS_OF(f32, float)
 #endif

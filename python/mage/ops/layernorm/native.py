@@ -12,7 +12,8 @@ and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.ba
 makes that cluster persistent, the next row's slice copying into shared memory (one bulk copy) while the
 current one is reduced from registers (mage.backends.rows.pipe_plan), and the ``resident`` strategy holds each
 CTA's weight and bias in its shared memory for the kernel's life (mage.backends.rows.launch_resident);
-the ``smem`` strategy (float32) holds each CTA's slice in shared
+the ``pair`` strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the
+two (mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared
 memory, filled by one bulk copy (mage.backends.rows.launch_smem). The ``columns`` strategy gives each CTA of a
 grid of one an SM the same columns of every row, its weight and bias read once into shared memory, and combines
 rows' statistics across the grid (mage.backends.rows.launch_columns).
@@ -22,11 +23,11 @@ import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
                                   row_kernels, vector_rows)
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, RESIDENT_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
-                                SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, launch_cluster, launch_columns,
-                                launch_pipe, launch_resident, launch_slice, launch_smem, pipe_takes, resident_takes,
-                                slice_takes, smem_takes)
+from mage.backends.rows import (CLUSTER_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
+                                SIXTEEN_BIT_PAIR_PLANS, SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS,
+                                SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes,
+                                launch_cluster, launch_columns, launch_pair, launch_pipe, launch_resident, launch_slice,
+                                launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -140,6 +141,16 @@ def layernorm_resident(host, x, weight, bias, precision="ieee"):
     require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
     return launch_resident(host, RESIDENT[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+
+PAIR = row_kernels("layernorm", "layernorm_{}_pair{}_t{}_v{}", SIGNATURE, PAIR_PLANS, SIXTEEN_BIT_PAIR_PLANS)
+
+
+@register("layernorm", variants=("affine",), strategy="pair", precisions=("ieee", "bf16", "fp16"), takes=pair_takes)
+def layernorm_pair(host, x, weight, bias, precision="ieee"):
+    require_inputs(host, x, weight, bias, input_dtype(precision))
+    rows, cols = x.shape
+    return launch_pair(host, PAIR[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
 
 SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}
