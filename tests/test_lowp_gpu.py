@@ -105,7 +105,8 @@ def test_contract_at_the_seed_case_and_ragged_shapes(impl):
     assert impl.unavailable_reason("cuda") is None
     spec = registry.get_op(impl.op)
     for case in spec.cases():
-        if case.suite == "seed":
+        # The wide-row strategies (resident, columns, pair: 16384 columns and more) refuse the seed's 1024 columns.
+        if case.suite == "seed" and impl.case_skip_reason(case.params) is None:
             _check(impl, case, 2024)
     for index, params in enumerate(RAGGED[impl.op]):
         if impl.case_skip_reason(params) is None:

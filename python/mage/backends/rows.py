@@ -368,7 +368,9 @@ def launch_resident(host, kernels: dict, x: torch.Tensor, arguments: Callable[[t
 # reads them for every row (1.40 GB of L2 traffic against the resident kernel's 0.88 at 256×262144 float32 on an H100,
 # the cluster's long-scoreboard stalls 17.3 a warp instruction). From 16384 columns: narrower rows are one block's (the
 # registers and slice strategies). 262144 columns take 16 CTAs a cluster, sm_90's non-portable size: a 16-bit row's
-# thread holds 2 chunks of each row (4 spilled at 64 registers).
+# thread holds 2 chunks of each row (4 spilled at 64 registers). It is slower than the one-row cluster from 65536
+# columns (results/README.md): each thread's share of the reductions and the barrier is paid for half the elements
+# (1.6× the warp instructions at 256×262144 float32 on an H200), and 16-CTA clusters fit 112 of 132 SMs.
 PAIR_PLANS = ((1, 1024, 4), (2, 1024, 4), (4, 1024, 4), (8, 1024, 4), (16, 1024, 4))
 SIXTEEN_BIT_PAIR_PLANS = ((1, 1024, 2), (2, 1024, 2), (4, 1024, 2), (8, 1024, 2), (16, 1024, 2))
 PAIR_MIN_COLS = 16384
