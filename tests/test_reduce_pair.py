@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from mage import registry
 from mage.backends import native, rows
 from mage.errors import InputError
 from mage.ops.layernorm import native as layernorm_native
 from cubin_info import resources
 from native_emu import EmuHost
-from test_reduce_resident import DTYPES, SOURCES, RecordingEmuHost, _eager_error, _error
+from test_reduce_resident import (DTYPES, SOURCES, RecordingEmuHost, _error, assert_near_eager_and_the_same_again,
+                                  assert_registered_for_both_hosts_from_16384_columns)
 from test_reduce_wide import HOPPER, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
 PLANS = {"ieee": rows.PAIR_PLANS, "bf16": rows.SIXTEEN_BIT_PAIR_PLANS, "fp16": rows.SIXTEEN_BIT_PAIR_PLANS}
@@ -104,10 +104,7 @@ def test_emulated_pairs_at_every_alignment_with_weight_and_bias_off_a_boundary(p
     plan = rows.pair_plan(cols, 16 // x.element_size(), PLANS[precision])
     clusters = rows.pair_clusters(rows_, rows.pair_period(cols, x.element_size()))
     assert host.recorded == (layernorm_native.PAIR[precision][plan].name, (clusters, 1, 1), 0)
-    error, eager_error = _error(out, x, weight, bias), _eager_error(x, weight, bias)
-    print(precision, cols, error, eager_error)
-    assert error <= 1.5 * eager_error
-    assert torch.equal(out, layernorm_native.layernorm_pair(host, x, weight, bias, precision))
+    assert_near_eager_and_the_same_again(layernorm_native.layernorm_pair, host, out, x, weight, bias, precision)
 
 
 def test_emulated_aligned_pairs_one_row_and_an_empty_input():
@@ -121,9 +118,4 @@ def test_emulated_aligned_pairs_one_row_and_an_empty_input():
 
 
 def test_the_pair_strategy_is_registered_as_a_study_for_both_hosts():
-    impls = [i for i in registry.implementations("layernorm") if i.strategy == "pair"]
-    assert {(i.family, i.precision) for i in impls} == {(f, p) for f in ("native", "native-py")
-                                                         for p in ("ieee", "bf16", "fp16")}
-    study = {c.params["cols"]: c for c in registry.get_op("layernorm").cases() if c.suite == "reduction"}
-    taken = [cols for cols, case in study.items() if impls[0].case_skip_reason(case.params) is None]
-    assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 16384]
+    assert_registered_for_both_hosts_from_16384_columns("pair")

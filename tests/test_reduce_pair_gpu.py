@@ -14,10 +14,9 @@ import torch
 
 from mage import registry
 from mage.check import check
-from mage.ops.layernorm.spec import EPS
 from mage.spec import Case
-from test_reduce_columns_gpu import _inputs
-from test_reduce_resident_gpu import _off_boundary
+from test_reduce_resident_gpu import (assert_right_off_every_16_byte_boundary,
+                                      assert_the_same_bits_through_both_hosts_and_a_graph)
 
 pytestmark = [
     pytest.mark.gpu,
@@ -50,33 +49,12 @@ def test_contract_against_float64_on_every_pairing(family, cols, precision):
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("cols", [65537, 262144])
 def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
-    """x one element past a boundary, weight two and bias three: each pair's head and the alignment of its weight and
-    bias reads change together."""
-    x, weight, bias = _inputs(ROWS, cols, precision, 3, "large-mean")
-    x, weight, bias = _off_boundary(x, 1), _off_boundary(weight, 2), _off_boundary(bias, 3)
-    out = _impl(precision=precision).fn(x, weight, bias)
-    ref = torch.nn.functional.layer_norm(x.double(), (cols,), weight.double(), bias.double(), eps=EPS)
-    eager = torch.nn.functional.layer_norm(x.float(), (cols,), weight.float(), bias.float(), eps=EPS).to(x.dtype)
-    error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
-    eager_error = (torch.linalg.norm(eager.double() - ref) / torch.linalg.norm(ref)).item()
-    print(f"{precision} {cols} shifted: error {error:.3g}, eager {eager_error:.3g}")
-    # With a mean of 1e4 both errors are mostly the float32 rounding of the mean, which lands on either side; a column
-    # given the wrong weight, or a row another row's statistics, would be off by its whole value.
-    assert error <= 2 * eager_error + 1e-7
+    """Each pair's head and the alignment of its weight and bias reads change together; a row given another row's
+    statistics would be off by its whole value."""
+    assert_right_off_every_16_byte_boundary(_impl(precision=precision).fn, ROWS, cols, precision)
 
 
 @pytest.mark.parametrize("precision", ["ieee", "bf16"])
 @pytest.mark.parametrize("cols", [65537, 262144])
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(precision, cols):
-    inputs = _inputs(ROWS, cols, precision)
-    first = _impl(precision=precision).fn(*inputs)
-    assert torch.equal(first, _impl(precision=precision).fn(*inputs))
-    assert torch.equal(first, _impl("native-py", precision).fn(*inputs))
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        replayed = _impl(precision=precision).fn(*inputs)
-    for _ in range(2):
-        replayed.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(first, replayed)
+    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, ROWS, cols, precision)

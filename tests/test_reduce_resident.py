@@ -249,10 +249,16 @@ def test_emulated_rows_at_every_alignment_with_weight_and_bias_off_a_boundary(pr
     plan = rows.resident_plan(cols, 16 // x.element_size(), PLANS[precision])
     assert host.recorded == (layernorm_native.RESIDENT[precision][plan].name, (1, 1, 1),
                              rows.resident_shared_bytes(plan, x.element_size()))
+    assert_near_eager_and_the_same_again(layernorm_native.layernorm_resident, host, out, x, weight, bias, precision)
+
+
+def assert_near_eager_and_the_same_again(launch, host, out, x, weight, bias, precision: str) -> None:
+    """``out`` (``launch``'s LayerNorm of x through ``host``) within 1.5× eager's error against float64, and the same
+    bits from a second call."""
     error, eager_error = _error(out, x, weight, bias), _eager_error(x, weight, bias)
-    print(precision, cols, error, eager_error)
+    print(precision, x.shape[1], error, eager_error)
     assert error <= 1.5 * eager_error
-    assert torch.equal(out, layernorm_native.layernorm_resident(host, x, weight, bias, precision))
+    assert torch.equal(out, launch(host, x, weight, bias, precision))
 
 
 def test_emulated_aligned_rows_one_row_and_an_empty_input():
@@ -265,10 +271,15 @@ def test_emulated_aligned_rows_one_row_and_an_empty_input():
     assert empty.shape == (0, 16384)
 
 
-def test_the_resident_strategy_is_registered_as_a_study_for_both_hosts():
-    impls = [i for i in registry.implementations("layernorm") if i.strategy == "resident"]
+def assert_registered_for_both_hosts_from_16384_columns(strategy: str) -> None:
+    """LayerNorm's native ``strategy`` at every precision through both hosts, taking the study's widths from 16384."""
+    impls = [i for i in registry.implementations("layernorm") if i.strategy == strategy]
     assert {(i.family, i.precision) for i in impls} == {(f, p) for f in ("native", "native-py")
                                                          for p in ("ieee", "bf16", "fp16")}
     study = {c.params["cols"]: c for c in registry.get_op("layernorm").cases() if c.suite == "reduction"}
     taken = [cols for cols, case in study.items() if impls[0].case_skip_reason(case.params) is None]
     assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 16384]
+
+
+def test_the_resident_strategy_is_registered_as_a_study_for_both_hosts():
+    assert_registered_for_both_hosts_from_16384_columns("resident")

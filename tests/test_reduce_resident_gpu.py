@@ -96,14 +96,12 @@ def _off_boundary(t: torch.Tensor, elements: int) -> torch.Tensor:
     return shifted
 
 
-@pytest.mark.parametrize("precision", PRECISIONS)
-@pytest.mark.parametrize("cols", [65537, 262144])
-def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
-    """x one element past a boundary, weight two and bias three: each row's head, its window's columns and the
-    shifts of its weight and bias reads change together."""
-    x, weight, bias = _inputs(_rows_past_resident(cols, precision), cols, precision, 3, "large-mean")
+def assert_right_off_every_16_byte_boundary(fn, rows_: int, cols: int, precision: str) -> None:
+    """LayerNorm ``fn`` on x one element past a boundary, weight two and bias three (a row's head, its columns of
+    weight and bias and their alignment change together), large-mean inputs: within twice eager's error."""
+    x, weight, bias = _inputs(rows_, cols, precision, 3, "large-mean")
     x, weight, bias = _off_boundary(x, 1), _off_boundary(weight, 2), _off_boundary(bias, 3)
-    out = _impl(precision=precision).fn(x, weight, bias)
+    out = fn(x, weight, bias)
     ref = torch.nn.functional.layer_norm(x.double(), (cols,), weight.double(), bias.double(), eps=EPS)
     eager = torch.nn.functional.layer_norm(x.float(), (cols,), weight.float(), bias.float(), eps=EPS).to(x.dtype)
     error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
@@ -114,18 +112,31 @@ def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
     assert error <= 2 * eager_error + 1e-7
 
 
-@pytest.mark.parametrize("precision", ["ieee", "bf16"])
-@pytest.mark.parametrize("cols", [65537, 262144])
-def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(precision, cols):
-    inputs = _inputs(_rows_past_resident(cols, precision), cols, precision)
-    first = _impl(precision=precision).fn(*inputs)
-    assert torch.equal(first, _impl(precision=precision).fn(*inputs))
-    assert torch.equal(first, _impl("native-py", precision).fn(*inputs))
+def assert_the_same_bits_through_both_hosts_and_a_graph(impl_of, rows_: int, cols: int, precision: str) -> None:
+    """``impl_of(family, precision)``'s LayerNorm gives the same bits on a repeat, through the other host and replayed
+    twice from a CUDA graph."""
+    inputs = _inputs(rows_, cols, precision)
+    first = impl_of("native", precision).fn(*inputs)
+    assert torch.equal(first, impl_of("native", precision).fn(*inputs))
+    assert torch.equal(first, impl_of("native-py", precision).fn(*inputs))
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        replayed = _impl(precision=precision).fn(*inputs)
+        replayed = impl_of("native", precision).fn(*inputs)
     for _ in range(2):
         replayed.fill_(float("nan"))
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(first, replayed)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("cols", [65537, 262144])
+def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
+    assert_right_off_every_16_byte_boundary(_impl(precision=precision).fn, _rows_past_resident(cols, precision), cols,
+                                            precision)
+
+
+@pytest.mark.parametrize("precision", ["ieee", "bf16"])
+@pytest.mark.parametrize("cols", [65537, 262144])
+def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(precision, cols):
+    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, _rows_past_resident(cols, precision), cols, precision)
