@@ -501,9 +501,10 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident_p
     project_args = (z, block.in_weight, block.in_bias, block.gate_a.weight, block.gate_a.bias, block.proj_a.weight,
                     block.proj_a.bias, block.gate_b.weight, block.gate_b.bias, block.proj_b.weight, block.proj_b.bias,
                     a_k, b_k, N, a_k.stride(0), s_p, s_q, EPS)
-    if (resident_projection or resident_output) and (dot != "bf16" or channels > RESIDENT_CHANNELS):
+    resident = resident_projection or resident_output
+    if resident and (dot != "bf16" or channels > RESIDENT_CHANNELS):
         raise ValueError(f"the resident kernels take bf16 and at most {RESIDENT_CHANNELS} channels, got {dot} and {C}")
-    programs = num_sms(z.device)
+    programs = num_sms(z.device) if resident else None
     if resident_projection:
         _trimul_project_resident_kernel[(programs,)](*project_args, programs, C=C, BLOCK_CH=channels,
                                                      P_FASTEST=variant == "incoming")

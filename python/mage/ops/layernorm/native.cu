@@ -218,15 +218,16 @@ __device__ __forceinline__ float squares(const Half8<H>& v, float mean) {
            ((f[4] * f[4] + f[5] * f[5]) + (f[6] * f[6] + f[7] * f[7]));
 }
 
-// A chunk normalized, (x − mean) · rstd · weight + bias, stored at out: 16-byte accesses where `vector_out`
-// (out aligned) and `vector_affine` (weight and bias aligned), else scalars, stored as S says
-// (native_cluster.cuh); a 16-bit output rounded once. Float weight and bias are read by plain loads, which serve
-// global and shared memory alike (whatever F).
+// A float chunk normalized, (x − mean) · rstd · w + b.
 __device__ __forceinline__ float4 affine_chunk(const float4& v, float mean, float rstd, const float4& w, const float4& b) {
     return make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
                        (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
 }
 
+// A chunk normalized, (x − mean) · rstd · weight + bias, stored at out: 16-byte accesses where `vector_out`
+// (out aligned) and `vector_affine` (weight and bias aligned), else scalars, stored as S says
+// (native_cluster.cuh); a 16-bit output rounded once. Float weight and bias are read by plain loads, which serve
+// global and shared memory alike (whatever F).
 template <Stores S, int SHIFT = 0, From F = From::global>
 __device__ __forceinline__ void normalize_chunk(float* out, const float* weight, const float* bias, const float4& v,
                                                 float mean, float rstd, bool vector_out, bool vector_affine) {
