@@ -98,59 +98,31 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     return out
 
 
+def _row_strategy(strategy: str, kernels: dict, launch, takes):
+    """Register LayerNorm's row ``strategy`` at float32, bf16 and fp16 through both hosts: ``launch`` (a launcher of
+    mage.backends.rows) with ``kernels`` (precision -> plan -> kernel) on x, weight and bias once they are checked."""
+
+    def layernorm_rows(host, x, weight, bias, precision="ieee"):
+        require_inputs(host, x, weight, bias, input_dtype(precision))
+        rows, cols = x.shape
+        return launch(host, kernels[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+    return register("layernorm", variants=("affine",), strategy=strategy, precisions=("ieee", "bf16", "fp16"),
+                    takes=takes)(layernorm_rows)
+
+
 SLICE = row_kernels("layernorm", "layernorm_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
-
-
-@register("layernorm", variants=("affine",), strategy="slice", precisions=("ieee", "bf16", "fp16"),
-          takes=slice_takes)
-def layernorm_slice(host, x, weight, bias, precision="ieee"):
-    require_inputs(host, x, weight, bias, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_slice(host, SLICE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
-
-
+layernorm_slice = _row_strategy("slice", SLICE, launch_slice, slice_takes)
 CLUSTER = row_kernels("layernorm", "layernorm_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
                       SIXTEEN_BIT_CLUSTER_PLANS)
-
-
-@register("layernorm", variants=("affine",), strategy="cluster", precisions=("ieee", "bf16", "fp16"),
-          takes=cluster_takes)
-def layernorm_cluster(host, x, weight, bias, precision="ieee"):
-    require_inputs(host, x, weight, bias, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
-
-
+layernorm_cluster = _row_strategy("cluster", CLUSTER, launch_cluster, cluster_takes)
 PIPE = row_kernels("layernorm", "layernorm_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
-
-
-@register("layernorm", variants=("affine",), strategy="pipe", precisions=("ieee", "bf16", "fp16"), takes=pipe_takes)
-def layernorm_pipe(host, x, weight, bias, precision="ieee"):
-    require_inputs(host, x, weight, bias, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_pipe(host, PIPE[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
-
-
+layernorm_pipe = _row_strategy("pipe", PIPE, launch_pipe, pipe_takes)
 RESIDENT = row_kernels("layernorm", "layernorm_{}_resident{}_t{}_v{}", SIGNATURE, RESIDENT_PLANS,
                        SIXTEEN_BIT_RESIDENT_PLANS)
-
-
-@register("layernorm", variants=("affine",), strategy="resident", precisions=("ieee", "bf16", "fp16"),
-          takes=resident_takes)
-def layernorm_resident(host, x, weight, bias, precision="ieee"):
-    require_inputs(host, x, weight, bias, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_resident(host, RESIDENT[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
-
-
+layernorm_resident = _row_strategy("resident", RESIDENT, launch_resident, resident_takes)
 PAIR = row_kernels("layernorm", "layernorm_{}_pair{}_t{}_v{}", SIGNATURE, PAIR_PLANS, SIXTEEN_BIT_PAIR_PLANS)
-
-
-@register("layernorm", variants=("affine",), strategy="pair", precisions=("ieee", "bf16", "fp16"), takes=pair_takes)
-def layernorm_pair(host, x, weight, bias, precision="ieee"):
-    require_inputs(host, x, weight, bias, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_pair(host, PAIR[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+layernorm_pair = _row_strategy("pair", PAIR, launch_pair, pair_takes)
 
 
 SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}
