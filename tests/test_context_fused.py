@@ -166,14 +166,14 @@ def test_the_block_s_weights_map_onto_cuequivariance_s_arguments_exactly(variant
 
 
 def _contract(block, precision: str, dot: str, resident_projection: bool = False, resident_output: bool = False,
-              contraction: str = "triton") -> check.ContractResult:
+              contraction: str = "triton", transposed_product: bool = False) -> check.ContractResult:
     """The block's contract (mage.check against its float64 reference, every distribution) for the fused update
     with its dots at ``dot`` (``resident_*``: that kernel's weights held in shared memory; ``contraction``: the
-    triangle GEMM's)."""
+    triangle GEMM's; ``transposed_product``: the GEMM asked for t′ᵀ)."""
     spec = BlockSpec(block)
     label = RESIDENT if resident_output else CUBLAS if contraction == "cublas" else MAGE_FUSED
     fused = block_implementation(block.name, label, precision, lambda z: trimul_triton.pairformer_update(
-        block, z, block.variant, dot, resident_projection, resident_output, contraction))
+        block, z, block.variant, dot, resident_projection, resident_output, contraction, transposed_product))
     eager = block_implementation(block.name, "eager", precision, block)
     return check.check(fused, eager, spec, spec.case(), "cpu", seed=29)
 
@@ -241,6 +241,34 @@ def test_the_fused_update_with_cublas_s_contraction_passes_the_block_s_contract(
         trimul_triton.pairformer_update(block, torch.ones(1, n, n, c), variant, "tf32x3", contraction="cublas")
 
 
+@pytest.mark.parametrize("variant", ["outgoing", "incoming"])
+@pytest.mark.parametrize("n, c", [(6, 4), (37, 20)])
+def test_the_transposed_product_passes_the_block_s_contract_through_every_gemm_and_output_kernel(
+        variant, n, c, sized, small_tiles, monkeypatch):
+    """With the GEMM asked for t′ᵀ = b′·a′ᵀ, the output kernels read t′ with their tiles along i: the contract holds
+    for the Triton GEMM (float32 dots), for cuBLAS's at bf16, and for the resident output kernel; and the GEMM was
+    handed b′ first."""
+    block = sized(variant, n, c)
+    result = _contract(block, "tf32", "tf32", transposed_product=True)
+    assert result.passed, result.reason
+    assert result.rel_error < 1e-5
+    bf16 = block.at_dtype(torch.bfloat16)
+    for output in (False, True):
+        result = _contract(bf16, "bf16", "bf16", resident_projection=True, resident_output=output,
+                           contraction="cublas", transposed_product=True)
+        assert result.passed, result.reason
+        assert 1e-4 < result.rel_error < 2e-2
+    handed = []
+    product = triton_relayout.k_major_product
+    monkeypatch.setattr(triton_relayout, "k_major_product",
+                        lambda a_k, *rest: handed.append(a_k.clone()) or product(a_k, *rest))
+    z = torch.randn(1, n, n, c, generator=torch.Generator().manual_seed(3))
+    transposed = trimul_triton.pairformer_update(block, z, variant, "tf32", transposed_product=True)
+    as_written = trimul_triton.pairformer_update(block, z, variant, "tf32")
+    assert not torch.equal(handed[0], handed[1])  # b′ first, then a′
+    assert torch.allclose(transposed, as_written, atol=1e-5)
+
+
 @pytest.mark.parametrize("precision, channels, resident", [("bf16", 128, True), ("bf16", 129, False),
                                                            ("tf32", 128, False)])
 def test_the_cublas_strategy_runs_the_resident_projection_where_it_can(precision, channels, resident, monkeypatch):
@@ -281,10 +309,10 @@ project = {"z_ptr": f32, "norm_w": f32, "norm_b": f32, **{n: f32 for n in (
     "ga_w", "ga_b", "pa_w", "pa_b", "gb_w", "gb_b", "pb_w", "pb_b")}, "a_ptr": f32, "b_ptr": f32,
     "N": i32, "s_c": i32, "s_p": i32, "s_q": i32, "EPS": "fp32"}
 output = {"t_ptr": f32, "z_ptr": f32, **{n: f32 for n in ("in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "po_w",
-    "po_b")}, "out_ptr": f32, "N": i32, "t_sc": i32, "t_si": i32, "EPS": "fp32"}
+    "po_b")}, "out_ptr": f32, "N": i32, "t_sc": i32, "t_si": i32, "t_sj": i32, "EPS": "fp32"}
 for kernel, signature, own, tiles in (
         (fused._trimul_project_kernel, project, {"P_FASTEST": False}, fused.PROJECT_TILES),
-        (fused._trimul_output_kernel, output, {}, fused.OUTPUT_TILES)):
+        (fused._trimul_output_kernel, output, {"I_FASTEST": False}, fused.OUTPUT_TILES)):
     for precision in ("tf32", "tf32x3", "bf16"):
         if precision == "bf16":  # every tensor bf16 but the scalars
             signature = {name: "*bf16" if kind == f32 else kind for name, kind in signature.items()}
@@ -313,9 +341,9 @@ output = ("t_ptr", "z_ptr", "in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b", "p
 # Outgoing's projection as a launch makes it: its unit stride s_q is 1, which Triton specializes on.
 for kernel, pointers, scalars, own in (
         (fused._trimul_project_resident_kernel, project, ("N", "s_c", "s_p"), {"P_FASTEST": False, "s_q": 1}),
-        (fused._trimul_output_resident_kernel, output, ("N", "t_sc", "t_si"), {})):
+        (fused._trimul_output_resident_kernel, output, ("N", "t_sc", "t_si"), {"I_FASTEST": False, "t_sj": 1})):
     signature = {name: "*bf16" for name in pointers} | {name: "i32" for name in scalars}
-    signature |= {"EPS": "fp32", "PROGRAMS": "i32"} | {name: "constexpr" for name in own if name.startswith("s_")}
+    signature |= {"EPS": "fp32", "PROGRAMS": "i32"} | {name: "constexpr" for name in own if name.startswith(("s_", "t_"))}
     for config in kernel.configs:
         compiled = compile_signature(kernel, signature, {"C": 128, "BLOCK_CH": 128, **own}, config)
         ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
@@ -352,6 +380,30 @@ for precision, tensor in (("tf32", "*fp32"), ("bf16", "*bf16")):
             ptx = compile_signature(kernel, signature, constexprs, config).asm["ptx"]
             stores = Counter(re.findall(r"st\.global(?:\.v\d)?\.b\d+", ptx))
             print(precision, variant, " ".join(f"{kind}={count}" for kind, count in sorted(stores.items())), flush=True)
+'''
+
+
+# The output kernel as each orientation of t′ calls it: its unit stride (t_sj as written, t_si transposed) is 1.
+PRODUCT_LOADS = r'''
+import re
+from collections import Counter
+from sm90_compile import compile_signature
+from mage.context.fused import trimul_triton as fused
+
+kernel = fused._trimul_output_kernel
+for precision, tensor in (("tf32", "*fp32"), ("bf16", "*bf16")):
+    for orientation, unit in (("as-written", "t_sj"), ("transposed", "t_si")):
+        signature = {name: tensor for name in ("t_ptr", "z_ptr", "in_w", "in_b", "mid_w", "mid_b", "go_w", "go_b",
+                                                "po_w", "po_b", "out_ptr")}
+        signature |= {"N": "i32", "t_sc": "i32", "t_si": "i32", "t_sj": "i32", "EPS": "fp32"}
+        signature[unit] = "constexpr"
+        constexprs = {"PRECISION": precision, "C": 128, "BLOCK_CH": 128, "I_FASTEST": orientation == "transposed",
+                      unit: 1}
+        for config in kernel.early_config_prune(kernel.configs, {}, **constexprs)[:2]:
+            ptx = compile_signature(kernel, signature, constexprs, config).asm["ptx"]
+            loads = Counter(re.findall(r"ld\.global(?:\.[a-z_]+)*(?:\.v\d)?\.b\d+", ptx))
+            print(precision, config.kwargs["BLOCK_RUN"], config.num_warps, orientation,
+                  " ".join(f"{kind}={count}" for kind, count in sorted(loads.items())), flush=True)
 '''
 
 
@@ -399,3 +451,18 @@ def test_both_variants_store_a_and_b_in_16_byte_pieces():
     for precision, variant, *stores in lines:
         assert stores and all(kind.startswith("st.global.v4.") for kind in (s.split("=")[0] for s in stores)), (
             precision, variant, stores)
+
+
+@needs_ptxas
+def test_the_output_kernel_reads_a_transposed_product_in_the_same_pieces():
+    """t′ stored transposed (i contiguous) is read with the tiles' rows along i: compiled for sm_90, each config loads
+    in the same vector widths and counts as it does for t′ as written (j contiguous)."""
+    done = run_compiled("-c", PRODUCT_LOADS)
+    assert done.returncode == 0, done.stderr[-3000:]
+    by_orientation = {}
+    for precision, run, warps, orientation, *loads in (line.split() for line in done.stdout.splitlines()):
+        by_orientation.setdefault((precision, run, warps), {})[orientation] = loads
+    assert {precision for precision, *_ in by_orientation} == {"tf32", "bf16"}
+    for config, loads in by_orientation.items():
+        assert loads["as-written"] == loads["transposed"], (config, loads)
+        assert any(kind.startswith("ld.global.v4") for kind in loads["transposed"]), (config, loads)

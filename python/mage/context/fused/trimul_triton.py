@@ -256,6 +256,18 @@ def _normalized_pairs(z_ptr, norm_w, norm_b, tile, N, EPS, C: tl.constexpr, PREC
 
 
 @triton.jit
+def _product_tile(t_ptr, tile, N, t_sc, t_si, t_sj, C: tl.constexpr, BLOCK_CH: tl.constexpr, I_FASTEST: tl.constexpr,
+                  BLOCK_RUN: tl.constexpr, BLOCK_ACROSS: tl.constexpr):
+    """Tile ``tile``'s pairs (i, j) of t′, all C channels (float32, zero past C), its rows running along the index
+    t′ is contiguous in; and the pairs (i, j, in range)."""
+    i, j, in_grid = _pair_tile(tile, N, BLOCK_RUN, BLOCK_ACROSS, I_FASTEST)
+    offs_c = tl.arange(0, BLOCK_CH)
+    where = offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j.to(tl.int64) * t_sj)[:, None]
+    t = tl.load(t_ptr + where, mask=in_grid[:, None] & (offs_c[None, :] < C), other=0.0).to(tl.float32)
+    return t, i, j, in_grid
+
+
+@triton.jit
 def _store_channels(ptr, values, p, q, in_grid, start, s_c, s_p, s_q, C: tl.constexpr, BLOCK_OUT: tl.constexpr):
     """values (pairs × BLOCK_OUT) into channels start … start + BLOCK_OUT − 1 of a′ or b′, at c·s_c + p·s_p +
     q·s_q."""
@@ -350,28 +362,28 @@ def _trimul_project_resident_kernel(
         _store_channels(b_ptr, b1, p, q, in_grid, HALF, s_c, s_p, s_q, C, HALF)
 
 
-@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION"],
+@triton.autotune(configs=_tile_configs(), key=["N", "C", "PRECISION", "I_FASTEST"],
                  prune_configs_by={"early_config_prune": _fits(*OUTPUT_TILES)})
 @triton.jit
 def _trimul_output_kernel(
-    t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j (channel-first, rows padded)
+    t_ptr,  # t′: channel c of pair (i, j) at c·t_sc + i·t_si + j·t_sj (channel-first: t_sj or t_si is 1)
     z_ptr,  # N × N × C, contiguous
     in_w, in_b, mid_w, mid_b,  # the LayerNorms of z and of t, C each
     go_w, go_b, po_w, po_b,  # the output gate (on zₙ) and projection (on tₙ): C × C (out, in) and C
     out_ptr,  # N × N × C, contiguous
-    N, t_sc, t_si, EPS,
+    N, t_sc, t_si, t_sj, EPS,
     C: tl.constexpr,
     PRECISION: tl.constexpr,
     BLOCK_CH: tl.constexpr,
+    I_FASTEST: tl.constexpr,  # t′ contiguous in i (the product stored transposed), not in j
     BLOCK_RUN: tl.constexpr,
     BLOCK_ACROSS: tl.constexpr,
     BLOCK_OUT: tl.constexpr,
 ):
-    i, j, in_grid = _pair_tile(tl.program_id(0), N, BLOCK_RUN, BLOCK_ACROSS)
+    t, i, j, in_grid = _product_tile(t_ptr, tl.program_id(0), N, t_sc, t_si, t_sj, C, BLOCK_CH, I_FASTEST,
+                                     BLOCK_RUN, BLOCK_ACROSS)
     offs_c = tl.arange(0, BLOCK_CH)
     in_c = offs_c[None, :] < C
-    t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
-                mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
     tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS, PRECISION)
     pair = (i * N + j).to(tl.int64)
     z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
@@ -395,14 +407,15 @@ def _output_half(zn, tn, go_w, po_w, go_b, po_b, pair, in_grid, out_ptr, start, 
     tl.store(out_ptr + pair[:, None] * C + offs_n[None, :], out, mask=in_grid[:, None] & (offs_n[None, :] < C))
 
 
-@triton.autotune(configs=_resident_configs(), key=["N", "C"])
+@triton.autotune(configs=_resident_configs(), key=["N", "C", "I_FASTEST"])
 @triton.jit
 def _trimul_output_resident_kernel(
     t_ptr, z_ptr, in_w, in_b, mid_w, mid_b, go_w, go_b, po_w, po_b, out_ptr,  # as the output kernel's
-    N, t_sc, t_si, EPS,
+    N, t_sc, t_si, t_sj, EPS,
     PROGRAMS,  # the grid: this program takes tiles program_id, program_id + PROGRAMS, …
     C: tl.constexpr,
     BLOCK_CH: tl.constexpr,  # at most RESIDENT_CHANNELS
+    I_FASTEST: tl.constexpr,
     BLOCK_RUN: tl.constexpr,
     BLOCK_ACROSS: tl.constexpr,
     STAGES: tl.constexpr,  # tiles in flight
@@ -417,9 +430,8 @@ def _trimul_output_resident_kernel(
     po0, po1 = _weight_columns(po_w, offs_c, first, C), _weight_columns(po_w, offs_c, second, C)
     tiles = tl.cdiv(N, BLOCK_RUN) * tl.cdiv(N, BLOCK_ACROSS)
     for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, num_stages=STAGES):
-        i, j, in_grid = _pair_tile(tile, N, BLOCK_RUN, BLOCK_ACROSS)
-        t = tl.load(t_ptr + offs_c[None, :].to(tl.int64) * t_sc + (i.to(tl.int64) * t_si + j)[:, None],
-                    mask=in_grid[:, None] & in_c, other=0.0).to(tl.float32)
+        t, i, j, in_grid = _product_tile(t_ptr, tile, N, t_sc, t_si, t_sj, C, BLOCK_CH, I_FASTEST, BLOCK_RUN,
+                                         BLOCK_ACROSS)
         tn = _layernorm_rows(t, mid_w, mid_b, offs_c, C, EPS, "bf16")
         pair = (i * N + j).to(tl.int64)
         z = tl.load(z_ptr + pair[:, None] * C + offs_c[None, :], mask=in_grid[:, None] & in_c,
@@ -479,11 +491,14 @@ def update_resident(block, z, precision):
 
 
 def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident_projection: bool = False,
-                      resident_output: bool = False, contraction: str = "triton") -> torch.Tensor:
+                      resident_output: bool = False, contraction: str = "triton",
+                      transposed_product: bool = False) -> torch.Tensor:
     """The trimul block's output for ``z`` with its dots at ``dot`` (tf32 | tf32x3 | ieee | bf16: z and the
     block's weights then bf16); ``resident_projection``, ``resident_output``: that kernel's weights held in shared
     memory, one program an SM (bf16 and at most RESIDENT_CHANNELS channels only); ``contraction``: the triangle
-    GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under the caller's precision mode)."""
+    GEMM by the Triton TMA kernel or by cuBLAS (``cublas``: tf32 and bf16, under the caller's precision mode);
+    ``transposed_product``: the GEMM asked for t′ᵀ = b′·a′ᵀ (the same sums, t′ then contiguous in i), which the
+    output kernel reads with its tiles running along i."""
     batch, N, _, C = z.shape
     dtype = torch.bfloat16 if dot == "bf16" else torch.float32
     if batch != 1 or z.dtype != dtype:
@@ -511,17 +526,22 @@ def pairformer_update(block, z: torch.Tensor, variant: str, dot: str, resident_p
     else:
         _trimul_project_kernel[_grid(N)](*project_args, C=C, PRECISION=dot, BLOCK_CH=channels,
                                          P_FASTEST=variant == "incoming")
+    left, right = (b_k, a_k) if transposed_product else (a_k, b_k)
     if contraction == "cublas":
-        product = torch.bmm(a_k[..., :N], b_k[..., :N].transpose(1, 2)).unsqueeze(0)  # t′, channel-first
+        product = torch.bmm(left[..., :N], right[..., :N].transpose(1, 2)).unsqueeze(0)  # channel-first
     else:
         product = torch.empty((1, C, N, rows), dtype=z.dtype, device=z.device)[..., :N]
-        triton_relayout.k_major_product(a_k, rows, b_k, rows, product, product.stride(), 1, N, C, dot, True)
+        triton_relayout.k_major_product(left, rows, right, rows, product, product.stride(), 1, N, C, dot, True)
+    if transposed_product:
+        product = product.transpose(2, 3)  # t′[c, i, j], i contiguous
     out = torch.empty_like(z)
     output_args = (product, z, block.in_weight, block.in_bias, block.mid_weight, block.mid_bias, block.gate_out.weight,
                    block.gate_out.bias, block.proj_out.weight, block.proj_out.bias, out, N, product.stride(1),
-                   product.stride(2), EPS)
+                   product.stride(2), product.stride(3), EPS)
     if resident_output:
-        _trimul_output_resident_kernel[(programs,)](*output_args, programs, C=C, BLOCK_CH=channels)
+        _trimul_output_resident_kernel[(programs,)](*output_args, programs, C=C, BLOCK_CH=channels,
+                                                    I_FASTEST=transposed_product)
     else:
-        _trimul_output_kernel[_grid(N)](*output_args, C=C, PRECISION=dot, BLOCK_CH=channels)
+        _trimul_output_kernel[_grid(N)](*output_args, C=C, PRECISION=dot, BLOCK_CH=channels,
+                                        I_FASTEST=transposed_product)
     return out
