@@ -51,15 +51,21 @@ def test_every_cluster_kernel_compiles_for_sm_90(ext, op):
         assert kernel.name.encode() + b"\0" in cubin, f"{kernel.name} is not in the cubin"
 
 
+# The plans no launcher picks, which scripts/cluster_plan_probe.py sets against the launcher's: (K, threads, CTAs an
+# SM they were built to share), at 65536 columns and at 262144.
+PROBE_PLANS = [(2, 1024, 1), (8, 256, 4), (16, 512, 2)]
+
+
 @pytest.mark.parametrize("op", OPS)
-def test_the_16_cta_kernels_fit_two_ctas_an_sm(ext, op):
-    """The 16-CTA cluster kernels that scripts/cluster_plan_probe.py sets against the 8-CTA plan at 262144 columns
-    test what they were built for only if 512 threads of 32 floats take 64 registers or fewer with no local memory:
-    two CTAs then share an SM's 65536 registers (the 8-CTA plan's 1024 threads leave one). Softmax's combine of 16
-    partials once held them all and spilled under that bound."""
+@pytest.mark.parametrize("k, threads, ctas", PROBE_PLANS, ids=[f"{k}x{t}" for k, t, _ in PROBE_PLANS])
+def test_the_probe_s_cluster_kernels_fit_the_ctas_an_sm_they_were_built_for(ext, op, k, threads, ctas):
+    """A probe plan tests what it was built for only if its threads of 32 floats take that share of an SM's 65536
+    registers with no local memory: the 16-CTA plan two CTAs an SM (the 8-CTA plan's 1024 threads leave one), the
+    8-CTA plan of 256 threads four. Softmax's combine of 16 partials once held them all and spilled under that
+    bound."""
     used = resources(ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-cluster.cu"))
-    kernel = used[f"{op}_f32_cluster16_t512_v8"]
-    assert 2 * 512 * kernel["registers"] <= 65536 and kernel["frame"] == 0, kernel
+    kernel = used[f"{op}_f32_cluster{k}_t{threads}_v8"]
+    assert ctas * threads * kernel["registers"] <= 65536 and kernel["frame"] == 0, kernel
 
 
 # (columns, the plan: CTAs a cluster, threads a CTA, float4 chunks a thread) at the study's widths.

@@ -203,9 +203,10 @@ template <typename T, int RANKS, int CHUNKS>
 constexpr int WINDOW_CAPACITY = CHUNK_ELEMENTS<T> * (CHUNKS + RANKS + 1);
 
 // The float32 cluster kernels' plans, X(K, THREADS, V, BOUNDS) each (BOUNDS: the kernel's __launch_bounds__), that
-// layernorm and softmax both compile: mage.backends.rows.CLUSTER_PLANS, narrowest rows first, then two that no
-// launcher picks, for scripts/cluster_plan_probe.py's comparisons: (8, 512, 4), which (4, 512, 8) replaced, and 16
-// CTAs of 512 threads at 262144 columns, two an SM, which were slower (rows.CLUSTER_PLANS).
+// layernorm and softmax both compile: mage.backends.rows.CLUSTER_PLANS, narrowest rows first, then those that no
+// launcher picks, for scripts/cluster_plan_probe.py's comparisons: at 65536 columns (8, 512, 4), which (4, 512, 8)
+// replaced, a cluster of 2 CTAs of 1024 threads (one an SM) and of 8 CTAs of 256 (four an SM); 16 CTAs of 512
+// threads at 262144 columns, two an SM, which were slower (rows.CLUSTER_PLANS).
 #define FLOAT_CLUSTER_PLANS(X)                                                                                   \
     X(2, 128, 4, __launch_bounds__(128))                                                                         \
     X(2, 256, 4, __launch_bounds__(256))                                                                         \
@@ -215,6 +216,8 @@ constexpr int WINDOW_CAPACITY = CHUNK_ELEMENTS<T> * (CHUNKS + RANKS + 1);
     X(8, 1024, 4, __launch_bounds__(1024))                                                                       \
     X(8, 1024, 8, __launch_bounds__(1024))                                                                       \
     X(8, 512, 4, __launch_bounds__(512))                                                                         \
+    X(2, 1024, 8, __launch_bounds__(1024))                                                                       \
+    X(8, 256, 8, __launch_bounds__(256, 4))                                                                      \
     X(16, 512, 8, __launch_bounds__(512, 2))
 
 // The pipe strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), narrowest
