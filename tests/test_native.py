@@ -338,9 +338,9 @@ EMULATED = {
 }
 # Strategies the emulation cannot run: it runs blocks one after another, and a thread-block cluster's CTAs
 # must be resident together. Their kernels (named <op>_f32_<strategy>…) are compiled here and checked on
-# the GPU (tests/test_reduce_wide*.py, tests/test_reduce_pipe*.py, tests/test_reduce_resident*.py and
-# tests/test_reduce_pair*.py, whose plan of one CTA the emulation runs there).
-NOT_EMULATED = ("cluster", "pipe", "smem", "resident", "pair")
+# the GPU (tests/test_reduce_wide*.py, tests/test_reduce_pipe*.py, tests/test_reduce_resident*.py,
+# tests/test_reduce_pair*.py and tests/test_reduce_deep*.py, whose plan of one CTA the emulation runs there).
+NOT_EMULATED = ("cluster", "pipe", "smem", "resident", "pair", "deep")
 # Strategies other than the default run on these cases only (the emulation costs a thread per CUDA
 # thread): together they reach every index dtype, float4 and scalar rows, and the hub.
 STRATEGY_CASES = {"neighbor_agg": (0, 3, 4, 5)}

@@ -70,8 +70,8 @@ def _takes_narrow_shapes(impl) -> bool:
     return all(impl.case_skip_reason(params) is None for params in (_case(impl, "seed").params, *ODD[impl.op]))
 
 
-# Strategies for wide rows only (the slice, cluster, pipe and smem: 1024 columns or more; the columns and resident:
-# 16384) refuse the narrow seed and edge shapes: tests/test_reduce_*_gpu.py check them at their widths.
+# Strategies for wide rows only (the slice, cluster, pipe and smem: 1024 columns or more; the columns, resident, pair
+# and deep: 16384) refuse the narrow seed and edge shapes: tests/test_reduce_*_gpu.py check them at their widths.
 NATIVE = [
     impl
     for op in sorted(registry.ops())

@@ -260,6 +260,39 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     return out
 
 
+# The deep strategy's kernels (LayerNorm, float32, native.cu's LAYERNORM_DEEP), (K CTAs a cluster, threads a CTA,
+# float4 chunks a thread in registers), narrowest rows first: each CTA holds threads × chunks of its slice in
+# registers and up to DEEP_STAGED_CHUNKS more in shared memory (128 KB), so a cluster of K holds K × 16384 chunks:
+# 262144 columns in 4 CTAs, 65536 in one.
+DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8), (4, 1024, 8))
+DEEP_STAGED_CHUNKS = 8192
+DEEP_MIN_COLS = 16384
+DEEP_MAX_COLS = 4 * max(k * (threads * chunks + DEEP_STAGED_CHUNKS) for k, threads, chunks in DEEP_PLANS) + 3
+
+
+deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "4 CTAs' registers and shared memory",
+                         "would not fit: the split and online strategies take them")
+
+
+def deep_plan(cols: int, plans: tuple = DEEP_PLANS) -> tuple[int, int, int]:
+    return smallest_plan("deep", plans, lambda plan: plan[0] * (plan[1] * plan[2] + DEEP_STAGED_CHUNKS), cols,
+                         DEEP_MAX_COLS)
+
+
+def launch_deep(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
+    """A deep strategy's call on a rows × cols ``x``: the plan for its width among those of ``kernels``, one cluster
+    of plan[0] CTAs a row, each with the shared memory for the chunks of its slice past its registers (none where
+    the registers hold the slice)."""
+    rows, cols = x.shape
+    out = rows_output(deep_takes, x)
+    if out.numel() == 0:
+        return out
+    ctas, threads, chunks = plan = deep_plan(cols, tuple(kernels))
+    staged = max(0, slice_chunks(cols, chunk_elements(x), ctas) - threads * chunks)
+    host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out), shared=16 * staged)
+    return out
+
+
 # The pipe strategy's kernels (native_cluster.cuh's PIPE_PLANS), (K, threads, 16-byte chunks a thread, CTAs an
 # SM), narrowest rows first: a CTA holds its slice of one row in registers as the cluster strategy's plans do
 # (32 floats or 64 16-bit elements a thread at most, 64 registers) and the next row's slice in shared memory, one

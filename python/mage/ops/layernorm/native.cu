@@ -310,15 +310,17 @@ __device__ __forceinline__ Moments merge_moments(Moments a, const Moments& b) {
     return a;
 }
 
-// (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar, about `pivot`.
+// (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar and, where the slice runs past
+// the registers (the deep strategy), its `staged` chunks in shared memory, about `pivot`.
 template <int THREADS, int V, typename Chunk>
 __device__ __forceinline__ Moments slice_moments(const RowSlice& s, const Chunk (&v)[V], float edge, float pivot,
-                                                 float* scratch) {
+                                                 float* scratch, const Chunk* staged = nullptr, int staged_chunks = 0) {
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         if (s.first + (int)threadIdx.x + i * THREADS < s.end) sum += shifted_sum(v[i], pivot);
     }
+    for (int j = threadIdx.x; j < staged_chunks; j += THREADS) sum += shifted_sum(staged[j], pivot);
     if (s.edge >= 0) sum += edge - pivot;
     const float shifted = row_sum<THREADS>(sum, scratch);
     const float mean = s.count > 0 ? pivot + shifted / (float)s.count : 0.0f;
@@ -328,6 +330,7 @@ __device__ __forceinline__ Moments slice_moments(const RowSlice& s, const Chunk 
     for (int i = 0; i < V; ++i) {
         if (s.first + (int)threadIdx.x + i * THREADS < s.end) m2 += squares(v[i], mean);
     }
+    for (int j = threadIdx.x; j < staged_chunks; j += THREADS) m2 += squares(staged[j], mean);
     if (s.edge >= 0) m2 += (edge - mean) * (edge - mean);
     return {(float)s.count, mean, row_sum<THREADS>(m2, scratch)};
 }
@@ -544,6 +547,28 @@ __device__ __forceinline__ void layernorm_pair(const T* __restrict__ x, const T*
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
+// Normalize and write `chunks` float32 body chunks of row `outr` held in shared memory (`staged`), the first of them
+// body chunk `first` of the row: the aligned case (16-byte loads and stores) as a loop of its own, not a choice made
+// at every chunk.
+template <int THREADS>
+__device__ __forceinline__ void write_staged(const float* __restrict__ weight, const float* __restrict__ bias,
+                                             float* __restrict__ outr, const float4* staged, int head, int first,
+                                             int chunks, float mean, float rstd) {
+    const bool vector_out = aligned16(outr + head), vector_affine = aligned16(weight + head) && aligned16(bias + head);
+    auto write = [&](bool to_vector, bool from_vector) {
+        for (int j = threadIdx.x; j < chunks; j += THREADS) {
+            const int c = head + 4 * (first + j);
+            normalize_chunk<Stores::plain>(outr + c, weight + c, bias + c, staged[j], mean, rstd, to_vector,
+                                           from_vector);
+        }
+    };
+    if (vector_out && vector_affine) {
+        write(true, true);
+    } else {
+        write(vector_out, vector_affine);
+    }
+}
+
 // The smem strategy (float32): each CTA's slice in shared memory by one bulk copy (bulk_copy_to_shared), its
 // THREADS threads walking the chunks twice for (count, mean, M2) about the pivot and once to normalize and
 // write; the moments and their rank-order combination are the cluster strategy's. Grid (rows · K), block
@@ -576,21 +601,47 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     float* outr = out + row * cols;
     const float rstd = 1.0f / sqrtf(moments.m2 / (float)cols + eps);
-    const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
-    auto write = [&](bool to_vector, bool from_vector) {
-        for (int j = threadIdx.x; j < chunks; j += THREADS) {
-            const int c = s.head + 4 * (s.first + j);
-            normalize_chunk<Stores::plain>(outr + c, weight + c, bias + c, stage[j], moments.mean, rstd, to_vector,
-                                           from_vector);
-        }
-    };
-    // The aligned case as a loop of its own: 16-byte loads and stores, not a choice made at every chunk.
-    if (vector_out && vector_affine) {
-        write(true, true);
-    } else {
-        write(vector_out, vector_affine);
-    }
+    write_staged<THREADS>(weight, bias, outr, stage, s.head, s.first, chunks, moments.mean, rstd);
     if (s.edge >= 0) outr[s.edge] = (edge - moments.mean) * rstd * weight[s.edge] + bias[s.edge];
+    wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
+}
+
+// The deep strategy (float32): a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's)
+// and, past them, in shared memory, so that a CTA holds up to 256 KB of a row: 262144 columns take a cluster of 4
+// where the register-held cluster takes 8 (of which an H200 fits 15 at once, 120 of its SMs), and 65536 one CTA
+// with no cluster barrier. The shared part arrives by one bulk copy issued before the registers' loads, so that
+// both are in flight at once; the moments, their rank-order combination and the register part's writes are the
+// cluster strategy's. Grid (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the
+// registers (mage.backends.rows.launch_deep).
+template <int K, int THREADS, int V>
+__device__ __forceinline__ void layernorm_deep(const float* __restrict__ x, const float* __restrict__ weight,
+                                               const float* __restrict__ bias, float* __restrict__ out, int cols,
+                                               float eps) {
+    DYNAMIC_SHARED(float4, stage);
+    __shared__ float scratch[THREADS / 32];
+    __shared__ float published[3];
+    __shared__ unsigned long long arrived;
+    const unsigned rank = rank_in_cluster<K>();
+    const long long row = blockIdx.x / K;
+    const float* xr = x + row * cols;
+    const RowSlice s = row_slice(xr, cols, rank, K);
+    RowSlice held = s;  // the registers' part: the slice's first THREADS · V chunks, its count still the slice's
+    if (held.end - held.first > THREADS * V) held.end = held.first + THREADS * V;
+    const int staged = s.end - held.end;  // the same for every thread
+    init_copy_barrier(&arrived);
+    __syncthreads();  // the barrier is initialized before any thread waits on it
+    if (threadIdx.x == 0) issue_bulk_copy(stage, xr + s.head + 4 * held.end, 16u * staged, &arrived);
+    float4 v[V];
+    float edge = 0.0f;
+    const float pivot = load_slice<THREADS, V>(xr, held, v, edge);
+    wait_bulk_copy(&arrived, 0);
+    const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(held, v, edge, pivot, scratch, stage, staged),
+                                               published);
+    arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
+    float* outr = out + row * cols;
+    write_slice<THREADS, V, Stores::plain>(weight, bias, outr, held, v, edge, moments, cols, eps);
+    write_staged<THREADS>(weight, bias, outr, stage, s.head, held.end, staged, moments.mean,
+                          1.0f / sqrtf(moments.m2 / (float)cols + eps));
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -1010,6 +1061,20 @@ LAYERNORM_SLICE_OF(f32, float, 1024, 4, __launch_bounds__(1024))
 LAYERNORM_SMEM(2, 1024)
 LAYERNORM_SMEM(4, 1024)
 LAYERNORM_SMEM(8, 1024)
+
+// mage.backends.rows.DEEP_PLANS: (K, THREADS, V), narrowest rows first. 1024 threads of 8 chunks take the registers
+// of one CTA an SM (64 a thread, as the cluster's widest plan), beside up to 128 KB of the slice in shared memory;
+// K = 1 is a CTA a row, which the CPU emulation runs.
+#define LAYERNORM_DEEP(K, THREADS, V)                                                                            \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, 1)                             \
+        layernorm_f32_deep##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,   \
+                                                  const float* __restrict__ bias, float* __restrict__ out,       \
+                                                  long long rows, int cols, float eps) {                        \
+        layernorm_deep<K, THREADS, V>(x, weight, bias, out, cols, eps);                                          \
+    }
+LAYERNORM_DEEP(1, 1024, 8)
+LAYERNORM_DEEP(2, 1024, 8)
+LAYERNORM_DEEP(4, 1024, 8)
 
 // native_cluster.cuh's PIPE_PLANS.
 #define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)

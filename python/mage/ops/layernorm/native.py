@@ -14,20 +14,23 @@ current one is reduced from registers (mage.backends.rows.pipe_plan), and the ``
 CTA's weight and bias in its shared memory for the kernel's life (mage.backends.rows.launch_resident);
 the ``pair`` strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the
 two (mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared
-memory, filled by one bulk copy (mage.backends.rows.launch_smem). The ``columns`` strategy gives each CTA of a
-grid of one an SM the same columns of every row, its weight and bias read once into shared memory, and combines
-rows' statistics across the grid (mage.backends.rows.launch_columns).
+memory, filled by one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy (float32) in its
+registers and, past them, in shared memory: a cluster of 4 CTAs a row of 262144 columns
+(mage.backends.rows.launch_deep). The ``columns`` strategy gives each CTA of a grid of one an SM the same columns of
+every row, its weight and bias read once into shared memory, and combines rows' statistics across the grid
+(mage.backends.rows.launch_columns).
 """
 
 import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
                                   row_kernels, vector_rows)
-from mage.backends.rows import (CLUSTER_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
-                                SIXTEEN_BIT_PAIR_PLANS, SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS,
-                                SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes,
-                                launch_cluster, launch_columns, launch_pair, launch_pipe, launch_resident, launch_slice,
-                                launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes, smem_takes)
+from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
+                                SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PAIR_PLANS, SIXTEEN_BIT_PIPE_PLANS,
+                                SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
+                                cluster_takes, columns_takes, deep_takes, launch_cluster, launch_columns, launch_deep,
+                                launch_pair, launch_pipe, launch_resident, launch_slice, launch_smem, pair_takes,
+                                pipe_takes, resident_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -125,14 +128,22 @@ PAIR = row_kernels("layernorm", "layernorm_{}_pair{}_t{}_v{}", SIGNATURE, PAIR_P
 layernorm_pair = _row_strategy("pair", PAIR, launch_pair, pair_takes)
 
 
+def _float_strategy(strategy: str, kernels: dict, launch, takes):
+    """Register LayerNorm's float32 row ``strategy`` through both hosts: ``launch`` with ``kernels`` (plan ->
+    kernel)."""
+
+    def layernorm_rows(host, x, weight, bias):
+        require_inputs(host, x, weight, bias)
+        rows, cols = x.shape
+        return launch(host, kernels, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+    return register("layernorm", variants=("affine",), strategy=strategy, takes=takes)(layernorm_rows)
+
+
 SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}
-
-
-@register("layernorm", variants=("affine",), strategy="smem", takes=smem_takes)
-def layernorm_smem(host, x, weight, bias):
-    require_inputs(host, x, weight, bias)
-    rows, cols = x.shape
-    return launch_smem(host, SMEM, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+layernorm_smem = _float_strategy("smem", SMEM, launch_smem, smem_takes)
+DEEP = {plan: _kernel("layernorm_f32_deep{}_t{}_v{}".format(*plan)) for plan in DEEP_PLANS}
+layernorm_deep = _float_strategy("deep", DEEP, launch_deep, deep_takes)
 
 
 # precision -> the columns kernel; its signature adds the workspace, the chunks a CTA owns and the rows a group.

@@ -1,0 +1,109 @@
+"""The native deep strategy of LayerNorm (float32: a CTA's slice of a row in its registers and, past them, in shared
+memory by one bulk copy) without a GPU: NVRTC compiles every kernel for sm_90 as one CTA of 1024 threads an SM
+without a spill; the launcher picks the smallest cluster that holds the row and asks for the shared memory of the
+chunks past the registers; the CPU emulation runs the plan of one CTA (a CTA a row: the emulation's blocks run one
+after another) on rows whose slices end in the registers and run past them, at every alignment, with weight and
+bias off a 16-byte boundary and a large mean. Clusters of several CTAs run on the GPU only
+(tests/test_reduce_deep_gpu.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mage import registry
+from mage.backends import native, rows
+from mage.errors import InputError
+from mage.ops.layernorm import native as layernorm_native
+from cubin_info import resources
+from test_reduce_resident import RecordingEmuHost, assert_near_eager_and_the_same_again
+from test_reduce_wide import HOPPER, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
+
+CHUNKS = rows.DEEP_STAGED_CHUNKS
+
+
+def test_every_deep_kernel_is_one_cta_of_1024_threads_an_sm_without_a_spill(ext):
+    compiled = resources(ext.compile_to_cubin(native.source("layernorm"), HOPPER, name="deep.cu"))
+    assert set(layernorm_native.DEEP) == set(rows.DEEP_PLANS)
+    for (k, threads, chunks), kernel in layernorm_native.DEEP.items():
+        used = compiled[kernel.name]
+        assert kernel.name == f"layernorm_f32_deep{k}_t{threads}_v{chunks}"
+        assert used["registers"] * threads <= 65536, f"{kernel.name}: not one CTA an SM"
+        assert used["frame"] == 0, f"{kernel.name} spills {used['frame']} bytes a thread"
+
+
+def test_a_plan_s_shared_memory_fits_one_cta_an_sm_beside_its_registers():
+    """The staged chunks (16 bytes each) within what a CTA may ask of an sm_90 SM, 227 KB; each plan's CTAs hold
+    twice the chunks of its registers, and the widest a row of 262144 floats."""
+    assert 16 * CHUNKS <= 227 * 1024
+    for k, threads, chunks in rows.DEEP_PLANS:
+        assert CHUNKS == threads * chunks
+    assert rows.DEEP_MAX_COLS == 262144 + 3
+
+
+# (columns, the plan): the study's widths from 16384, the edges between plans and the widest.
+WIDTHS = [(16384, (1, 1024, 8)), (65536, (1, 1024, 8)), (65537, (1, 1024, 8)), (65539, (1, 1024, 8)),
+          (65540, (2, 1024, 8)), (131075, (2, 1024, 8)), (131076, (4, 1024, 8)), (262144, (4, 1024, 8)),
+          (rows.DEEP_MAX_COLS, (4, 1024, 8))]
+
+
+@pytest.mark.parametrize("cols, expected", WIDTHS, ids=[str(c) for c, _ in WIDTHS])
+def test_the_launcher_picks_the_smallest_plan_that_holds_the_row(cols, expected):
+    assert rows.deep_plan(cols) == expected
+
+
+# (rows, columns, the shared memory a CTA asks for): none where the registers hold each CTA's slice.
+LAUNCHES = [(3, 16384, 0), (3, 32768, 0), (2, 32772, 16), (5, 65537, 16 * CHUNKS), (2, 100000, 16 * (12500 - CHUNKS)),
+            (256, 262144, 16 * CHUNKS)]
+
+
+@pytest.mark.parametrize("rows_, cols, shared", LAUNCHES, ids=[f"{r}x{c}" for r, c, _ in LAUNCHES])
+def test_a_cluster_a_row_with_the_shared_memory_past_its_registers(rows_, cols, shared):
+    host = RecordingHost()
+    layernorm_native.layernorm_deep(host, *_inputs("layernorm", rows_, cols))
+    (name, grid, block, asked, args), = host.launches
+    k, threads, chunks = rows.deep_plan(cols)
+    assert name == f"layernorm_f32_deep{k}_t{threads}_v{chunks}"
+    assert (grid, block, asked) == ((rows_ * k, 1, 1), (threads, 1, 1), shared)
+    assert args[4:6] == (rows_, cols)
+
+
+def test_widths_it_cannot_take_are_refused_by_name_before_any_launch():
+    host = RecordingHost()
+    with pytest.raises(InputError, match="rows of 16384 to"):
+        layernorm_native.layernorm_deep(host, *_inputs("layernorm", 2, 16383))
+    with pytest.raises(InputError, match="would not fit"):
+        layernorm_native.layernorm_deep(host, *_inputs("layernorm", 1, rows.DEEP_MAX_COLS + 1))
+    assert not host.launches
+
+
+def _deep(host, x, weight, bias, precision):
+    return layernorm_native.layernorm_deep(host, x, weight, bias)  # float32 only
+
+
+@pytest.mark.parametrize("cols, rows_", [(16387, 5), (40001, 4), (65537, 4), (65539, 2)])
+def test_emulated_rows_held_in_registers_and_past_them_at_every_alignment(cols, rows_):
+    """One CTA a row: at 16387 columns the registers hold the slice; from 40001 its chunks past 32768 floats come
+    from shared memory, up to the widest the CTA holds (65539, head and tail included). An odd width starts each
+    row one element further on, so the head, the body's first chunk and the copy's source move row to row; weight
+    and bias are views one element past a 16-byte boundary (their scalar reads); a large mean. Within 1.5× eager's
+    error against float64, and the same bits on a second call."""
+    host = RecordingEmuHost()
+    torch.manual_seed(7)
+    x = torch.randn(rows_, cols) * 3 + 1e3
+    affine = torch.randn(2, cols + 1)
+    weight, bias = affine[0, 1:], affine[1, 1:]
+    assert weight.data_ptr() % 16 and bias.data_ptr() % 16
+    out = layernorm_native.layernorm_deep(host, x, weight, bias)
+    plan = rows.deep_plan(cols)
+    staged = max(0, rows.slice_chunks(cols, 4, 1) - 1024 * 8)
+    assert host.recorded == (layernorm_native.DEEP[plan].name, (rows_, 1, 1), 16 * staged)
+    assert_near_eager_and_the_same_again(_deep, host, out, x, weight, bias, "ieee")
+
+
+def test_the_deep_strategy_is_registered_as_a_float32_study_for_both_hosts():
+    impls = [i for i in registry.implementations("layernorm") if i.strategy == "deep"]
+    assert {(i.family, i.precision) for i in impls} == {("native", "ieee"), ("native-py", "ieee")}
+    study = {c.params["cols"]: c for c in registry.get_op("layernorm").cases() if c.suite == "reduction"}
+    taken = [cols for cols, case in study.items() if impls[0].case_skip_reason(case.params) is None]
+    assert taken == [cols for cols in rows.REDUCTION_WIDTHS if cols >= 16384]
