@@ -1,8 +1,9 @@
-"""The native deep strategy of LayerNorm on a CUDA device (float32: a CTA's slice in its registers and, past them, in
-shared memory by one bulk copy, one to four CTAs a row): the contract against the float64 reference (normal,
-heavy-tailed and large-mean inputs) on every plan, from 16384 to 262147 columns, slices that end in the registers and
-that run past them; an input, a weight and a bias off every 16-byte boundary; the same bits on a repeat, through both
-hosts and from a CUDA graph. Skipped where no CUDA device is visible.
+"""The native deep strategy of LayerNorm and softmax on a CUDA device (float32: a CTA's slice in its registers and,
+past them, in shared memory by one bulk copy, one to four CTAs a row): the contract against the float64 reference
+(normal, heavy-tailed and large-mean inputs) on every plan, from 16384 to 262147 columns, slices that end in the
+registers and that run past them, through both hosts (each opting a kernel in to its > 48 KB of shared memory); an
+input off every 16-byte boundary, and LayerNorm's weight and bias too; the same bits on a repeat, through both hosts
+and from a CUDA graph. Skipped where no CUDA device is visible.
 
 Run on the GPU machine with ``pytest -m gpu tests/test_reduce_deep_gpu.py``.
 """
@@ -15,14 +16,14 @@ import torch
 from mage import registry
 from mage.check import check
 from mage.spec import Case
-from test_reduce_resident_gpu import (assert_right_off_every_16_byte_boundary,
-                                      assert_the_same_bits_through_both_hosts_and_a_graph)
+from test_reduce_resident_gpu import _off_boundary, assert_right_off_every_16_byte_boundary
 
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
 ]
 
+OPS = ("layernorm", "softmax")
 FAMILIES = ("native", "native-py")
 ROWS = 37
 # Each plan's widths: the registers alone (16384, 32768), past them by a chunk (32772) and to the plan's widest
@@ -30,28 +31,52 @@ ROWS = 37
 WIDTHS = [16384, 32768, 32772, 65536, 65537, 65539, 65540, 131072, 131075, 131076, 262144, 262147]
 
 
-def _impl(family: str = "native", precision: str = "ieee"):
-    return next(i for i in registry.implementations("layernorm")
-                if i.family == family and i.strategy == "deep" and i.precision == precision)
+def _deep(op: str, family: str = "native"):
+    return next(i for i in registry.implementations(op)
+                if i.family == family and i.strategy == "deep" and i.precision == "ieee")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("cols", WIDTHS, ids=str)
-def test_contract_against_float64_on_every_plan(family, cols):
-    impl = _impl(family)
-    result = check(impl, registry.baseline_of(impl), registry.get_op("layernorm"),
-                   Case("layernorm", "deep", "seed", {"rows": ROWS, "cols": cols}), "cuda", seed=cols)
+def test_contract_against_float64_on_every_plan(op, family, cols):
+    impl = _deep(op, family)
+    result = check(impl, registry.baseline_of(impl), registry.get_op(op),
+                   Case(op, "deep", "seed", {"rows": ROWS, "cols": cols}), "cuda", seed=cols)
     print(f"{impl.name} {ROWS}x{cols}: worst error {result.rel_error}, eager {result.eager_error}")
     assert result.passed, result.reason
 
 
 @pytest.mark.parametrize("cols", [65537, 131075, 262144])
-def test_an_input_weight_and_bias_off_every_16_byte_boundary(cols):
+def test_layernorm_s_input_weight_and_bias_off_every_16_byte_boundary(cols):
     """Each row's head, the copy's source and the alignment of weight and bias change together; a column of the
     shared part normalized with the wrong weight would be off by its whole value."""
-    assert_right_off_every_16_byte_boundary(_impl().fn, ROWS, cols, "ieee")
+    assert_right_off_every_16_byte_boundary(_deep("layernorm").fn, ROWS, cols, "ieee")
 
 
+@pytest.mark.parametrize("cols", [65537, 131075, 262144])
+def test_softmax_s_input_off_every_16_byte_boundary(cols):
+    x = _off_boundary(registry.get_op("softmax").make_inputs(Case("softmax", "t", "seed", {"rows": ROWS, "cols": cols}),
+                                                             3, "cuda")[0], 1)
+    out = _deep("softmax").fn(x)
+    ref = torch.softmax(x.double(), dim=1)
+    error = (torch.linalg.norm(out.double() - ref) / torch.linalg.norm(ref)).item()
+    print(f"softmax {ROWS}x{cols} shifted: error {error:.3g}")
+    assert error < 1e-5
+
+
+@pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("cols", [65537, 262144])
-def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(cols):
-    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, ROWS, cols, "ieee")
+def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols):
+    inputs = registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": ROWS, "cols": cols}), 5, "cuda")
+    first = _deep(op).fn(*inputs)
+    assert torch.equal(first, _deep(op).fn(*inputs))
+    assert torch.equal(first, _deep(op, "native-py").fn(*inputs))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        replayed = _deep(op).fn(*inputs)
+    for _ in range(2):
+        replayed.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(first, replayed)

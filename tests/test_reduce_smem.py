@@ -27,7 +27,7 @@ BLOCK_SHARED_MAX = 227 * 1024  # sm_90: dynamic shared memory one block may opt 
 @pytest.mark.parametrize("op", OPS)
 def test_every_smem_kernel_compiles_for_sm_90_to_one_bulk_copy_and_shared_reads_without_a_spill(ext, op, tmp_path):
     cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-smem.cu")
-    kernels = MODULES[op].SMEM
+    kernels = MODULES[op].SMEM["ieee"]
     assert set(kernels) == set(rows.SMEM_PLANS)
     used = resources(cubin)
     for (k, threads), kernel in kernels.items():

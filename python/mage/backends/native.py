@@ -87,6 +87,12 @@ def row_kernels(op: str, name: str, signature: str, plans: tuple, sixteen_bit_pl
     return kernels
 
 
+def float_kernels(op: str, name: str, signature: str, plans: tuple) -> dict:
+    """A float32-only row strategy's kernels (smem, deep) in native.cu, keyed as row_kernels keys them:
+    {"ieee": {plan: kernel}}, ``name`` formatted with the plan."""
+    return {"ieee": {plan: Kernel(op, name.format(*plan), signature) for plan in plans}}
+
+
 @functools.lru_cache(maxsize=None)
 def source(op: str, file: str = "native.cu") -> str:
     """A CUDA C++ source of ``op`` (``ops/<op>/native.cu`` unless another file is named), with

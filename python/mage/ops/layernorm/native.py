@@ -23,8 +23,8 @@ every row, its weight and bias read once into shared memory, and combines rows' 
 
 import torch
 
-from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
-                                  row_kernels, vector_rows)
+from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
+                                  register, row_kernels, vector_rows)
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
                                 SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PAIR_PLANS, SIXTEEN_BIT_PIPE_PLANS,
                                 SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
@@ -101,8 +101,8 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     return out
 
 
-def _row_strategy(strategy: str, kernels: dict, launch, takes):
-    """Register LayerNorm's row ``strategy`` at float32, bf16 and fp16 through both hosts: ``launch`` (a launcher of
+def _row_strategy(strategy: str, kernels: dict, launch, takes, precisions=("ieee", "bf16", "fp16")):
+    """Register LayerNorm's row ``strategy`` at ``precisions`` through both hosts: ``launch`` (a launcher of
     mage.backends.rows) with ``kernels`` (precision -> plan -> kernel) on x, weight and bias once they are checked."""
 
     def layernorm_rows(host, x, weight, bias, precision="ieee"):
@@ -110,7 +110,7 @@ def _row_strategy(strategy: str, kernels: dict, launch, takes):
         rows, cols = x.shape
         return launch(host, kernels[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
 
-    return register("layernorm", variants=("affine",), strategy=strategy, precisions=("ieee", "bf16", "fp16"),
+    return register("layernorm", variants=("affine",), strategy=strategy, precisions=precisions,
                     takes=takes)(layernorm_rows)
 
 
@@ -128,22 +128,10 @@ PAIR = row_kernels("layernorm", "layernorm_{}_pair{}_t{}_v{}", SIGNATURE, PAIR_P
 layernorm_pair = _row_strategy("pair", PAIR, launch_pair, pair_takes)
 
 
-def _float_strategy(strategy: str, kernels: dict, launch, takes):
-    """Register LayerNorm's float32 row ``strategy`` through both hosts: ``launch`` with ``kernels`` (plan ->
-    kernel)."""
-
-    def layernorm_rows(host, x, weight, bias):
-        require_inputs(host, x, weight, bias)
-        rows, cols = x.shape
-        return launch(host, kernels, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
-
-    return register("layernorm", variants=("affine",), strategy=strategy, takes=takes)(layernorm_rows)
-
-
-SMEM = {plan: _kernel("layernorm_f32_smem{}_t{}".format(*plan)) for plan in SMEM_PLANS}
-layernorm_smem = _float_strategy("smem", SMEM, launch_smem, smem_takes)
-DEEP = {plan: _kernel("layernorm_f32_deep{}_t{}_v{}".format(*plan)) for plan in DEEP_PLANS}
-layernorm_deep = _float_strategy("deep", DEEP, launch_deep, deep_takes)
+SMEM = float_kernels("layernorm", "layernorm_f32_smem{}_t{}", SIGNATURE, SMEM_PLANS)
+layernorm_smem = _row_strategy("smem", SMEM, launch_smem, smem_takes, precisions=("ieee",))
+DEEP = float_kernels("layernorm", "layernorm_f32_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS)
+layernorm_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes, precisions=("ieee",))
 
 
 # precision -> the columns kernel; its signature adds the workspace, the chunks a CTA owns and the rows a group.

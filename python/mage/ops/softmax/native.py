@@ -6,19 +6,20 @@ to 16387 columns in one block's registers whatever its alignment (a scalar head 
 a row of 1024 columns or more in the registers of a thread-block cluster (mage.backends.rows.cluster_plan),
 read once; the ``pipe`` strategy makes that cluster persistent, the next row's slice copying into shared
 memory while the current one is reduced from registers (mage.backends.rows.pipe_plan); the ``smem`` strategy holds each
-CTA's slice in shared memory, filled by one bulk copy (mage.backends.rows.launch_smem). bf16 and fp16 rows
+CTA's slice in shared memory, filled by one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy in
+its registers and, past them, in shared memory (mage.backends.rows.launch_deep). bf16 and fp16 rows
 run the same register and online kernels over 16-bit elements, widened to float32 in registers
 (native16.cu), chosen by the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements
 held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS and
-SIXTEEN_BIT_PIPE_PLANS); the smem strategy is float32 only."""
+SIXTEEN_BIT_PIPE_PLANS); the smem and deep strategies are float32 only."""
 
 import torch
 
-from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, register,
-                                  row_kernels)
-from mage.backends.rows import (CLUSTER_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PIPE_PLANS,
-                                SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, SMEM_PLANS, cluster_takes, launch_cluster, launch_pipe, launch_slice,
+from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
+                                  register, row_kernels)
+from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
+                                SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
+                                cluster_takes, deep_takes, launch_cluster, launch_deep, launch_pipe, launch_slice,
                                 launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
@@ -52,13 +53,6 @@ def plan(rows: int, cols: int, precision: str = "ieee") -> tuple[Kernel, tuple, 
     return online, (rows, 1, 1), (256, 1, 1)
 
 
-SLICE = row_kernels("softmax", "softmax_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
-CLUSTER = row_kernels("softmax", "softmax_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
-                      SIXTEEN_BIT_CLUSTER_PLANS)
-PIPE = row_kernels("softmax", "softmax_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
-SMEM = {plan: Kernel("softmax", "softmax_f32_smem{}_t{}".format(*plan), SIGNATURE) for plan in SMEM_PLANS}
-
-
 def require_inputs(host, x, dtype=torch.float32) -> None:
     """The fast ready test, then the full checks when it fails (see mage.backends.native)."""
     ready = host.holds(x) and x.dtype == dtype and x.dim() == 2 and x.is_contiguous()
@@ -78,29 +72,26 @@ def softmax(host, x, precision="ieee"):
     return out
 
 
-@register("softmax", variants=("rows",), strategy="slice", precisions=("ieee", "bf16", "fp16"), takes=slice_takes)
-def softmax_slice(host, x, precision="ieee"):
-    require_inputs(host, x, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_slice(host, SLICE[precision], x, lambda out: (x, out, rows, cols))
+def _row_strategy(strategy: str, kernels: dict, launch, takes, precisions=("ieee", "bf16", "fp16")):
+    """Register softmax's row ``strategy`` at ``precisions`` through both hosts: ``launch`` (a launcher of
+    mage.backends.rows) with ``kernels`` (precision -> plan -> kernel) on x once it is checked."""
+
+    def softmax_rows(host, x, precision="ieee"):
+        require_inputs(host, x, input_dtype(precision))
+        rows, cols = x.shape
+        return launch(host, kernels[precision], x, lambda out: (x, out, rows, cols))
+
+    return register("softmax", variants=("rows",), strategy=strategy, precisions=precisions, takes=takes)(softmax_rows)
 
 
-@register("softmax", variants=("rows",), strategy="cluster", precisions=("ieee", "bf16", "fp16"), takes=cluster_takes)
-def softmax_cluster(host, x, precision="ieee"):
-    require_inputs(host, x, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_cluster(host, CLUSTER[precision], x, lambda out: (x, out, rows, cols))
-
-
-@register("softmax", variants=("rows",), strategy="pipe", precisions=("ieee", "bf16", "fp16"), takes=pipe_takes)
-def softmax_pipe(host, x, precision="ieee"):
-    require_inputs(host, x, input_dtype(precision))
-    rows, cols = x.shape
-    return launch_pipe(host, PIPE[precision], x, lambda out: (x, out, rows, cols))
-
-
-@register("softmax", variants=("rows",), strategy="smem", takes=smem_takes)
-def softmax_smem(host, x):
-    require_inputs(host, x)
-    rows, cols = x.shape
-    return launch_smem(host, SMEM, x, lambda out: (x, out, rows, cols))
+SLICE = row_kernels("softmax", "softmax_{}_slice_t{}_v{}", SIGNATURE, SLICE_PLANS, SIXTEEN_BIT_SLICE_PLANS)
+softmax_slice = _row_strategy("slice", SLICE, launch_slice, slice_takes)
+CLUSTER = row_kernels("softmax", "softmax_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
+                      SIXTEEN_BIT_CLUSTER_PLANS)
+softmax_cluster = _row_strategy("cluster", CLUSTER, launch_cluster, cluster_takes)
+PIPE = row_kernels("softmax", "softmax_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
+softmax_pipe = _row_strategy("pipe", PIPE, launch_pipe, pipe_takes)
+SMEM = float_kernels("softmax", "softmax_f32_smem{}_t{}", SIGNATURE, SMEM_PLANS)
+softmax_smem = _row_strategy("smem", SMEM, launch_smem, smem_takes, precisions=("ieee",))
+DEEP = float_kernels("softmax", "softmax_f32_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS)
+softmax_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes, precisions=("ieee",))
