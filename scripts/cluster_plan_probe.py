@@ -4,13 +4,15 @@ three CTAs an SM), the plan the launcher picked before, against half the CTAs wi
 (4, 512, 8: 32 elements, 64 registers, two CTAs an SM), which mage.backends.rows.CLUSTER_PLANS now holds there:
 ncu had counted five times QuACK's instructions in LayerNorm's 8-CTA kernel, each thread's share of the
 reductions, the barrier and the slice arithmetic paid for 16 elements. At 262144 columns, (8, 1024, 8) (one
-CTA an SM, the largest portable cluster) against (16, 512, 8) (two CTAs an SM).
+CTA an SM, the largest portable cluster) against (16, 512, 8) (two CTAs an SM). With ``--strategy deep``, the deep
+strategy's plans (a CTA's slice in registers and as many chunks again in shared memory): one 1024-thread CTA an SM
+against two of 512 threads (native_cluster.cuh's FLOAT_DEEP_PLANS).
 
-    PYTHONPATH=python python scripts/cluster_plan_probe.py [--plan 8x1024x8 --plan 16x512x8]
+    PYTHONPATH=python python scripts/cluster_plan_probe.py [--strategy deep] [--plan 8x1024x8 --plan 16x512x8]
         [--case 256x262144-study] [--out FILE.json]
 
-LayerNorm's and softmax's cluster kernels of each plan, launched through the cluster launcher, on each case's
-own inputs; each output checked against float64 first (its norm-wise error printed), then timed with
+LayerNorm's and softmax's cluster (or deep) kernels of each plan, launched through the strategy's launcher, on each
+case's own inputs; each output checked against float64 first (its norm-wise error printed), then timed with
 ``triton.testing.do_bench`` (L2 cleared before every call, median), the plans alternating over rounds.
 """
 
@@ -26,7 +28,7 @@ import triton.testing
 from mage import registry
 from mage.check import upcast
 from mage.backends import native
-from mage.backends.rows import launch_cluster
+from mage.backends.rows import launch_cluster, launch_deep
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 
@@ -35,26 +37,32 @@ CASES = ["1024x65536-study", "1024x65537-study"]
 ROUNDS = 5
 
 
-def calls(op: str, inputs: tuple, plans: list[tuple[int, int, int]]) -> dict:
-    """plan -> a call of op's cluster kernel of that plan on inputs."""
+LAUNCHERS = {"cluster": launch_cluster, "deep": launch_deep}
+
+
+def calls(op: str, inputs: tuple, plans: list[tuple[int, int, int]], strategy: str = "cluster") -> dict:
+    """plan -> a call of op's ``strategy`` kernel of that plan on inputs."""
     host = native.HOSTS[0]
+    launch = LAUNCHERS[strategy]
     if op == "layernorm":
         x, weight, bias = inputs
         rows, cols = x.shape
-        kernels = {plan: layernorm_native._kernel("layernorm_f32_cluster{}_t{}_v{}".format(*plan)) for plan in plans}
+        kernels = {plan: layernorm_native._kernel(f"layernorm_f32_{strategy}" + "{}_t{}_v{}".format(*plan))
+                   for plan in plans}
         arguments = lambda out: (x, weight, bias, out, rows, cols, layernorm_native.EPS)  # noqa: E731
     else:
         (x,) = inputs
         rows, cols = x.shape
-        kernels = {plan: native.Kernel("softmax", "softmax_f32_cluster{}_t{}_v{}".format(*plan), softmax_native.SIGNATURE)
-                   for plan in plans}
+        kernels = {plan: native.Kernel("softmax", f"softmax_f32_{strategy}" + "{}_t{}_v{}".format(*plan),
+                                       softmax_native.SIGNATURE) for plan in plans}
         arguments = lambda out: (x, out, rows, cols)  # noqa: E731
-    return {plan: (lambda kernel=kernel, plan=plan: launch_cluster(host, {plan: kernel}, x, arguments))
+    return {plan: (lambda kernel=kernel, plan=plan: launch(host, {plan: kernel}, x, arguments))
             for plan, kernel in kernels.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--strategy", choices=sorted(LAUNCHERS), default="cluster", help="whose kernels")
     parser.add_argument("--plan", action="append", help=f"a plan KxTHREADSxCHUNKS (default {' '.join(PLANS)})")
     parser.add_argument("--case", action="append", help=f"a case of both ops (default {' '.join(CASES)})")
     parser.add_argument("--out", help="write the timings here as JSON")
@@ -68,7 +76,7 @@ def main() -> None:
             case = spec.case(case_name)
             inputs = spec.make_inputs_at(case, case.seed, "cuda", "normal", "ieee")
             reference = spec.reference(upcast(inputs), "affine" if op == "layernorm" else "rows")
-            plan_calls = calls(op, inputs, plans)
+            plan_calls = calls(op, inputs, plans, args.strategy)
             for plan, call in plan_calls.items():
                 error = float((call().double() - reference).norm() / reference.norm())
                 print(f"{op} {case_name} plan {plan}: error {error:.3g}")
@@ -78,7 +86,8 @@ def main() -> None:
                     times[plan].append(triton.testing.do_bench(call, return_mode="median") * 1e3)
             for plan, samples in times.items():
                 median = statistics.median(samples)
-                results.append({"op": op, "case": case_name, "plan": plan, "us": median, "rounds": samples})
+                results.append({"op": op, "case": case_name, "strategy": args.strategy, "plan": plan, "us": median,
+                                "rounds": samples})
                 print(f"{op} {case_name} plan {plan}: {median:.1f} µs (rounds {min(samples):.1f}–{max(samples):.1f})")
     device = torch.cuda.get_device_name()
     print(f"on {device}")

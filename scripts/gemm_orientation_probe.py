@@ -6,14 +6,15 @@ kernels for them. A GPU diagnostic:
 
     python3 scripts/gemm_orientation_probe.py [N ...] [PRECISION ...]
 
-For each N (default 384 and 768) and precision (C 128; default bf16 and tf32): each orientation's GEMM alone, its kernel time a call (the profiler's device
-activities after an L2 flush, as a run measures it), its kernels, and the largest difference between the two
-products; then the trimul blocks at N (outgoing and incoming, bf16 and tf32) through ``triton.pairformer-cublas``'s
-kernels both ways, each output checked against the other, kernel by kernel.
+For each N (default 384 and 768) and precision (C 128; default bf16 and tf32): each orientation's GEMM alone, its
+kernel time a call (the profiler's device activities after an L2 flush, as a run measures it), its kernels, and the
+largest difference between the two products; then the trimul blocks at N (outgoing and incoming) through
+``triton.pairformer-cublas``'s kernels both ways, each output checked against the other, kernel by kernel.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import torch
@@ -61,9 +62,9 @@ def updates(N: int, precision: str, flush) -> None:
     for variant in ("outgoing", "incoming"):
         block, (z,) = blocks.build_as_timed(f"trimul/{variant}-{N}", precision, "cuda")
         resident = precision == "bf16"
-        trials = {f"update, {'transposed' if flag else 'as written'}": (lambda flag=flag: trimul_triton.pairformer_update(
-            block, z, variant, precision, resident_projection=resident, contraction="cublas", transposed_product=flag))
-            for flag in (False, True)}
+        trials = {f"update, {'transposed' if flag else 'as written'}": functools.partial(
+            trimul_triton.pairformer_update, block, z, variant, precision, resident_projection=resident,
+            contraction="cublas", transposed_product=flag) for flag in (False, True)}
         with precision_mode(precision):
             first, second = (call() for call in trials.values())
             difference = (first.float() - second.float()).abs().max().item()

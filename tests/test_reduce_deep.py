@@ -25,7 +25,7 @@ from test_reduce_resident import RecordingEmuHost, assert_near_eager_and_the_sam
 from test_reduce_smem import CUOBJDUMP
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
-CHUNKS = rows.DEEP_STAGED_CHUNKS
+CHUNKS = 1024 * 8  # a 1024-thread CTA's chunks in registers, and the most it stages in shared memory
 DEEP = {"layernorm": layernorm_native.DEEP["ieee"], "softmax": softmax_native.DEEP["ieee"]}
 LAUNCH = {"layernorm": layernorm_native.layernorm_deep, "softmax": softmax_native.softmax_deep}
 
@@ -52,12 +52,27 @@ def test_every_deep_kernel_is_one_cta_an_sm_with_one_bulk_copy_beside_16_byte_lo
             assert instruction in sass, f"{kernel.name}: no {instruction}"
 
 
+# The plans no launcher picks, which scripts/cluster_plan_probe.py sets against the launcher's: (K, threads, CTAs an
+# SM they were built to share).
+PROBE_PLANS = [(2, 512, 2), (8, 512, 2)]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("k, threads, ctas", PROBE_PLANS, ids=[f"{k}x{t}" for k, t, _ in PROBE_PLANS])
+def test_the_probe_s_deep_kernels_fit_the_ctas_an_sm_they_were_built_for(ext, op, k, threads, ctas):
+    """Their threads' registers and the shared memory of as many chunks again as the registers hold (16 bytes each),
+    CTAs an SM times over, within an sm_90 SM's 65536 registers and 228 KB, with no local memory."""
+    compiled = resources(ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-deep.cu"))
+    used = compiled[f"{op}_f32_deep{k}_t{threads}_v8"]
+    assert ctas * threads * used["registers"] <= 65536 and used["frame"] == 0, used
+    assert ctas * 16 * threads * 8 <= 228 * 1024
+
+
 def test_a_plan_s_shared_memory_fits_one_cta_an_sm_beside_its_registers():
-    """The staged chunks (16 bytes each) within what a CTA may ask of an sm_90 SM, 227 KB; each plan's CTAs hold
-    twice the chunks of its registers, and the widest a row of 262144 floats."""
-    assert 16 * CHUNKS <= 227 * 1024
+    """A CTA stages as many chunks as its registers hold (16 bytes each), within what a CTA may ask of an sm_90 SM,
+    227 KB; the widest plan holds a row of 262144 floats."""
     for k, threads, chunks in rows.DEEP_PLANS:
-        assert CHUNKS == threads * chunks
+        assert 16 * threads * chunks <= 227 * 1024
     assert rows.DEEP_MAX_COLS == 262144 + 3
 
 

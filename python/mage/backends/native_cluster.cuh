@@ -220,6 +220,19 @@ constexpr int WINDOW_CAPACITY = CHUNK_ELEMENTS<T> * (CHUNKS + RANKS + 1);
     X(8, 256, 8, __launch_bounds__(256, 4))                                                                      \
     X(16, 512, 8, __launch_bounds__(512, 2))
 
+// The deep strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), that layernorm
+// and softmax both compile (float32): a CTA holds THREADS · V chunks of its slice in registers and as many again in
+// shared memory. mage.backends.rows.DEEP_PLANS, narrowest rows first (1024 threads, one CTA an SM: 256 KB of a row a
+// CTA), then two that no launcher picks, for scripts/cluster_plan_probe.py's comparisons: 512 threads, two CTAs an SM
+// (128 KB a CTA), so that one CTA's loads overlap the other's reduction, at 65536 columns (2 CTAs a row) and at 262144
+// (8).
+#define FLOAT_DEEP_PLANS(X)                                                                                      \
+    X(1, 1024, 8, 1)                                                                                             \
+    X(2, 1024, 8, 1)                                                                                             \
+    X(4, 1024, 8, 1)                                                                                             \
+    X(2, 512, 8, 2)                                                                                              \
+    X(8, 512, 8, 2)
+
 // The pipe strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), narrowest
 // rows first: mage.backends.rows.PIPE_PLANS and SIXTEEN_BIT_PIPE_PLANS. A CTA holds one row's slice in registers
 // (V chunks a thread, the cluster strategy's plans) and the next row's in THREADS · V 16-byte chunks of dynamic

@@ -260,14 +260,13 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     return out
 
 
-# The deep strategy's kernels (LayerNorm, float32, native.cu's LAYERNORM_DEEP), (K CTAs a cluster, threads a CTA,
-# float4 chunks a thread in registers), narrowest rows first: each CTA holds threads × chunks of its slice in
-# registers and up to DEEP_STAGED_CHUNKS more in shared memory (128 KB), so a cluster of K holds K × 16384 chunks:
-# 262144 columns in 4 CTAs, 65536 in one.
+# The deep strategy's kernels (LayerNorm and softmax, float32, native_cluster.cuh's FLOAT_DEEP_PLANS), (K CTAs a
+# cluster, threads a CTA, float4 chunks a thread in registers), narrowest rows first: each CTA holds threads × chunks
+# of its slice in registers and up to as many again in shared memory (128 KB at 1024 threads), so a cluster of K
+# holds 2 · K · threads · chunks: 262144 columns in 4 CTAs, 65536 in one.
 DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8), (4, 1024, 8))
-DEEP_STAGED_CHUNKS = 8192
 DEEP_MIN_COLS = 16384
-DEEP_MAX_COLS = 4 * max(k * (threads * chunks + DEEP_STAGED_CHUNKS) for k, threads, chunks in DEEP_PLANS) + 3
+DEEP_MAX_COLS = 4 * max(2 * k * threads * chunks for k, threads, chunks in DEEP_PLANS) + 3
 
 
 deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "4 CTAs' registers and shared memory",
@@ -275,8 +274,7 @@ deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "4 CTAs' register
 
 
 def deep_plan(cols: int, plans: tuple = DEEP_PLANS) -> tuple[int, int, int]:
-    return smallest_plan("deep", plans, lambda plan: plan[0] * (plan[1] * plan[2] + DEEP_STAGED_CHUNKS), cols,
-                         DEEP_MAX_COLS)
+    return smallest_plan("deep", plans, lambda plan: 2 * plan[0] * plan[1] * plan[2], cols, DEEP_MAX_COLS)
 
 
 def launch_deep(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:

@@ -1062,19 +1062,17 @@ LAYERNORM_SMEM(2, 1024)
 LAYERNORM_SMEM(4, 1024)
 LAYERNORM_SMEM(8, 1024)
 
-// mage.backends.rows.DEEP_PLANS: (K, THREADS, V), narrowest rows first. 1024 threads of 8 chunks take the registers
-// of one CTA an SM (64 a thread, as the cluster's widest plan), beside up to 128 KB of the slice in shared memory;
-// K = 1 is a CTA a row, which the CPU emulation runs.
-#define LAYERNORM_DEEP(K, THREADS, V)                                                                            \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, 1)                             \
+// native_cluster.cuh's FLOAT_DEEP_PLANS. 1024 threads of 8 chunks take the registers of one CTA an SM (64 a thread, as
+// the cluster's widest plan), beside up to 128 KB of the slice in shared memory; K = 1 is a CTA a row, which the CPU
+// emulation runs.
+#define LAYERNORM_DEEP(K, THREADS, V, CTAS)                                                                      \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                          \
         layernorm_f32_deep##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,   \
                                                   const float* __restrict__ bias, float* __restrict__ out,       \
                                                   long long rows, int cols, float eps) {                        \
         layernorm_deep<K, THREADS, V>(x, weight, bias, out, cols, eps);                                          \
     }
-LAYERNORM_DEEP(1, 1024, 8)
-LAYERNORM_DEEP(2, 1024, 8)
-LAYERNORM_DEEP(4, 1024, 8)
+FLOAT_DEEP_PLANS(LAYERNORM_DEEP)
 
 // native_cluster.cuh's PIPE_PLANS.
 #define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)

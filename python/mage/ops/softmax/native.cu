@@ -475,16 +475,14 @@ SOFTMAX_SMEM(2, 1024)
 SOFTMAX_SMEM(4, 1024)
 SOFTMAX_SMEM(8, 1024)
 
-// mage.backends.rows.DEEP_PLANS: (K, THREADS, V), narrowest rows first (see layernorm's native.cu).
-#define SOFTMAX_DEEP(K, THREADS, V)                                                                           \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, 1)                          \
+// native_cluster.cuh's FLOAT_DEEP_PLANS (see layernorm's native.cu).
+#define SOFTMAX_DEEP(K, THREADS, V, CTAS)                                                                     \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
         softmax_f32_deep##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,           \
                                                 long long rows, int cols) {                                   \
         softmax_deep<K, THREADS, V>(x, out, cols);                                                             \
     }
-SOFTMAX_DEEP(1, 1024, 8)
-SOFTMAX_DEEP(2, 1024, 8)
-SOFTMAX_DEEP(4, 1024, 8)
+FLOAT_DEEP_PLANS(SOFTMAX_DEEP)
 
 // native_cluster.cuh's PIPE_PLANS.
 #define SOFTMAX_F32_PIPE(K, THREADS, V, CTAS) SOFTMAX_PIPE(f32, float, K, THREADS, V, CTAS)
