@@ -125,9 +125,9 @@ STRATEGY_CASES = {("matmul", "w8"): (0,), ("matmul", "t256"): (0,), ("softmax", 
                   ("layernorm", "slice"): (2, 4, 6, 14, 15), ("layernorm", "columns"): (6, 7)}
 # The emulation runs blocks one after another and cannot hold a thread-block cluster's CTAs together: its
 # kernels compile (above) and run on the GPU only (tests/test_reduce_wide_gpu.py, tests/test_reduce_pipe_gpu.py);
-# the resident and pair strategies' plans of one CTA run here in tests/test_reduce_resident.py and
-# tests/test_reduce_pair.py.
-NOT_EMULATED = ("_cluster", "_pipe", "_resident", "_pair")
+# the resident, pair and deep strategies' plans of one CTA run here in tests/test_reduce_resident.py,
+# tests/test_reduce_pair.py and tests/test_reduce_deep.py.
+NOT_EMULATED = ("_cluster", "_pipe", "_resident", "_pair", "_deep")
 RUNS = [
     pytest.param(op, strategy, precision, params, variant, 300 + n, id=f"{op}-{strategy}-{precision}-{n}-{variant}")
     for op, cases in EMULATED.items()
@@ -172,7 +172,7 @@ def test_the_emulated_shapes_reach_every_16_bit_kernel():
 
 
 def test_every_16_bit_plan_of_the_row_strategies_is_one_their_widths_need():
-    """A 16-bit chunk holds 8 elements: the widths the slice, cluster and pipe strategies take reach every plan
+    """A 16-bit chunk holds 8 elements: the widths the slice, cluster, pipe and deep strategies take reach every plan
     native16.cu compiles for them (softmax's and LayerNorm's), and no other."""
     from mage.ops.softmax import native as softmax_native
 
@@ -180,7 +180,8 @@ def test_every_16_bit_plan_of_the_row_strategies_is_one_their_widths_need():
             ("slice", rows.slice_plan, rows.SIXTEEN_BIT_SLICE_PLANS, (rows.SLICE_MIN_COLS, rows.SLICE_MAX_COLS)),
             ("cluster", rows.cluster_plan, rows.SIXTEEN_BIT_CLUSTER_PLANS,
              (rows.CLUSTER_MIN_COLS, rows.CLUSTER_MAX_COLS)),
-            ("pipe", rows.pipe_plan, rows.SIXTEEN_BIT_PIPE_PLANS, (rows.PIPE_MIN_COLS, rows.PIPE_MAX_COLS))):
+            ("pipe", rows.pipe_plan, rows.SIXTEEN_BIT_PIPE_PLANS, (rows.PIPE_MIN_COLS, rows.PIPE_MAX_COLS)),
+            ("deep", rows.deep_plan, rows.SIXTEEN_BIT_DEEP_PLANS, (rows.DEEP_MIN_COLS, rows.DEEP_MAX_COLS))):
         reached = {plan_for(cols, 8, plans) for cols in range(low, high + 1, 8)} | {plan_for(high, 8, plans)}
         assert reached == set(plans), strategy
         for module in (softmax_native, layernorm_native):

@@ -233,6 +233,13 @@ constexpr int WINDOW_CAPACITY = CHUNK_ELEMENTS<T> * (CHUNKS + RANKS + 1);
     X(2, 512, 8, 2)                                                                                              \
     X(8, 512, 8, 2)
 
+// The deep strategy's plans over 16-bit rows (chunks of 8 elements as loaded, 4 registers each): 262144 columns in 2
+// CTAs of 1024 threads (mage.backends.rows.SIXTEEN_BIT_DEEP_PLANS). LayerNorm's 4 CTAs of 512 threads, two an SM,
+// spilled 8 bytes a thread at 64 registers.
+#define SIXTEEN_BIT_DEEP_PLANS(X)                                                                                \
+    X(1, 1024, 8, 1)                                                                                             \
+    X(2, 1024, 8, 1)
+
 // The pipe strategy's plans, X(K, THREADS, V, CTAS) each (CTAS: CTAs an SM, its __launch_bounds__), narrowest
 // rows first: mage.backends.rows.PIPE_PLANS and SIXTEEN_BIT_PIPE_PLANS. A CTA holds one row's slice in registers
 // (V chunks a thread, the cluster strategy's plans) and the next row's in THREADS · V 16-byte chunks of dynamic

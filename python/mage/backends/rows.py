@@ -260,11 +260,13 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     return out
 
 
-# The deep strategy's kernels (LayerNorm and softmax, float32, native_cluster.cuh's FLOAT_DEEP_PLANS), (K CTAs a
-# cluster, threads a CTA, float4 chunks a thread in registers), narrowest rows first: each CTA holds threads × chunks
-# of its slice in registers and up to as many again in shared memory (128 KB at 1024 threads), so a cluster of K
-# holds 2 · K · threads · chunks: 262144 columns in 4 CTAs, 65536 in one.
+# The deep strategy's kernels (LayerNorm and softmax, native_cluster.cuh's FLOAT_DEEP_PLANS and
+# SIXTEEN_BIT_DEEP_PLANS), (K CTAs a cluster, threads a CTA, 16-byte chunks a thread in registers), narrowest rows
+# first: each CTA holds threads × chunks of its slice in registers and up to as many again in shared memory (128 KB
+# at 1024 threads), so a cluster of K holds 2 · K · threads · chunks: 262144 float32 columns in 4 CTAs, 65536 in
+# one; 262144 16-bit columns in 2 (their chunks held as loaded, 4 registers each).
 DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8), (4, 1024, 8))
+SIXTEEN_BIT_DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8))
 DEEP_MIN_COLS = 16384
 DEEP_MAX_COLS = 4 * max(2 * k * threads * chunks for k, threads, chunks in DEEP_PLANS) + 3
 
@@ -273,8 +275,8 @@ deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "4 CTAs' register
                          "would not fit: the split and online strategies take them")
 
 
-def deep_plan(cols: int, plans: tuple = DEEP_PLANS) -> tuple[int, int, int]:
-    return smallest_plan("deep", plans, lambda plan: 2 * plan[0] * plan[1] * plan[2], cols, DEEP_MAX_COLS)
+def deep_plan(cols: int, elements: int = 4, plans: tuple = DEEP_PLANS) -> tuple[int, int, int]:
+    return smallest_plan("deep", plans, lambda plan: 2 * plan[0] * plan[1] * plan[2], cols, DEEP_MAX_COLS, elements)
 
 
 def launch_deep(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch.Tensor], tuple]) -> torch.Tensor:
@@ -285,8 +287,9 @@ def launch_deep(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
     out = rows_output(deep_takes, x)
     if out.numel() == 0:
         return out
-    ctas, threads, chunks = plan = deep_plan(cols, tuple(kernels))
-    staged = max(0, slice_chunks(cols, chunk_elements(x), ctas) - threads * chunks)
+    elements = chunk_elements(x)
+    ctas, threads, chunks = plan = deep_plan(cols, elements, tuple(kernels))
+    staged = max(0, slice_chunks(cols, elements, ctas) - threads * chunks)
     host.launch(kernels[plan], (rows * ctas, 1, 1), (threads, 1, 1), *arguments(out), shared=16 * staged)
     return out
 

@@ -547,17 +547,18 @@ __device__ __forceinline__ void layernorm_pair(const T* __restrict__ x, const T*
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// Normalize and write `chunks` float32 body chunks of row `outr` held in shared memory (`staged`), the first of them
-// body chunk `first` of the row: the aligned case (16-byte loads and stores) as a loop of its own, not a choice made
-// at every chunk.
-template <int THREADS>
-__device__ __forceinline__ void write_staged(const float* __restrict__ weight, const float* __restrict__ bias,
-                                             float* __restrict__ outr, const float4* staged, int head, int first,
+// Normalize and write `chunks` body chunks of row `outr` held in shared memory (`staged`: float4s, or a 16-bit row's
+// chunks as loaded), the first of them body chunk `first` of the row: the aligned case (16-byte loads and stores) as a
+// loop of its own, not a choice made at every chunk. A 16-bit row's weight and bias off a boundary are read in
+// scalars here (write_slice's shifted loads are the registers' part's).
+template <int THREADS, typename T, typename Chunk>
+__device__ __forceinline__ void write_staged(const T* __restrict__ weight, const T* __restrict__ bias,
+                                             T* __restrict__ outr, const Chunk* staged, int head, int first,
                                              int chunks, float mean, float rstd) {
     const bool vector_out = aligned16(outr + head), vector_affine = aligned16(weight + head) && aligned16(bias + head);
     auto write = [&](bool to_vector, bool from_vector) {
         for (int j = threadIdx.x; j < chunks; j += THREADS) {
-            const int c = head + 4 * (first + j);
+            const int c = head + CHUNK_ELEMENTS<T> * (first + j);
             normalize_chunk<Stores::plain>(outr + c, weight + c, bias + c, staged[j], mean, rstd, to_vector,
                                            from_vector);
         }
@@ -606,39 +607,41 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// The deep strategy (float32): a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's)
-// and, past them, in shared memory, so that a CTA holds up to 256 KB of a row: 262144 columns take a cluster of 4
+// The deep strategy: a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's) and, past
+// them, in shared memory, so that a CTA holds up to 256 KB of a row: 262144 float32 columns take a cluster of 4
 // where the register-held cluster takes 8 (of which an H200 fits 15 at once, 120 of its SMs), and 65536 one CTA
-// with no cluster barrier. The shared part arrives by one bulk copy issued before the registers' loads, so that
-// both are in flight at once; the moments, their rank-order combination and the register part's writes are the
-// cluster strategy's. Grid (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the
-// registers (mage.backends.rows.launch_deep).
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void layernorm_deep(const float* __restrict__ x, const float* __restrict__ weight,
-                                               const float* __restrict__ bias, float* __restrict__ out, int cols,
-                                               float eps) {
-    DYNAMIC_SHARED(float4, stage);
+// with no cluster barrier; a 16-bit row of 262144 takes 2. The shared part arrives by one bulk copy issued before
+// the registers' loads, so that both are in flight at once; the moments, their rank-order combination and the
+// register part's writes are the cluster strategy's. Grid (rows · K), block (THREADS), 16 bytes of dynamic shared
+// memory for each chunk past the registers (mage.backends.rows.launch_deep).
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void layernorm_deep(const T* __restrict__ x, const T* __restrict__ weight,
+                                               const T* __restrict__ bias, T* __restrict__ out, int cols, float eps) {
+    using Chunk = typename RowChunk<T>::type;
+    DYNAMIC_SHARED(uint4, buffer);  // one type for every instantiation (native_cluster.cuh)
+    Chunk* stage = reinterpret_cast<Chunk*>(buffer);
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[3];
     __shared__ unsigned long long arrived;
     const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
+    const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
     RowSlice held = s;  // the registers' part: the slice's first THREADS · V chunks, its count still the slice's
     if (held.end - held.first > THREADS * V) held.end = held.first + THREADS * V;
     const int staged = s.end - held.end;  // the same for every thread
     init_copy_barrier(&arrived);
     __syncthreads();  // the barrier is initialized before any thread waits on it
-    if (threadIdx.x == 0) issue_bulk_copy(stage, xr + s.head + 4 * held.end, 16u * staged, &arrived);
-    float4 v[V];
+    if (threadIdx.x == 0)
+        issue_bulk_copy(stage, xr + s.head + CHUNK_ELEMENTS<T> * held.end, 16u * staged, &arrived);
+    Chunk v[V];
     float edge = 0.0f;
     const float pivot = load_slice<THREADS, V>(xr, held, v, edge);
     wait_bulk_copy(&arrived, 0);
     const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(held, v, edge, pivot, scratch, stage, staged),
                                                published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
-    float* outr = out + row * cols;
+    T* outr = out + row * cols;
     write_slice<THREADS, V, Stores::plain>(weight, bias, outr, held, v, edge, moments, cols, eps);
     write_staged<THREADS>(weight, bias, outr, stage, s.head, held.end, staged, moments.mean,
                           1.0f / sqrtf(moments.m2 / (float)cols + eps));
@@ -1026,6 +1029,15 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
         layernorm_pipe<K, THREADS, V, true>(x, weight, bias, out, rows, cols, eps);                             \
     }
 
+// The deep strategy's kernels (native_cluster.cuh's FLOAT_DEEP_PLANS and SIXTEEN_BIT_DEEP_PLANS); CTAS CTAs an SM.
+#define LAYERNORM_DEEP_OF(TAG, T, K, THREADS, V, CTAS)                                                          \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                        \
+        layernorm_##TAG##_deep##K##_t##THREADS##_v##V(const T* __restrict__ x, const T* __restrict__ weight,       \
+                                                      const T* __restrict__ bias, T* __restrict__ out,           \
+                                                      long long rows, int cols, float eps) {                    \
+        layernorm_deep<K, THREADS, V>(x, weight, bias, out, cols, eps);                                          \
+    }
+
 // The cluster and slice kernels of a 16-bit element type T, named layernorm_TAG_… (bf16 and fp16, in
 // native16.cu), of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS,
 // (THREADS, V), narrowest rows first: 8 chunks of 8 elements a thread, held to 64 registers (1024 / THREADS
@@ -1065,14 +1077,8 @@ LAYERNORM_SMEM(8, 1024)
 // native_cluster.cuh's FLOAT_DEEP_PLANS. 1024 threads of 8 chunks take the registers of one CTA an SM (64 a thread, as
 // the cluster's widest plan), beside up to 128 KB of the slice in shared memory; K = 1 is a CTA a row, which the CPU
 // emulation runs.
-#define LAYERNORM_DEEP(K, THREADS, V, CTAS)                                                                      \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                          \
-        layernorm_f32_deep##K##_t##THREADS##_v##V(const float* __restrict__ x, const float* __restrict__ weight,   \
-                                                  const float* __restrict__ bias, float* __restrict__ out,       \
-                                                  long long rows, int cols, float eps) {                        \
-        layernorm_deep<K, THREADS, V>(x, weight, bias, out, cols, eps);                                          \
-    }
-FLOAT_DEEP_PLANS(LAYERNORM_DEEP)
+#define LAYERNORM_F32_DEEP(K, THREADS, V, CTAS) LAYERNORM_DEEP_OF(f32, float, K, THREADS, V, CTAS)
+FLOAT_DEEP_PLANS(LAYERNORM_F32_DEEP)
 
 // native_cluster.cuh's PIPE_PLANS.
 #define LAYERNORM_F32_PIPE(K, THREADS, V, CTAS) LAYERNORM_PIPE_OF(f32, float, K, THREADS, V, CTAS)

@@ -14,8 +14,8 @@ current one is reduced from registers (mage.backends.rows.pipe_plan), and the ``
 CTA's weight and bias in its shared memory for the kernel's life (mage.backends.rows.launch_resident);
 the ``pair`` strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the
 two (mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared
-memory, filled by one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy (float32) in its
-registers and, past them, in shared memory: a cluster of 4 CTAs a row of 262144 columns
+memory, filled by one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy in its registers and,
+past them, in shared memory: a cluster of 4 CTAs a row of 262144 float32 columns, 2 of 16-bit ones
 (mage.backends.rows.launch_deep). The ``columns`` strategy gives each CTA of a grid of one an SM the same columns of
 every row, its weight and bias read once into shared memory, and combines rows' statistics across the grid
 (mage.backends.rows.launch_columns).
@@ -26,7 +26,8 @@ import torch
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
                                   register, row_kernels, vector_rows)
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
-                                SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_PAIR_PLANS, SIXTEEN_BIT_PIPE_PLANS,
+                                SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PAIR_PLANS,
+                                SIXTEEN_BIT_PIPE_PLANS,
                                 SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
                                 cluster_takes, columns_takes, deep_takes, launch_cluster, launch_columns, launch_deep,
                                 launch_pair, launch_pipe, launch_resident, launch_slice, launch_smem, pair_takes,
@@ -130,8 +131,8 @@ layernorm_pair = _row_strategy("pair", PAIR, launch_pair, pair_takes)
 
 SMEM = float_kernels("layernorm", "layernorm_f32_smem{}_t{}", SIGNATURE, SMEM_PLANS)
 layernorm_smem = _row_strategy("smem", SMEM, launch_smem, smem_takes, precisions=("ieee",))
-DEEP = float_kernels("layernorm", "layernorm_f32_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS)
-layernorm_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes, precisions=("ieee",))
+DEEP = row_kernels("layernorm", "layernorm_{}_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS, SIXTEEN_BIT_DEEP_PLANS)
+layernorm_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes)
 
 
 # precision -> the columns kernel; its signature adds the workspace, the chunks a CTA owns and the rows a group.

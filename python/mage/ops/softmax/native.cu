@@ -219,11 +219,11 @@ __device__ __forceinline__ void store_chunk(H* p, const Half8<H>& v, float m, fl
 }
 
 // A CTA's slice (v: its valid body chunks, its edge scalar and, where the slice runs past the registers (the deep
-// strategy), its `staged` float chunks in shared memory): returns (m, Σ exp(x − m)) of the slice, m its max; a float
+// strategy), its `staged` chunks in shared memory): returns (m, Σ exp(x − m)) of the slice, m its max; a float
 // slice's chunks, staged ones too, and every edge become exp(x − m) in place, a 16-bit slice's chunks stay as loaded.
 template <int THREADS, int V, typename Chunk>
 __device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, Chunk (&v)[V], float& edge, float* scratch,
-                                            float4* staged = nullptr, int staged_chunks = 0) {
+                                            Chunk* staged = nullptr, int staged_chunks = 0) {
     float m = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
@@ -237,11 +237,7 @@ __device__ __forceinline__ MaxSum slice_exp(const RowSlice& s, Chunk (&v)[V], fl
     for (int i = 0; i < V; ++i) {
         if (s.first + (int)threadIdx.x + i * THREADS < s.end) sum += chunk_exp(v[i], m);
     }
-    for (int j = threadIdx.x; j < staged_chunks; j += THREADS) {
-        float4 c = staged[j];
-        sum += chunk_exp(c, m);
-        staged[j] = c;  // read back by this thread alone
-    }
+    for (int j = threadIdx.x; j < staged_chunks; j += THREADS) sum += chunk_exp(staged[j], m);  // read back by it alone
     edge = expf(edge - m);
     if (s.edge >= 0) sum += edge;
     return {m, row_reduce<THREADS>(sum, scratch, SumOp())};
@@ -311,14 +307,14 @@ __device__ __forceinline__ void softmax_cluster(const T* __restrict__ x, T* __re
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// `chunks` float body chunks of row `outr` held in shared memory as exp(x − m) (`staged`), the first of them body
-// chunk `first` of the row, times `scale`, written.
-template <int THREADS>
-__device__ __forceinline__ void write_staged(float* __restrict__ outr, const float4* staged, int head, int first,
-                                             int chunks, float scale) {
+// `chunks` body chunks of row `outr` held in shared memory (`staged`: a float row's as exp(x − m), a 16-bit row's as
+// loaded), the first of them body chunk `first` of the row, their exp(x − m) times `scale`, written.
+template <int THREADS, typename T, typename Chunk>
+__device__ __forceinline__ void write_staged(T* __restrict__ outr, const Chunk* staged, int head, int first, int chunks,
+                                             float m, float scale) {
     const bool vector_out = aligned16(outr + head);
     for (int j = threadIdx.x; j < chunks; j += THREADS)
-        store_chunk<Stores::plain>(outr + head + 4 * (first + j), staged[j], 0.0f, scale, vector_out);
+        store_chunk<Stores::plain>(outr + head + CHUNK_ELEMENTS<T> * (first + j), staged[j], m, scale, vector_out);
 }
 
 // The smem strategy (float32): each CTA's slice in shared memory by one bulk copy (bulk_copy_to_shared), its
@@ -355,47 +351,50 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
     const float scale = cluster_scale<K>(own, s.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     float* outr = out + row * cols;
-    write_staged<THREADS>(outr, stage, s.head, s.first, chunks, scale);
+    write_staged<THREADS>(outr, stage, s.head, s.first, chunks, m, scale);
     if (s.edge >= 0) outr[s.edge] = edge * scale;
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
-// The deep strategy (float32): a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's) and,
-// past them, in shared memory by one bulk copy issued before the registers' loads (see layernorm's native.cu): up to
-// 256 KB of a row a CTA. The (max, sum) of both parts and their rank-order combination are the cluster strategy's.
-// Grid (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the registers
+// The deep strategy: a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's) and, past them,
+// in shared memory by one bulk copy issued before the registers' loads (see layernorm's native.cu): up to 256 KB of a
+// row a CTA. The (max, sum) of both parts and their rank-order combination are the cluster strategy's. Grid
+// (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the registers
 // (mage.backends.rows.launch_deep).
-template <int K, int THREADS, int V>
-__device__ __forceinline__ void softmax_deep(const float* __restrict__ x, float* __restrict__ out, int cols) {
-    DYNAMIC_SHARED(float4, stage);
+template <int K, int THREADS, int V, typename T>
+__device__ __forceinline__ void softmax_deep(const T* __restrict__ x, T* __restrict__ out, int cols) {
+    using Chunk = typename RowChunk<T>::type;
+    DYNAMIC_SHARED(uint4, buffer);  // one type for every instantiation (native_cluster.cuh)
+    Chunk* stage = reinterpret_cast<Chunk*>(buffer);
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2];
     __shared__ unsigned long long arrived;
     const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
-    const float* xr = x + row * cols;
+    const T* xr = x + row * cols;
     const RowSlice s = row_slice(xr, cols, rank, K);
     RowSlice held = s;  // the registers' part: the slice's first THREADS · V chunks, its count still the slice's
     if (held.end - held.first > THREADS * V) held.end = held.first + THREADS * V;
     const int staged = s.end - held.end;  // the same for every thread
     init_copy_barrier(&arrived);
     __syncthreads();  // the barrier is initialized before any thread waits on it
-    if (threadIdx.x == 0) issue_bulk_copy(stage, xr + s.head + 4 * held.end, 16u * staged, &arrived);
-    float4 v[V];
+    if (threadIdx.x == 0)
+        issue_bulk_copy(stage, xr + s.head + CHUNK_ELEMENTS<T> * held.end, 16u * staged, &arrived);
+    Chunk v[V];
     float edge = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         const int j = held.first + threadIdx.x + i * THREADS;
-        if (j < held.end) v[i] = load_chunk(xr + s.head + 4 * j);
+        if (j < held.end) v[i] = load_chunk(xr + s.head + CHUNK_ELEMENTS<T> * j);
     }
-    if (s.edge >= 0) edge = xr[s.edge];
+    if (s.edge >= 0) edge = to_float(xr[s.edge]);
     wait_bulk_copy(&arrived, 0);
     const MaxSum own = slice_exp<THREADS, V>(held, v, edge, scratch, stage, staged);
     const float scale = cluster_scale<K>(own, s.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
-    float* outr = out + row * cols;
+    T* outr = out + row * cols;
     write_slice<THREADS, V, Stores::plain>(outr, held, v, edge, own.max, scale);
-    write_staged<THREADS>(outr, stage, s.head, held.end, staged, scale);
+    write_staged<THREADS>(outr, stage, s.head, held.end, staged, own.max, scale);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -441,6 +440,14 @@ __device__ __forceinline__ void softmax_pipe(const T* __restrict__ x, T* __restr
         softmax_pipe<K, THREADS, V>(x, out, rows, cols);                                                       \
     }
 
+// The deep strategy's kernels (native_cluster.cuh's FLOAT_DEEP_PLANS and SIXTEEN_BIT_DEEP_PLANS); CTAS CTAs an SM.
+#define SOFTMAX_DEEP(TAG, T, K, THREADS, V, CTAS)                                                             \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
+        softmax_##TAG##_deep##K##_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out, long long rows, \
+                                                    int cols) {                                               \
+        softmax_deep<K, THREADS, V>(x, out, cols);                                                             \
+    }
+
 // The cluster and slice kernels of a 16-bit element type T, named softmax_TAG_… (bf16 and fp16, in native16.cu),
 // of mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS, (K, THREADS, V), and SIXTEEN_BIT_SLICE_PLANS, (THREADS, V),
 // narrowest rows first: 8 chunks of 8 elements a thread. The float32 ones are compiled below.
@@ -476,13 +483,8 @@ SOFTMAX_SMEM(4, 1024)
 SOFTMAX_SMEM(8, 1024)
 
 // native_cluster.cuh's FLOAT_DEEP_PLANS (see layernorm's native.cu).
-#define SOFTMAX_DEEP(K, THREADS, V, CTAS)                                                                     \
-    extern "C" __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(THREADS, CTAS)                       \
-        softmax_f32_deep##K##_t##THREADS##_v##V(const float* __restrict__ x, float* __restrict__ out,           \
-                                                long long rows, int cols) {                                   \
-        softmax_deep<K, THREADS, V>(x, out, cols);                                                             \
-    }
-FLOAT_DEEP_PLANS(SOFTMAX_DEEP)
+#define SOFTMAX_F32_DEEP(K, THREADS, V, CTAS) SOFTMAX_DEEP(f32, float, K, THREADS, V, CTAS)
+FLOAT_DEEP_PLANS(SOFTMAX_F32_DEEP)
 
 // native_cluster.cuh's PIPE_PLANS.
 #define SOFTMAX_F32_PIPE(K, THREADS, V, CTAS) SOFTMAX_PIPE(f32, float, K, THREADS, V, CTAS)

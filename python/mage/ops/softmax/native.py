@@ -11,14 +11,14 @@ its registers and, past them, in shared memory (mage.backends.rows.launch_deep).
 run the same register and online kernels over 16-bit elements, widened to float32 in registers
 (native16.cu), chosen by the same widths, and the slice and cluster kernels over 16-byte chunks of 8 elements
 held as loaded, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS and
-SIXTEEN_BIT_PIPE_PLANS); the smem and deep strategies are float32 only."""
+SIXTEEN_BIT_PIPE_PLANS and SIXTEEN_BIT_DEEP_PLANS); the smem strategy is float32 only."""
 
 import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
                                   register, row_kernels)
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
-                                SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
+                                SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
                                 cluster_takes, deep_takes, launch_cluster, launch_deep, launch_pipe, launch_slice,
                                 launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.softmax.spec import SPEC
@@ -93,5 +93,5 @@ PIPE = row_kernels("softmax", "softmax_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS
 softmax_pipe = _row_strategy("pipe", PIPE, launch_pipe, pipe_takes)
 SMEM = float_kernels("softmax", "softmax_f32_smem{}_t{}", SIGNATURE, SMEM_PLANS)
 softmax_smem = _row_strategy("smem", SMEM, launch_smem, smem_takes, precisions=("ieee",))
-DEEP = float_kernels("softmax", "softmax_f32_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS)
-softmax_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes, precisions=("ieee",))
+DEEP = row_kernels("softmax", "softmax_{}_deep{}_t{}_v{}", SIGNATURE, DEEP_PLANS, SIXTEEN_BIT_DEEP_PLANS)
+softmax_deep = _row_strategy("deep", DEEP, launch_deep, deep_takes)
