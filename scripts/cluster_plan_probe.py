@@ -12,7 +12,7 @@ against two of 512 threads (native_cluster.cuh's FLOAT_DEEP_PLANS).
         [--case 256x262144-study] [--out FILE.json]
 
 LayerNorm's and softmax's cluster (or deep) kernels of each plan, launched through the strategy's launcher, on each
-case's own inputs; each output checked against float64 first (its norm-wise error printed), then timed with
+case's own inputs, with the driver's count of the plan's clusters that fit the device at once; each output checked against float64 first (its norm-wise error printed), then timed with
 ``triton.testing.do_bench`` (L2 cleared before every call, median), the plans alternating over rounds.
 """
 
@@ -28,7 +28,7 @@ import triton.testing
 from mage import registry
 from mage.check import upcast
 from mage.backends import native
-from mage.backends.rows import launch_cluster, launch_deep
+from mage.backends.rows import launch_cluster, launch_deep, slice_chunks
 from mage.ops.layernorm import native as layernorm_native
 from mage.ops.softmax import native as softmax_native
 
@@ -41,7 +41,7 @@ LAUNCHERS = {"cluster": launch_cluster, "deep": launch_deep}
 
 
 def calls(op: str, inputs: tuple, plans: list[tuple[int, int, int]], strategy: str = "cluster") -> dict:
-    """plan -> a call of op's ``strategy`` kernel of that plan on inputs."""
+    """plan -> (a call of op's ``strategy`` kernel of that plan on inputs, the kernel)."""
     host = native.HOSTS[0]
     launch = LAUNCHERS[strategy]
     if op == "layernorm":
@@ -56,8 +56,16 @@ def calls(op: str, inputs: tuple, plans: list[tuple[int, int, int]], strategy: s
         kernels = {plan: native.Kernel("softmax", f"softmax_f32_{strategy}" + "{}_t{}_v{}".format(*plan),
                                        softmax_native.SIGNATURE) for plan in plans}
         arguments = lambda out: (x, out, rows, cols)  # noqa: E731
-    return {plan: (lambda kernel=kernel, plan=plan: launch(host, {plan: kernel}, x, arguments))
+    return {plan: ((lambda kernel=kernel, plan=plan: launch(host, {plan: kernel}, x, arguments)), kernel)
             for plan, kernel in kernels.items()}
+
+
+def clusters_at_once(kernel, plan: tuple[int, int, int], cols: int, strategy: str) -> int:
+    """The driver's count of ``plan``'s clusters that fit the device at once, with the shared memory its launcher
+    asks for at ``cols`` float32 columns (the deep strategy's chunks past the registers; the cluster's none)."""
+    k, threads, chunks = plan
+    shared = 16 * max(0, slice_chunks(cols, 4, k) - threads * chunks) if strategy == "deep" else 0
+    return native.HOSTS[0].max_active_clusters(kernel, torch.device("cuda", 0), k, (threads, 1, 1), shared)
 
 
 def main() -> None:
@@ -77,17 +85,19 @@ def main() -> None:
             inputs = spec.make_inputs_at(case, case.seed, "cuda", "normal", "ieee")
             reference = spec.reference(upcast(inputs), "affine" if op == "layernorm" else "rows")
             plan_calls = calls(op, inputs, plans, args.strategy)
-            for plan, call in plan_calls.items():
+            fits = {}
+            for plan, (call, kernel) in plan_calls.items():
                 error = float((call().double() - reference).norm() / reference.norm())
-                print(f"{op} {case_name} plan {plan}: error {error:.3g}")
+                fits[plan] = clusters_at_once(kernel, plan, inputs[0].shape[1], args.strategy)
+                print(f"{op} {case_name} plan {plan}: error {error:.3g}, {fits[plan]} clusters fit at once")
             times = {plan: [] for plan in plan_calls}
             for _ in range(ROUNDS):
-                for plan, call in plan_calls.items():
+                for plan, (call, _) in plan_calls.items():
                     times[plan].append(triton.testing.do_bench(call, return_mode="median") * 1e3)
             for plan, samples in times.items():
                 median = statistics.median(samples)
                 results.append({"op": op, "case": case_name, "strategy": args.strategy, "plan": plan, "us": median,
-                                "rounds": samples})
+                                "clusters_at_once": fits[plan], "rounds": samples})
                 print(f"{op} {case_name} plan {plan}: {median:.1f} µs (rounds {min(samples):.1f}–{max(samples):.1f})")
     device = torch.cuda.get_device_name()
     print(f"on {device}")
