@@ -34,14 +34,18 @@ DTYPES = {"bf16": torch.bfloat16, "tf32": torch.float32}
 def report(label: str, call, flush) -> None:
     """One line: the call's kernel time a call and its largest kernels."""
     captured = kernel.capture(call, CALLS, flush)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(CALLS):
-            flush()
-            call()
-        torch.cuda.synchronize()
-    work = [w for w in kernel._linked_device_work(prof) if "elementwise" not in w.name]  # not the flush
-    shares = ", ".join(f"{name[:60]} {us:.1f}" for name, us in kernel.by_kernel(work, CALLS)[:4])
+    shares = ", ".join(f"{name[:60]} {us:.1f}" for name, us in kernel.kernel_shares(call, CALLS, flush)[:4])
     print(f"  {label:28s} {captured.kernel_us:8.1f} µs: {shares}", flush=True)
+
+
+def compare(title: str, trials: dict, precision: str, flush) -> None:
+    """Both orientations' outputs against each other, then each one's kernel time, under ``precision``'s mode."""
+    with precision_mode(precision):
+        first, second = (call() for call in trials.values())
+        difference = (first.float() - second.float()).abs().max().item()
+        print(f"{title}: largest difference between the two {difference:.2e}")
+        for label, call in trials.items():
+            report(label, call, flush)
 
 
 def gemms(N: int, precision: str, flush) -> None:
@@ -50,12 +54,7 @@ def gemms(N: int, precision: str, flush) -> None:
     a, b = a_k[..., :N], b_k[..., :N]
     trials = {"a′·b′ᵀ (as written)": lambda: torch.bmm(a, b.mT),
               "(b′·a′ᵀ)ᵀ (transposed)": lambda: torch.bmm(b, a.mT).mT}
-    with precision_mode(precision):
-        first, second = (call() for call in trials.values())
-        difference = (first.float() - second.float()).abs().max().item()
-        print(f"GEMM N {N} C {CHANNELS} {precision}: largest difference between the two {difference:.2e}")
-        for label, call in trials.items():
-            report(label, call, flush)
+    compare(f"GEMM N {N} C {CHANNELS} {precision}", trials, precision, flush)
 
 
 def updates(N: int, precision: str, flush) -> None:
@@ -65,12 +64,7 @@ def updates(N: int, precision: str, flush) -> None:
         trials = {f"update, {'transposed' if flag else 'as written'}": functools.partial(
             trimul_triton.pairformer_update, block, z, variant, precision, resident_projection=resident,
             contraction="cublas", transposed_product=flag) for flag in (False, True)}
-        with precision_mode(precision):
-            first, second = (call() for call in trials.values())
-            difference = (first.float() - second.float()).abs().max().item()
-            print(f"trimul/{variant}-{N} {precision}: largest difference between the two {difference:.2e}")
-            for label, call in trials.items():
-                report(label, call, flush)
+        compare(f"trimul/{variant}-{N} {precision}", trials, precision, flush)
 
 
 def main(sizes: list[int], precisions: list[str]) -> None:

@@ -42,13 +42,7 @@ def main(case_name: str, precision: str, groups: list[int]) -> None:
                 continue
             call()
             captured = kernel.capture(call, CALLS, flush)
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                for _ in range(CALLS):
-                    flush()
-                    call()
-                torch.cuda.synchronize()
-        work = [w for w in kernel._linked_device_work(prof) if "elementwise" not in w.name]  # not the flush
-        shares = ", ".join(f"{name[:40]} {us:.1f}" for name, us in kernel.by_kernel(work, CALLS)[:4])
+            shares = ", ".join(f"{name[:40]} {us:.1f}" for name, us in kernel.kernel_shares(call, CALLS, flush)[:4])
         print(f"  {label:24s} {captured.kernel_us:8.1f} µs, {captured.launches:g} launches, error {error:.1e}: "
               f"{shares}")
 

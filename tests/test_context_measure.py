@@ -324,6 +324,31 @@ def test_each_device_activity_counts_once_in_the_range_whose_host_op_launched_it
     assert sum(us for us, _ in timed) <= sum(a.us for a in work)
 
 
+def test_cold_calls_leave_the_flush_out_by_position_in_the_time_and_in_the_kernel_shares(monkeypatch):
+    """Each cold call is a flush (its one activity first) then the call's: the capture and the kernel shares count
+    the calls' activities alone, whatever the flush's name; a capture whose calls launch unevenly is refused."""
+    from types import SimpleNamespace
+
+    from mage.measure import kernel
+
+    def activity(name, us):
+        return SimpleNamespace(name=name, time_range=SimpleNamespace(elapsed_us=lambda: us))
+
+    def flush():
+        pass
+
+    timeline = [activity("fill", 500.0), activity("gemm", 10.0), activity("copy", 2.0),
+                activity("fill", 500.0), activity("gemm", 14.0), activity("copy", 4.0)]
+    monkeypatch.setattr(kernel, "_activities_of", lambda f: 1)
+    monkeypatch.setattr(kernel, "_device_activities", lambda step, calls: timeline)
+    captured = kernel.capture(lambda: None, 2, flush)
+    assert (captured.kernel_us, captured.launches, captured.names) == (15.0, 2.0, ["gemm", "copy"])
+    assert kernel.kernel_shares(lambda: None, 2, flush) == [("gemm", 12.0), ("copy", 3.0)]
+    monkeypatch.setattr(kernel, "_device_activities", lambda step, calls: timeline[:5])
+    with pytest.raises(RuntimeError, match="the launch count varies between calls"):
+        kernel.kernel_shares(lambda: None, 2, flush)
+
+
 def test_a_capture_s_kernels_are_summed_by_name_a_call_largest_first():
     from mage.measure import kernel
     from mage.store import kernel_times, read_kernel_times

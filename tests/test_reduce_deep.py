@@ -8,8 +8,6 @@ several CTAs run on the GPU only (tests/test_reduce_deep_gpu.py)."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 import torch
 
@@ -22,7 +20,7 @@ from mage.ops.softmax import native as softmax_native
 from mage.spec import Case
 from cubin_info import resources
 from test_reduce_resident import DTYPES, SOURCES, RecordingEmuHost, assert_near_eager_and_the_same_again
-from test_reduce_smem import CUOBJDUMP
+from test_reduce_smem import sass_of
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
 CHUNKS = 1024 * 8  # a 1024-thread CTA's chunks in registers, and the most it stages in shared memory
@@ -43,13 +41,7 @@ def test_every_deep_kernel_is_one_cta_an_sm_with_one_bulk_copy_beside_16_byte_lo
         assert kernel.name == f"{op}_{tag}_deep{k}_t{threads}_v{chunks}"
         assert used["registers"] * threads <= 65536, f"{kernel.name}: not one CTA an SM"
         assert used["frame"] == 0, f"{kernel.name} spills {used['frame']} bytes a thread"
-    if not CUOBJDUMP.exists():
-        pytest.skip("needs Triton's cuobjdump for the SASS")
-    path = tmp_path / f"{op}.cubin"
-    path.write_bytes(cubin)
-    for kernel in kernels.values():
-        sass = subprocess.run([str(CUOBJDUMP), "-sass", "-fun", kernel.name, str(path)], capture_output=True,
-                              text=True, check=True).stdout
+    for kernel, sass in sass_of(cubin, kernels.values(), tmp_path):
         assert sass.count("UBLKCP") == 1, kernel.name  # the shared part's one bulk copy
         for instruction in ("LDG.E.128", "LDS.128", "STG.E.128"):  # the registers' loads, the shared part, stores
             assert instruction in sass, f"{kernel.name}: no {instruction}"

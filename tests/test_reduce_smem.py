@@ -24,6 +24,17 @@ CUOBJDUMP = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuob
 BLOCK_SHARED_MAX = 227 * 1024  # sm_90: dynamic shared memory one block may opt in to
 
 
+def sass_of(cubin: bytes, kernels, tmp_path):
+    """(kernel, its SASS) for each of ``kernels`` in ``cubin`` (Triton's cuobjdump; the test skips without it)."""
+    if not CUOBJDUMP.exists():
+        pytest.skip("needs Triton's cuobjdump for the SASS")
+    path = tmp_path / "kernels.cubin"
+    path.write_bytes(cubin)
+    for kernel in kernels:
+        yield kernel, subprocess.run([str(CUOBJDUMP), "-sass", "-fun", kernel.name, str(path)], capture_output=True,
+                                     text=True, check=True).stdout
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_every_smem_kernel_compiles_for_sm_90_to_one_bulk_copy_and_shared_reads_without_a_spill(ext, op, tmp_path):
     cubin = ext.compile_to_cubin(native.source(op), HOPPER, name=f"{op}-smem.cu")
@@ -33,13 +44,7 @@ def test_every_smem_kernel_compiles_for_sm_90_to_one_bulk_copy_and_shared_reads_
     for (k, threads), kernel in kernels.items():
         assert kernel.name == f"{op}_f32_smem{k}_t{threads}"
         assert used[kernel.name]["frame"] == 0, (kernel.name, used[kernel.name])  # no spill
-    if not CUOBJDUMP.exists():
-        pytest.skip("needs Triton's cuobjdump for the SASS")
-    path = tmp_path / f"{op}.cubin"
-    path.write_bytes(cubin)
-    for kernel in kernels.values():
-        sass = subprocess.run([str(CUOBJDUMP), "-sass", "-fun", kernel.name, str(path)], capture_output=True,
-                              text=True, check=True).stdout
+    for kernel, sass in sass_of(cubin, kernels.values(), tmp_path):
         assert sass.count("UBLKCP") == 1, kernel.name  # the slice's one bulk copy
         for instruction in ("SYNCS", "LDS.128", "STG.E.128"):
             assert instruction in sass, f"{kernel.name}: no {instruction}"

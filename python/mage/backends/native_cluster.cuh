@@ -346,6 +346,33 @@ struct RowChunk<float> {
 #define DYNAMIC_SHARED(type, name) type* name = reinterpret_cast<type*>(emu::dynamic_shared)
 #endif
 
+// ---------------------------------------------------------------- the deep form: a slice past the registers
+
+// A deep kernel's CTA (cluster rank rank_in_cluster<K>() of row `row`): its slice of the row, the part of it its
+// registers hold (`held`: the slice's first THREADS · V chunks, its count still the whole slice's) and the chunks
+// past them (`staged`), whose one bulk copy into `stage` (16 bytes a chunk of dynamic shared memory) the CTA's first
+// thread has issued on `arrived` when this returns: the copy is in flight while the threads load the registers'
+// part, and every thread waits on wait_bulk_copy(arrived, 0) before it reads the stage.
+struct DeepSlice {
+    RowSlice slice, held;
+    int staged;
+};
+
+template <int K, int THREADS, int V, typename T, typename Chunk>
+__device__ __forceinline__ DeepSlice stage_past_registers(const T* __restrict__ xr, int cols, Chunk* stage,
+                                                          unsigned long long* arrived) {
+    DeepSlice d;
+    d.slice = row_slice(xr, cols, rank_in_cluster<K>(), K);
+    d.held = d.slice;
+    if (d.held.end - d.held.first > THREADS * V) d.held.end = d.held.first + THREADS * V;
+    d.staged = d.slice.end - d.held.end;  // the same for every thread
+    init_copy_barrier(arrived);
+    __syncthreads();  // the barrier is initialized before any thread waits on it
+    if (threadIdx.x == 0)
+        issue_bulk_copy(stage, xr + d.slice.head + CHUNK_ELEMENTS<T> * d.held.end, 16u * d.staged, arrived);
+    return d;
+}
+
 // Cluster c of the grid's gridDim.x / K walks rows c, c + clusters, c + 2·clusters, …; each CTA holds the
 // same rank's slice (row_slice) of every row it visits. The row being reduced and written is in registers
 // (`v`, as the one-row cluster holds it); the next row's body is on its way into shared memory, one bulk copy

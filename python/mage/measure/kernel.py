@@ -55,25 +55,36 @@ def _activities_of(flush: Callable[[], None]) -> int:
     return len(_device_activities(flush, 1))
 
 
-def capture(call: Callable[[], object], calls: int, flush: Callable[[], None] | None = None) -> KernelCapture:
+def _per_call(call: Callable[[], object], calls: int, flush: Callable[[], None] | None) -> list[list]:
+    """The device activities of ``calls`` calls (each after ``flush``, whose own activities are left out by their
+    position), by call; without a flush, all of them as one list."""
     if flush is None:
-        events = _device_activities(call, calls)
-        per_call = [events]
-    else:
-        flush_count = _activities_of(flush)
+        return [_device_activities(call, calls)]
+    flush_count = _activities_of(flush)
 
-        def step():
-            flush()
-            call()
+    def step():
+        flush()
+        call()
 
-        events = _device_activities(step, calls)
-        if len(events) % calls:
-            raise RuntimeError(
-                f"{len(events)} device activities over {calls} cold calls: the launch count varies between "
-                "calls, so the flush cannot be separated by position"
-            )
-        chunk = len(events) // calls
-        per_call = [events[i * chunk + flush_count : (i + 1) * chunk] for i in range(calls)]
+    events = _device_activities(step, calls)
+    if len(events) % calls:
+        raise RuntimeError(
+            f"{len(events)} device activities over {calls} cold calls: the launch count varies between "
+            "calls, so the flush cannot be separated by position"
+        )
+    chunk = len(events) // calls
+    return [events[i * chunk + flush_count : (i + 1) * chunk] for i in range(calls)]
+
+
+def kernel_shares(call: Callable[[], object], calls: int, flush: Callable[[], None]) -> list[tuple[str, float]]:
+    """Each kernel's device time a call of ``call`` after ``flush`` (as capture counts it), largest first: where a
+    diagnostic's time goes."""
+    kept = [e for chunk in _per_call(call, calls, flush) for e in chunk]
+    return by_kernel([DeviceActivity(0, e.time_range.elapsed_us(), e.name) for e in kept], calls)
+
+
+def capture(call: Callable[[], object], calls: int, flush: Callable[[], None] | None = None) -> KernelCapture:
+    per_call = _per_call(call, calls, flush)
     kept = [e for chunk in per_call for e in chunk]
     total_us = sum(e.time_range.elapsed_us() for e in kept)
     return KernelCapture(

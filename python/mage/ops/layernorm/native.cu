@@ -623,27 +623,19 @@ __device__ __forceinline__ void layernorm_deep(const T* __restrict__ x, const T*
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[3];
     __shared__ unsigned long long arrived;
-    const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
     const T* xr = x + row * cols;
-    const RowSlice s = row_slice(xr, cols, rank, K);
-    RowSlice held = s;  // the registers' part: the slice's first THREADS · V chunks, its count still the slice's
-    if (held.end - held.first > THREADS * V) held.end = held.first + THREADS * V;
-    const int staged = s.end - held.end;  // the same for every thread
-    init_copy_barrier(&arrived);
-    __syncthreads();  // the barrier is initialized before any thread waits on it
-    if (threadIdx.x == 0)
-        issue_bulk_copy(stage, xr + s.head + CHUNK_ELEMENTS<T> * held.end, 16u * staged, &arrived);
+    const DeepSlice d = stage_past_registers<K, THREADS, V>(xr, cols, stage, &arrived);
     Chunk v[V];
     float edge = 0.0f;
-    const float pivot = load_slice<THREADS, V>(xr, held, v, edge);
+    const float pivot = load_slice<THREADS, V>(xr, d.held, v, edge);
     wait_bulk_copy(&arrived, 0);
-    const Moments moments = cluster_moments<K>(slice_moments<THREADS, V>(held, v, edge, pivot, scratch, stage, staged),
-                                               published);
+    const Moments moments = cluster_moments<K>(
+        slice_moments<THREADS, V>(d.held, v, edge, pivot, scratch, stage, d.staged), published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     T* outr = out + row * cols;
-    write_slice<THREADS, V, Stores::plain>(weight, bias, outr, held, v, edge, moments, cols, eps);
-    write_staged<THREADS>(weight, bias, outr, stage, s.head, held.end, staged, moments.mean,
+    write_slice<THREADS, V, Stores::plain>(weight, bias, outr, d.held, v, edge, moments, cols, eps);
+    write_staged<THREADS>(weight, bias, outr, stage, d.slice.head, d.held.end, d.staged, moments.mean,
                           1.0f / sqrtf(moments.m2 / (float)cols + eps));
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }

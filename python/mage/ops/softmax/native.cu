@@ -369,32 +369,24 @@ __device__ __forceinline__ void softmax_deep(const T* __restrict__ x, T* __restr
     __shared__ float scratch[THREADS / 32];
     __shared__ float published[2];
     __shared__ unsigned long long arrived;
-    const unsigned rank = rank_in_cluster<K>();
     const long long row = blockIdx.x / K;
     const T* xr = x + row * cols;
-    const RowSlice s = row_slice(xr, cols, rank, K);
-    RowSlice held = s;  // the registers' part: the slice's first THREADS · V chunks, its count still the slice's
-    if (held.end - held.first > THREADS * V) held.end = held.first + THREADS * V;
-    const int staged = s.end - held.end;  // the same for every thread
-    init_copy_barrier(&arrived);
-    __syncthreads();  // the barrier is initialized before any thread waits on it
-    if (threadIdx.x == 0)
-        issue_bulk_copy(stage, xr + s.head + CHUNK_ELEMENTS<T> * held.end, 16u * staged, &arrived);
+    const DeepSlice d = stage_past_registers<K, THREADS, V>(xr, cols, stage, &arrived);
     Chunk v[V];
     float edge = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const int j = held.first + threadIdx.x + i * THREADS;
-        if (j < held.end) v[i] = load_chunk(xr + s.head + CHUNK_ELEMENTS<T> * j);
+        const int j = d.held.first + threadIdx.x + i * THREADS;
+        if (j < d.held.end) v[i] = load_chunk(xr + d.slice.head + CHUNK_ELEMENTS<T> * j);
     }
-    if (s.edge >= 0) edge = to_float(xr[s.edge]);
+    if (d.slice.edge >= 0) edge = to_float(xr[d.slice.edge]);
     wait_bulk_copy(&arrived, 0);
-    const MaxSum own = slice_exp<THREADS, V>(held, v, edge, scratch, stage, staged);
-    const float scale = cluster_scale<K>(own, s.count, published);
+    const MaxSum own = slice_exp<THREADS, V>(d.held, v, edge, scratch, stage, d.staged);
+    const float scale = cluster_scale<K>(own, d.slice.count, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     T* outr = out + row * cols;
-    write_slice<THREADS, V, Stores::plain>(outr, held, v, edge, own.max, scale);
-    write_staged<THREADS>(outr, stage, s.head, held.end, staged, own.max, scale);
+    write_slice<THREADS, V, Stores::plain>(outr, d.held, v, edge, own.max, scale);
+    write_staged<THREADS>(outr, stage, d.slice.head, d.held.end, d.staged, own.max, scale);
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
