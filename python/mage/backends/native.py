@@ -88,7 +88,7 @@ def row_kernels(op: str, name: str, signature: str, plans: tuple, sixteen_bit_pl
 
 
 def float_kernels(op: str, name: str, signature: str, plans: tuple) -> dict:
-    """A float32-only row strategy's kernels (smem, deep) in native.cu, keyed as row_kernels keys them:
+    """A float32-only row strategy's kernels (smem) in native.cu, keyed as row_kernels keys them:
     {"ieee": {plan: kernel}}, ``name`` formatted with the plan."""
     return {"ieee": {plan: Kernel(op, name.format(*plan), signature) for plan in plans}}
 

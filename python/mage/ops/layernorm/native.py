@@ -27,11 +27,10 @@ from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, 
                                   register, row_kernels, vector_rows)
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
                                 SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PAIR_PLANS,
-                                SIXTEEN_BIT_PIPE_PLANS,
-                                SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
-                                cluster_takes, columns_takes, deep_takes, launch_cluster, launch_columns, launch_deep,
-                                launch_pair, launch_pipe, launch_resident, launch_slice, launch_smem, pair_takes,
-                                pipe_takes, resident_takes, slice_takes, smem_takes)
+                                SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS,
+                                SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, deep_takes, launch_cluster,
+                                launch_columns, launch_deep, launch_pair, launch_pipe, launch_resident, launch_slice,
+                                launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype

@@ -18,9 +18,9 @@ import torch
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
                                   register, row_kernels)
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PIPE_PLANS, SIXTEEN_BIT_CLUSTER_PLANS,
-                                SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS, SMEM_PLANS,
-                                cluster_takes, deep_takes, launch_cluster, launch_deep, launch_pipe, launch_slice,
-                                launch_smem, pipe_takes, slice_takes, smem_takes)
+                                SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_SLICE_PLANS, SLICE_PLANS,
+                                SMEM_PLANS, cluster_takes, deep_takes, launch_cluster, launch_deep, launch_pipe,
+                                launch_slice, launch_smem, pipe_takes, slice_takes, smem_takes)
 from mage.ops.softmax.spec import SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
