@@ -12,8 +12,9 @@ against two of 512 threads (native_cluster.cuh's FLOAT_DEEP_PLANS).
         [--case 256x262144-study] [--out FILE.json]
 
 LayerNorm's and softmax's cluster (or deep) kernels of each plan, launched through the strategy's launcher, on each
-case's own inputs, with the driver's count of the plan's clusters that fit the device at once; each output checked against float64 first (its norm-wise error printed), then timed with
-``triton.testing.do_bench`` (L2 cleared before every call, median), the plans alternating over rounds.
+case's own inputs, with the driver's count of the plan's clusters that fit the device at once; each output checked
+against float64 first (its norm-wise error printed), then timed with ``triton.testing.do_bench`` (L2 cleared before
+every call, median), the plans alternating over rounds.
 """
 
 from __future__ import annotations

@@ -343,7 +343,8 @@ for kernel, pointers, scalars, own in (
         (fused._trimul_project_resident_kernel, project, ("N", "s_c", "s_p"), {"P_FASTEST": False, "s_q": 1}),
         (fused._trimul_output_resident_kernel, output, ("N", "t_sc", "t_si"), {"I_FASTEST": False, "t_sj": 1})):
     signature = {name: "*bf16" for name in pointers} | {name: "i32" for name in scalars}
-    signature |= {"EPS": "fp32", "PROGRAMS": "i32"} | {name: "constexpr" for name in own if name.startswith(("s_", "t_"))}
+    signature |= {"EPS": "fp32", "PROGRAMS": "i32"}
+    signature |= {name: "constexpr" for name in own if name.startswith(("s_", "t_"))}
     for config in kernel.configs:
         compiled = compile_signature(kernel, signature, {"C": 128, "BLOCK_CH": 128, **own}, config)
         ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]

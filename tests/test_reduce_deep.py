@@ -1,10 +1,10 @@
 """The native deep strategy of LayerNorm and softmax (a CTA's slice of a row in its registers and, past them, in
 shared memory by one bulk copy; float32, bf16 and fp16) without a GPU: NVRTC compiles every kernel for sm_90 as one
-CTA of 1024 threads an SM without a spill, to one bulk copy beside 16-byte loads; the launcher picks the smallest cluster that
-holds the row and asks for the shared memory of the chunks past the registers; the CPU emulation runs the plan of one
-CTA (a CTA a row: the emulation's blocks run one after another) on rows whose slices end in the registers and run
-past them, at every alignment, with LayerNorm's weight and bias off a 16-byte boundary and a large mean. Clusters of
-several CTAs run on the GPU only (tests/test_reduce_deep_gpu.py)."""
+CTA of 1024 threads an SM without a spill, to one bulk copy beside 16-byte loads; the launcher picks the smallest
+cluster that holds the row and asks for the shared memory of the chunks past the registers; the CPU emulation runs
+the plan of one CTA (a CTA a row: the emulation's blocks run one after another) on rows whose slices end in the
+registers and run past them, at every alignment, with LayerNorm's weight and bias off a 16-byte boundary and a large
+mean. Clusters of several CTAs run on the GPU only (tests/test_reduce_deep_gpu.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The native deep strategy of LayerNorm and softmax on a CUDA device (a CTA's slice in its registers and, past them,
 in shared memory by one bulk copy, one to four CTAs a row): the contract against the float64 reference (normal,
 heavy-tailed and large-mean inputs) at float32, bf16 and fp16 on every plan, from 16384 to 262147 columns, slices that
-end in the registers and that run past them, through both hosts (each opting a kernel in to its > 48 KB of shared memory); an
-input off every 16-byte boundary, and LayerNorm's weight and bias too; the same bits on a repeat, through both hosts
-and from a CUDA graph. Skipped where no CUDA device is visible.
+end in the registers and that run past them, through both hosts (each opting a kernel in to its > 48 KB of shared
+memory); an input off every 16-byte boundary, and LayerNorm's weight and bias too; the same bits on a repeat, through
+both hosts and from a CUDA graph. Skipped where no CUDA device is visible.
 
 Run on the GPU machine with ``pytest -m gpu tests/test_reduce_deep_gpu.py``.
 """
