@@ -310,6 +310,11 @@ __device__ __forceinline__ Moments merge_moments(Moments a, const Moments& b) {
     return a;
 }
 
+// 1 / √(var + eps) of a row whose moments are `m`, var = M2 / cols.
+__device__ __forceinline__ float inverse_std(const Moments& m, int cols, float eps) {
+    return 1.0f / sqrtf(m.m2 / (float)cols + eps);
+}
+
 // (count, mean, M2) of a CTA's slice: v (the valid body chunks), its edge scalar and, where the slice runs past
 // the registers (the deep strategy), its `staged` chunks in shared memory, about `pivot`.
 template <int THREADS, int V, typename Chunk>
@@ -427,7 +432,7 @@ template <int THREADS, int V, Stores S, From F = From::global, typename T, typen
 __device__ __forceinline__ void write_slice(const T* __restrict__ weight, const T* __restrict__ bias,
                                             T* __restrict__ outr, const RowSlice& s, const Chunk (&v)[V], float edge,
                                             const Moments& row, int cols, float eps) {
-    const float rstd = 1.0f / sqrtf(row.m2 / (float)cols + eps);
+    const float rstd = inverse_std(row, cols, eps);
     const bool vector_out = aligned16(outr + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
     // A 16-bit row's aligned case as a loop of its own, chosen once, not at every chunk: ptxas had issued both
     // forms of each load under opposite predicates (a chunk's 16 scalar loads of weight and bias beside its two
@@ -523,8 +528,7 @@ __device__ __forceinline__ void layernorm_pair(const T* __restrict__ x, const T*
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     T* out0 = out + first * cols;
     T* out1 = out + second * cols;
-    const float rstd0 = 1.0f / sqrtf(moments[0].m2 / (float)cols + eps);
-    const float rstd1 = 1.0f / sqrtf(moments[1].m2 / (float)cols + eps);
+    const float rstd0 = inverse_std(moments[0], cols, eps), rstd1 = inverse_std(moments[1], cols, eps);
     const bool vector_out = aligned16(out0 + s.head), vector_affine = aligned16(weight + s.head) && aligned16(bias + s.head);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
@@ -601,7 +605,7 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
     const Moments moments = cluster_moments<K>({(float)s.count, mean, row_sum<THREADS>(m2, scratch)}, published);
     arrive_cluster<K>();  // this CTA's partials are read: its peers may exit once it has written
     float* outr = out + row * cols;
-    const float rstd = 1.0f / sqrtf(moments.m2 / (float)cols + eps);
+    const float rstd = inverse_std(moments, cols, eps);
     write_staged<THREADS>(weight, bias, outr, stage, s.head, s.first, chunks, moments.mean, rstd);
     if (s.edge >= 0) outr[s.edge] = (edge - moments.mean) * rstd * weight[s.edge] + bias[s.edge];
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
@@ -636,7 +640,7 @@ __device__ __forceinline__ void layernorm_deep(const T* __restrict__ x, const T*
     T* outr = out + row * cols;
     write_slice<THREADS, V, Stores::plain>(weight, bias, outr, d.held, v, edge, moments, cols, eps);
     write_staged<THREADS>(weight, bias, outr, stage, d.slice.head, d.held.end, d.staged, moments.mean,
-                          1.0f / sqrtf(moments.m2 / (float)cols + eps));
+                          inverse_std(moments, cols, eps));
     wait_cluster<K>();  // no CTA exits while a peer may still read its shared memory
 }
 
@@ -897,7 +901,7 @@ __device__ __forceinline__ void layernorm_columns(const T* __restrict__ x, const
 #pragma unroll
             for (int k = 0; k < MAX_GRID_CTAS / 32; ++k) m = merge_moments(m, {loaded[k].x, loaded[k].y, loaded[k].z});
             m = warp_moments(m);
-            if (lane == 0) row_stats[row] = float2{m.mean, 1.0f / sqrtf(m.m2 / (float)cols + eps)};
+            if (lane == 0) row_stats[row] = float2{m.mean, inverse_std(m, cols, eps)};
         }
         if (t < n) spans[t] = column_span<T>(g * group_rows + t, cols, c0, width);
         __syncthreads();
