@@ -16,7 +16,8 @@ import torch
 from mage import registry
 from mage.check import check
 from mage.spec import Case
-from test_reduce_resident_gpu import _off_boundary, assert_right_off_every_16_byte_boundary
+from test_reduce_resident_gpu import (_off_boundary, assert_right_off_every_16_byte_boundary,
+                                      assert_the_same_bits_through_both_hosts_and_a_graph)
 
 pytestmark = [
     pytest.mark.gpu,
@@ -80,14 +81,5 @@ def test_softmax_s_input_off_every_16_byte_boundary(cols, precision):
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(op, cols, precision):
     inputs = [t.to(DTYPES[precision]) for t in
               registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": ROWS, "cols": cols}), 5, "cuda")]
-    first = _deep(op, precision=precision).fn(*inputs)
-    assert torch.equal(first, _deep(op, precision=precision).fn(*inputs))
-    assert torch.equal(first, _deep(op, "native-py", precision).fn(*inputs))
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        replayed = _deep(op, precision=precision).fn(*inputs)
-    for _ in range(2):
-        replayed.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(first, replayed)
+    assert_the_same_bits_through_both_hosts_and_a_graph(lambda family, precision: _deep(op, family, precision),
+                                                        inputs, precision)

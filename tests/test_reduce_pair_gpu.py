@@ -15,6 +15,7 @@ import torch
 from mage import registry
 from mage.check import check
 from mage.spec import Case
+from test_reduce_columns_gpu import _inputs
 from test_reduce_resident_gpu import (assert_right_off_every_16_byte_boundary,
                                       assert_the_same_bits_through_both_hosts_and_a_graph)
 
@@ -57,4 +58,4 @@ def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
 @pytest.mark.parametrize("precision", ["ieee", "bf16"])
 @pytest.mark.parametrize("cols", [65537, 262144])
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(precision, cols):
-    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, ROWS, cols, precision)
+    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, _inputs(ROWS, cols, precision), precision)

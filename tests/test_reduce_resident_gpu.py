@@ -112,10 +112,9 @@ def assert_right_off_every_16_byte_boundary(fn, rows_: int, cols: int, precision
     assert error <= 2 * eager_error + 1e-7
 
 
-def assert_the_same_bits_through_both_hosts_and_a_graph(impl_of, rows_: int, cols: int, precision: str) -> None:
-    """``impl_of(family, precision)``'s LayerNorm gives the same bits on a repeat, through the other host and replayed
-    twice from a CUDA graph."""
-    inputs = _inputs(rows_, cols, precision)
+def assert_the_same_bits_through_both_hosts_and_a_graph(impl_of, inputs, precision: str) -> None:
+    """``impl_of(family, precision)`` gives the same bits on ``inputs`` on a repeat, through the other host and
+    replayed twice from a CUDA graph."""
     first = impl_of("native", precision).fn(*inputs)
     assert torch.equal(first, impl_of("native", precision).fn(*inputs))
     assert torch.equal(first, impl_of("native-py", precision).fn(*inputs))
@@ -139,4 +138,5 @@ def test_an_input_weight_and_bias_off_every_16_byte_boundary(precision, cols):
 @pytest.mark.parametrize("precision", ["ieee", "bf16"])
 @pytest.mark.parametrize("cols", [65537, 262144])
 def test_the_same_bits_on_a_repeat_through_both_hosts_and_from_a_graph(precision, cols):
-    assert_the_same_bits_through_both_hosts_and_a_graph(_impl, _rows_past_resident(cols, precision), cols, precision)
+    assert_the_same_bits_through_both_hosts_and_a_graph(
+        _impl, _inputs(_rows_past_resident(cols, precision), cols, precision), precision)
