@@ -122,6 +122,10 @@ class EmuHost(Host):
     def sm_count(self, device: torch.device) -> int:
         return EMULATED_SMS
 
+    def has_clusters(self, device: torch.device) -> bool:
+        """Blocks run one after another: a cluster of more than one CTA never runs."""
+        return False
+
     def resident_ctas(self, device: torch.device) -> int:
         """Blocks run one after another: one at a time is resident, so a cooperative grid is one CTA."""
         return 1

@@ -27,7 +27,8 @@ LOWP = [i for op in OPS for i in registry.implementations(op)
         if i.family in ("native", "native-py") and i.precision in TAGS]
 # Ragged shapes that take every kernel choice on 132 SMs: matmul's 128-tiles (169 blocks, M and N not
 # multiples of 128), its 64-tiles with and without 16-byte rows, an empty K; bias_gelu's and layernorm's
-# 8-wide and scalar rows at each layernorm width class; softmax's warp, block and online rows; every plan of
+# 8-wide and scalar rows at each layernorm width class, their slice and cluster rows past 1024 columns; softmax's
+# warp, slice, cluster and online rows; every plan of
 # both ops' 16-bit slice and cluster strategies, ragged widths among them; triangle's 64- and 32-tiles, 4-channel
 # and scalar. A strategy that declares a width refused (its takes: the cluster's 1024 columns and more) is
 # not called on it.
@@ -38,10 +39,11 @@ RAGGED = {
                   {"rows": 7, "cols": 4096}],
     "layernorm": [{"rows": r, "cols": c} for r, c in (
         (3, 256), (2, 400), (5, 1000), (3, 2048), (5, 4096), (2, 8000), (2, 16384), (2, 20000),
-        (3, 31), (7, 33), (4, 100), (2, 130), (4, 500), (9, 999), (3, 1030), (2, 40000), (3, 70000), (2, 140000))],
+        (3, 31), (7, 33), (4, 100), (2, 130), (4, 500), (9, 999), (3, 1030), (2, 40000), (3, 70000), (2, 140000),
+        (1, 262150))],
     "softmax": [{"rows": r, "cols": c} for r, c in (
         (7, 33), (5, 64), (9, 200), (5, 1000), (3, 1030), (2, 4096), (2, 9000), (2, 16384), (2, 16411), (2, 40000),
-        (3, 70000), (2, 140000))],
+        (3, 70000), (2, 140000), (1, 262150))],
     "triangle": [{"batch": 2, "n": 9, "c": 5}, {"batch": 1, "n": 257, "c": 7}, {"batch": 3, "n": 200, "c": 16},
                  {"batch": 1, "n": 384, "c": 64}, {"batch": 1, "n": 384, "c": 63}],
 }

@@ -306,8 +306,8 @@ EMULATED = {
         {"rows": 2, "cols": 16387},
         {"rows": 1, "cols": 20000},
     ],
-    # One shape per kernel: a warp per row up to 32·V columns, a block per row up to 16·threads, then online;
-    # then the slice strategy's plans at their widest.
+    # One shape per kernel: a warp per row up to 32·V columns, then the slice (the default hands it 3000 and 9000)
+    # and online kernels (20000: the emulation runs no cluster); then the slice strategy's plans at their widest.
     "softmax": [{"rows": r, "cols": c} for r, c in ((5, 37), (3, 200), (6, 1000), (2, 3000), (1, 9000), (2, 20000),
                                                     (5, 4099), (2, 8195), (2, 16387))],
     "matmul": [

@@ -44,10 +44,12 @@ ODD = {
     "layernorm": [
         {"rows": 7, "cols": 33}, {"rows": 1, "cols": 128}, {"rows": 3, "cols": 2048}, {"rows": 5, "cols": 4096},
         {"rows": 2, "cols": 8000}, {"rows": 2, "cols": 16384}, {"rows": 3, "cols": 1030}, {"rows": 2, "cols": 20000},
-        {"rows": 9, "cols": 999},
+        {"rows": 9, "cols": 999}, {"rows": 2, "cols": 65537}, {"rows": 2, "cols": 262150},
     ],
+    # The default hands 1025 to 16387 columns to the slice kernels and wider rows to the cluster kernels, up to
+    # 262147 columns (mage.backends.rows.handed_on): 262150 takes the looped and online kernels.
     "softmax": [{"rows": r, "cols": c} for r, c in ((7, 33), (5, 1000), (3, 1024), (3, 4099), (2, 16384), (2, 16385),
-                                                    (2, 65537))],
+                                                    (2, 65537), (2, 262150))],
     "matmul": [
         {"m": 17, "k": 31, "n": 9}, {"m": 1, "k": 64, "n": 1}, {"m": 129, "k": 257, "n": 131},
         {"m": 2048, "k": 12, "n": 2052}, {"m": 1000, "k": 1001, "n": 999}, {"m": 5, "k": 0, "n": 4},

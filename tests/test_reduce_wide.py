@@ -100,11 +100,15 @@ class RecordingHost(Host):
     family = "recording"
     device_type = "cpu"
 
-    def __init__(self):
+    def __init__(self, clusters: bool = True):
         self.launches = []
+        self.clusters = clusters
 
     def holds(self, t) -> bool:
         return isinstance(t, torch.Tensor) and t.device.type == "cpu"
+
+    def has_clusters(self, device) -> bool:
+        return self.clusters
 
     def launch(self, kernel, grid, block, *args, shared=0):
         self.launches.append((kernel.name, grid, block, shared, args))
@@ -112,6 +116,40 @@ class RecordingHost(Host):
 
 def _inputs(op, rows_, cols):
     return registry.get_op(op).make_inputs(Case(op, "t", "seed", {"rows": rows_, "cols": cols}), 1, "cpu")
+
+
+def _default_kernel(op: str, precision: str, cols: int, clusters: bool) -> str:
+    """The kernel each op's default strategy launches on 2 rows of ``cols`` (aligned, fresh inputs)."""
+    host = RecordingHost(clusters)
+    spec = registry.get_op(op)
+    inputs = spec.make_inputs_at(Case(op, "t", "seed", {"rows": 2, "cols": cols}), 1, "cpu", "normal", precision)
+    native.LAUNCHERS[(op, "default")](host, *inputs, precision=precision)
+    (name, *_), = host.launches
+    return name
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("precision", ["ieee", "bf16"])
+@pytest.mark.parametrize("clusters", [True, False], ids=["clusters", "no-clusters"])
+def test_the_default_hands_rows_past_a_warp_to_the_slice_and_then_the_cluster_kernels(op, precision, clusters):
+    """A warp's registers to 1024 columns; float32 LayerNorm's block kernels for 16-byte rows to 16384; the slice to
+    16387 columns, the cluster beyond on a device that runs clusters; the looped or online kernel past them."""
+    tag = {"ieee": "f32", "bf16": "bf16"}[precision]
+    past_a_cluster = {"layernorm": "looped", "softmax": "online"}[op]
+    block_held = op == "layernorm" and precision == "ieee"
+    expected = {
+        1024: "warp",
+        1025: "slice",
+        4096: "block" if block_held else "slice",
+        4099: "slice",
+        16384: "block" if block_held else "slice",
+        rows.SLICE_MAX_COLS: "slice",
+        rows.SLICE_MAX_COLS + 1: "cluster" if clusters else past_a_cluster,
+        rows.CLUSTER_MAX_COLS: "cluster" if clusters else past_a_cluster,
+        rows.CLUSTER_MAX_COLS + 1: past_a_cluster,
+    }
+    chosen = {cols: _default_kernel(op, precision, cols, clusters) for cols in expected}
+    assert all(chosen[cols].startswith(f"{op}_{tag}_{kind}") for cols, kind in expected.items()), chosen
 
 
 @pytest.mark.parametrize("op", OPS)

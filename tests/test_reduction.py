@@ -122,14 +122,13 @@ def test_each_strategy_skips_the_widths_it_cannot_take_and_says_why(op):
         warp.fn(*inputs)
 
 
-def test_softmax_native_plans_a_warp_a_block_or_the_online_kernel_by_width():
+def test_softmax_native_plans_a_warp_or_the_online_kernel_by_width():
     from mage.ops.softmax.native import plan
 
     assert plan(1024, 1024)[0].name == "softmax_f32_warp_v32"
     assert plan(1024, 1024)[1:] == ((256, 1, 1), (128, 1, 1))
-    assert plan(16384, 4096)[0].name == "softmax_f32_block256_v16"
-    assert plan(4, 16384)[0].name == "softmax_f32_block1024_v16"
-    assert plan(4, 16385)[0].name == "softmax_f32_online"
+    assert plan(4, 1025)[0].name == "softmax_f32_online"
+    assert plan(4, 1025, "bf16")[0].name == "softmax_bf16_online"
 
 
 def test_the_study_figure_plots_fractions_of_the_copy_rate_and_names_the_crossovers():

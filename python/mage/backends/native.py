@@ -138,6 +138,11 @@ def _sm_count(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
+@functools.lru_cache(maxsize=None)
+def _has_clusters(index: int) -> bool:
+    return torch.cuda.get_device_capability(index)[0] >= 9
+
+
 def _raw_stream_function() -> Callable[[int], int]:
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
@@ -197,6 +202,11 @@ class Host:
 
     def sm_count(self, device: torch.device) -> int:
         return _sm_count(device.index)
+
+    def has_clusters(self, device: torch.device) -> bool:
+        """Whether ``device`` launches thread-block clusters of more than one CTA (sm_90 on): before it, the cluster
+        kernels compile with their cluster functions trapping."""
+        return _has_clusters(device.index)
 
     def resident_ctas(self, device: torch.device) -> int:
         """How many CTAs of a kernel that fills an SM (1024 threads, or all its shared memory) run at once: the

@@ -226,6 +226,32 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
     return out
 
 
+# The width-chosen kernels (each op's default strategy: the champion) hold a row in one warp's or one block's
+# registers. A row they would read in scalars or more than once (LayerNorm's looped kernel reads it three times,
+# softmax's online kernel twice) they hand on to the strategy that reads it once in 16-byte loads, measured the
+# faster at its width (results/README.md, the wide-rows study, cold L2, kernel µs): the slice to 16387 columns
+# (16373×4099 on an H100: LayerNorm 181.7 against the looped kernel's 213.0, softmax 179.7 against 282.7; 4096×16384
+# bf16 on an H200: 74.7 against 116.1 and 67.6 against 108.0), the cluster beyond (256×262144 on an H200: 214.6
+# against 336.8, 183.0 against 349.4). At 1024 columns a warp's registers hold the row (178.7 against the slice's
+# 231.4), and float32 LayerNorm rows in 16-byte vectors to 16384 columns stay in its block kernel (156.3 against
+# 166.3). Rows wider than a cluster holds, or a device without clusters, keep the looped and online kernels.
+HANDED_ON = {"slice": launch_slice, "cluster": launch_cluster}
+
+
+def handed_on(host, x: torch.Tensor, held_in_a_block: bool) -> str | None:
+    """The strategy of HANDED_ON ("slice" or "cluster") to which the width-chosen kernels hand a row of ``x``, or
+    None where they keep it: up to SLICE_MIN_COLS, where a block's register kernel holds it (``held_in_a_block``),
+    and past what a cluster holds or where ``host``'s device runs no clusters."""
+    cols = x.shape[1]
+    if cols <= SLICE_MIN_COLS or held_in_a_block:
+        return None
+    if cols <= SLICE_MAX_COLS:
+        return "slice"
+    if cols <= CLUSTER_MAX_COLS and host.has_clusters(x.device):
+        return "cluster"
+    return None
+
+
 # The smem strategy's kernels, (K CTAs a cluster, threads a CTA), narrowest rows first: each CTA holds its slice of
 # the row (at most SMEM_CHUNKS 16-byte chunks, 128 KB) in shared memory, filled by one bulk copy, and its threads
 # walk it, 8 chunks a thread at the widest (native_cluster.cuh: bulk_copy_to_shared). A 128 KB slice leaves room

@@ -1,36 +1,37 @@
 """LayerNorm in one launch of a CUDA C++ kernel (native.cu): the row in registers, read once.
 
-The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a
-block per row up to 16384 float4-aligned columns, and the looped kernel beyond (or for rows
-that are not a multiple of 4 wide past 1024 columns). bf16 and fp16 rows are read in 16-byte
-chunks of 8 and normalized in float32, with the same choice by width (``plan``). The ``slice``
-strategy holds a row of 1024 to 16387 columns in one block's registers whatever its alignment (a scalar head
-and tail around a 16-byte-aligned body: the cluster kernel with one CTA, mage.backends.rows.slice_plan). The
-``cluster`` strategy holds a row of 1024 columns or more in the registers of a thread-block cluster
-(mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte chunks as loaded,
-8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe`` strategy
-makes that cluster persistent, the next row's slice copying into shared memory (one bulk copy) while the
-current one is reduced from registers (mage.backends.rows.pipe_plan), and the ``resident`` strategy holds each
-CTA's weight and bias in its shared memory for the kernel's life (mage.backends.rows.launch_resident);
-the ``pair`` strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the
-two (mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared
-memory, filled by one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy in its registers and,
-past them, in shared memory: a cluster of 4 CTAs a row of 262144 float32 columns, 2 of 16-bit ones
-(mage.backends.rows.launch_deep). The ``columns`` strategy gives each CTA of a grid of one an SM the same columns of
-every row, its weight and bias read once into shared memory, and combines rows' statistics across the grid
-(mage.backends.rows.launch_columns).
+The kernel is chosen by row width: a warp per row up to 1024 columns (four rows per block), a block per row up to
+16384 float4-aligned float32 columns, then the slice kernel to 16387 columns and the cluster kernel beyond (both read
+a row once in 16-byte loads, whatever its alignment: mage.backends.rows.handed_on), and the looped kernel (three
+reads) for rows wider than a cluster holds or on a device without clusters. bf16 and fp16 rows are read in 16-byte
+chunks of 8 and normalized in float32 by the warp kernels, with the same choice by width (``plan``), and past 1024
+columns by the slice and cluster kernels. The ``slice`` strategy holds a row of 1024 to 16387 columns in one block's
+registers whatever its alignment (a scalar head and tail around a 16-byte-aligned body: the cluster kernel with one
+CTA, mage.backends.rows.slice_plan). The ``cluster`` strategy holds a row of 1024 columns or more in the registers of
+a thread-block cluster (mage.backends.rows.cluster_plan), read once. At bf16 and fp16 both hold a row's 16-byte
+chunks as loaded, 8 a thread, with plans of their own (mage.backends.rows.SIXTEEN_BIT_CLUSTER_PLANS). The ``pipe``
+strategy makes that cluster persistent, the next row's slice copying into shared memory (one bulk copy) while the
+current one is reduced from registers (mage.backends.rows.pipe_plan), and the ``resident`` strategy holds each CTA's
+weight and bias in its shared memory for the kernel's life (mage.backends.rows.launch_resident); the ``pair``
+strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the two
+(mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared memory, filled by
+one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy in its registers and, past them, in shared
+memory: a cluster of 4 CTAs a row of 262144 float32 columns, 2 of 16-bit ones (mage.backends.rows.launch_deep). The
+``columns`` strategy gives each CTA of a grid of one an SM the same columns of every row, its weight and bias read
+once into shared memory, and combines rows' statistics across the grid (mage.backends.rows.launch_columns).
 """
 
 import torch
 
 from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, cdiv, check_inputs, float_kernels,
                                   register, row_kernels, vector_rows)
-from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
+from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, HANDED_ON, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
                                 SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PAIR_PLANS,
                                 SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, deep_takes, launch_cluster,
-                                launch_columns, launch_deep, launch_pair, launch_pipe, launch_resident, launch_slice,
-                                launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes, smem_takes)
+                                SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, deep_takes, handed_on,
+                                launch_cluster, launch_columns, launch_deep, launch_pair, launch_pipe, launch_resident,
+                                launch_slice, launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes,
+                                smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -52,10 +53,9 @@ LOOPED = _kernel("layernorm_f32_looped")
 
 
 def _plans_16(tag: str) -> tuple[list, list, Kernel]:
-    """bf16/fp16 (``tag`` bf16 or f16): rows of 8-element chunks (see native16.cu), then scalar rows."""
-    vector = [(256 * v, _kernel(f"layernorm_{tag}_warp_x8_v{v}", SIXTEEN_BIT_SOURCE), 32) for v in (1, 2, 4)] + [
-        (16 * t, _kernel(f"layernorm_{tag}_block{t}_x8", SIXTEEN_BIT_SOURCE), t) for t in (128, 256, 512, 1024)
-    ]
+    """bf16/fp16 (``tag`` bf16 or f16): rows of 8-element chunks a warp (see native16.cu), then scalar rows; wider rows
+    go to the slice and cluster kernels (mage.backends.rows.handed_on)."""
+    vector = [(256 * v, _kernel(f"layernorm_{tag}_warp_x8_v{v}", SIXTEEN_BIT_SOURCE), 32) for v in (1, 2, 4)]
     scalar = [(32 * v, _kernel(f"layernorm_{tag}_warp_v{v}", SIXTEEN_BIT_SOURCE), 32) for v in (1, 2, 4, 8, 16, 32)]
     return vector, scalar, _kernel(f"layernorm_{tag}_looped", SIXTEEN_BIT_SOURCE)
 
@@ -93,6 +93,10 @@ def require_inputs(host, x, weight, bias, dtype=torch.float32) -> None:
 def layernorm(host, x, weight, bias, precision="ieee"):
     require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
+    widest_block_row = VECTOR_PLANS[-1][0]
+    held_in_a_block = precision == "ieee" and cols <= widest_block_row and vector_rows(cols, x, weight, bias)
+    if strategy := handed_on(host, x, held_in_a_block):
+        return _launch_rows(host, HANDED_ON[strategy], WIDER[strategy][precision], x, weight, bias)
     out = empty_output((rows, cols), like=x)
     if out.numel() == 0:
         return out
@@ -101,14 +105,19 @@ def layernorm(host, x, weight, bias, precision="ieee"):
     return out
 
 
+def _launch_rows(host, launch, kernels: dict, x, weight, bias):
+    """``launch`` (a launcher of mage.backends.rows) with ``kernels`` (plan -> kernel) on checked inputs."""
+    rows, cols = x.shape
+    return launch(host, kernels, x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+
+
 def _row_strategy(strategy: str, kernels: dict, launch, takes, precisions=("ieee", "bf16", "fp16")):
     """Register LayerNorm's row ``strategy`` at ``precisions`` through both hosts: ``launch`` (a launcher of
     mage.backends.rows) with ``kernels`` (precision -> plan -> kernel) on x, weight and bias once they are checked."""
 
     def layernorm_rows(host, x, weight, bias, precision="ieee"):
         require_inputs(host, x, weight, bias, input_dtype(precision))
-        rows, cols = x.shape
-        return launch(host, kernels[precision], x, lambda out: (x, weight, bias, out, rows, cols, EPS))
+        return _launch_rows(host, launch, kernels[precision], x, weight, bias)
 
     return register("layernorm", variants=("affine",), strategy=strategy, precisions=precisions,
                     takes=takes)(layernorm_rows)
@@ -119,6 +128,7 @@ layernorm_slice = _row_strategy("slice", SLICE, launch_slice, slice_takes)
 CLUSTER = row_kernels("layernorm", "layernorm_{}_cluster{}_t{}_v{}", SIGNATURE, CLUSTER_PLANS,
                       SIXTEEN_BIT_CLUSTER_PLANS)
 layernorm_cluster = _row_strategy("cluster", CLUSTER, launch_cluster, cluster_takes)
+WIDER = {"slice": SLICE, "cluster": CLUSTER}  # the kernels of the strategies the default hands wide rows on to
 PIPE = row_kernels("layernorm", "layernorm_{}_pipe{}_t{}_v{}", SIGNATURE, PIPE_PLANS, SIXTEEN_BIT_PIPE_PLANS)
 layernorm_pipe = _row_strategy("pipe", PIPE, launch_pipe, pipe_takes)
 RESIDENT = row_kernels("layernorm", "layernorm_{}_resident{}_t{}_v{}", SIGNATURE, RESIDENT_PLANS,

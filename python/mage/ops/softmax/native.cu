@@ -1,12 +1,13 @@
 // Softmax over the last dimension, float32 (see spec.py; bf16 and fp16 in native16.cu):
 //     out[r, c] = exp(x[r, c] − max_c x[r, ·]) / Σ_c exp(x[r, c] − max)
 //
-// Register kernels hold a row in registers, V elements a thread (coalesced: element t + i·THREADS),
-// so it is read once: the max is reduced, then Σ exp from the same registers, then the row is
-// written. A warp per row up to 1024 columns (four rows a block of 128 threads: narrow rows keep
-// every lane busy and their reductions are shuffles only); a block per row up to 16384. Wider rows
-// use the online kernel: a block per row keeps a running max and a sum rescaled when the max grows
-// (Milakov and Gimelshein), reads the row once for both, and once more to write it.
+// Warp kernels hold a row in a warp's registers, V elements a lane (coalesced: element lane + i·32), so it
+// is read once: the max is reduced, then Σ exp from the same registers, then the row is written. A warp per
+// row up to 1024 columns (four rows a block of 128 threads: narrow rows keep every lane busy and their
+// reductions are shuffles only). Wider rows go to the slice and cluster kernels below (16-byte loads, read
+// once: mage.backends.rows.handed_on); past what a cluster holds, or on a device without clusters, to the
+// online kernel: a block per row keeps a running max and a sum rescaled when the max grows (Milakov and
+// Gimelshein), reads the row once for both, and once more to write it.
 //
 // Reductions are deterministic: warp butterflies, then every warp combines the per-warp partials by the
 // same butterfly (max and + are commutative, so every lane ends with the same bits).
@@ -48,16 +49,12 @@ __device__ __forceinline__ float row_reduce(float v, float* scratch, Op op) {
     return total;
 }
 
-// x, out: rows × cols contiguous, T float (or bf16, fp16: native16.cu, all arithmetic float32); THREADS · V ≥
-// cols. THREADS == 32: block (128), grid ceil(rows / 4); otherwise block (THREADS), grid (rows).
-template <int THREADS, int V, typename T>
-__device__ __forceinline__ void softmax_registers(const T* __restrict__ x, T* __restrict__ out, long long rows,
-                                                  int cols) {
-    __shared__ float scratch[THREADS > 32 ? THREADS / 32 : 1];
-    // A warp kernel's block holds blockDim / 32 rows, a warp each; a block kernel's block one row.
-    const int rows_a_block = THREADS == 32 ? blockDim.x >> 5 : 1;
-    const long long row = (long long)blockIdx.x * rows_a_block + (THREADS == 32 ? threadIdx.x >> 5 : 0);
-    const int t = threadIdx.x % THREADS;
+// x, out: rows × cols contiguous, T float (or bf16, fp16: native16.cu, all arithmetic float32); 32 · V ≥ cols.
+// Block (128: a warp a row), grid ceil(rows / 4).
+template <int V, typename T>
+__device__ __forceinline__ void softmax_warp(const T* __restrict__ x, T* __restrict__ out, long long rows, int cols) {
+    const long long row = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int t = threadIdx.x & 31;
     if (row >= rows) return;  // whole warps only: a warp holds one row
     x += row * cols;
     out += row * cols;
@@ -66,32 +63,32 @@ __device__ __forceinline__ void softmax_registers(const T* __restrict__ x, T* __
     float m = NO_VALUE;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const int c = t + i * THREADS;
+        const int c = t + i * 32;
         v[i] = c < cols ? to_float(x[c]) : PAST_THE_END;
         m = fmaxf(m, v[i]);
     }
-    m = row_reduce<THREADS>(m, scratch, MaxOp());
+    m = row_reduce<32>(m, nullptr, MaxOp());
     float s = 0.0f;
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         v[i] = expf(v[i] - m);  // 0 past the row's end
         s += v[i];
     }
-    const float inverse = 1.0f / row_reduce<THREADS>(s, scratch, SumOp());
+    const float inverse = 1.0f / row_reduce<32>(s, nullptr, SumOp());
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-        const int c = t + i * THREADS;
+        const int c = t + i * 32;
         if (c < cols) out[c] = from_float<T>(v[i] * inverse);
     }
 }
 
-#define SOFTMAX_REGISTERS(NAME, T, THREADS, BLOCK, V)                                                         \
-    extern "C" __global__ void __launch_bounds__(BLOCK) NAME(const T* __restrict__ x, T* __restrict__ out,     \
-                                                             long long rows, int cols) {                      \
-        softmax_registers<THREADS, V>(x, out, rows, cols);                                                  \
+#define SOFTMAX_WARP(NAME, T, V)                                                                              \
+    extern "C" __global__ void __launch_bounds__(128) NAME(const T* __restrict__ x, T* __restrict__ out,       \
+                                                           long long rows, int cols) {                        \
+        softmax_warp<V>(x, out, rows, cols);                                                                  \
     }
 
-// Any width: block (256) per row, grid (rows); two reads of the row. T as softmax_registers.
+// Any width: block (256) per row, grid (rows); two reads of the row. T as softmax_warp.
 template <typename T>
 __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __restrict__ out, int cols) {
     __shared__ float scratch[256 / 32];
@@ -115,12 +112,9 @@ __device__ __forceinline__ void softmax_online(const T* __restrict__ x, T* __res
 // mage.ops.softmax.native.plan chooses among them by row width.
 #define SOFTMAX_KERNELS(TAG, T)                                                                                \
     /* A warp per row (four a block): up to 32·V columns. */                                                   \
-    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v2, T, 32, 128, 2)                                                  \
-    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v8, T, 32, 128, 8)                                                  \
-    SOFTMAX_REGISTERS(softmax_##TAG##_warp_v32, T, 32, 128, 32)                                                \
-    /* A block per row: up to THREADS·16 columns. */                                                           \
-    SOFTMAX_REGISTERS(softmax_##TAG##_block256_v16, T, 256, 256, 16)                                           \
-    SOFTMAX_REGISTERS(softmax_##TAG##_block1024_v16, T, 1024, 1024, 16)                                        \
+    SOFTMAX_WARP(softmax_##TAG##_warp_v2, T, 2)                                                                \
+    SOFTMAX_WARP(softmax_##TAG##_warp_v8, T, 8)                                                                \
+    SOFTMAX_WARP(softmax_##TAG##_warp_v32, T, 32)                                                              \
     extern "C" __global__ void __launch_bounds__(256) softmax_##TAG##_online(const T* __restrict__ x,          \
                                                                              T* __restrict__ out,              \
                                                                              long long rows, int cols) {       \
