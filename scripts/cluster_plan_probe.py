@@ -5,8 +5,8 @@ three CTAs an SM), the plan the launcher picked before, against half the CTAs wi
 ncu had counted five times QuACK's instructions in LayerNorm's 8-CTA kernel, each thread's share of the
 reductions, the barrier and the slice arithmetic paid for 16 elements. At 262144 columns, (8, 1024, 8) (one
 CTA an SM, the largest portable cluster) against (16, 512, 8) (two CTAs an SM). With ``--strategy deep``, the deep
-strategy's plans (a CTA's slice in registers and as many chunks again in shared memory): one 1024-thread CTA an SM
-against two of 512 threads (native_cluster.cuh's FLOAT_DEEP_PLANS).
+strategy's plans (a CTA's slice in registers and as many chunks again in shared memory): two 512-thread CTAs an SM,
+the launcher's, against one of 1024 threads (native_cluster.cuh's FLOAT_DEEP_PLANS).
 
     PYTHONPATH=python python scripts/cluster_plan_probe.py [--strategy deep] [--plan 8x1024x8 --plan 16x512x8]
         [--case 256x262144-study] [--out FILE.json]

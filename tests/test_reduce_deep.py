@@ -1,6 +1,7 @@
 """The native deep strategy of LayerNorm and softmax (a CTA's slice of a row in its registers and, past them, in
-shared memory by one bulk copy; float32, bf16 and fp16) without a GPU: NVRTC compiles every kernel for sm_90 as one
-CTA of 1024 threads an SM without a spill, to one bulk copy beside 16-byte loads; the launcher picks the smallest
+shared memory by one bulk copy; float32, bf16 and fp16) without a GPU: NVRTC compiles every kernel for sm_90 within
+64 registers a thread (one CTA of 1024 threads an SM, or two of 512) without a spill, to one bulk copy beside 16-byte
+loads; the launcher picks the smallest
 cluster that holds the row and asks for the shared memory of the chunks past the registers; the CPU emulation runs
 the plan of one CTA (a CTA a row: the emulation's blocks run one after another) on rows whose slices end in the
 registers and run past them, at every alignment, with LayerNorm's weight and bias off a 16-byte boundary and a large
@@ -23,7 +24,6 @@ from test_reduce_resident import DTYPES, SOURCES, RecordingEmuHost, assert_near_
 from test_reduce_smem import sass_of
 from test_reduce_wide import HOPPER, OPS, RecordingHost, _inputs, ext  # noqa: F401 (ext: the NVRTC fixture)
 
-CHUNKS = 1024 * 8  # a 1024-thread CTA's chunks in registers, and the most it stages in shared memory
 DEEP = {"layernorm": layernorm_native.DEEP, "softmax": softmax_native.DEEP}
 PLANS = {"ieee": rows.DEEP_PLANS, "bf16": rows.SIXTEEN_BIT_DEEP_PLANS, "fp16": rows.SIXTEEN_BIT_DEEP_PLANS}
 LAUNCH = {"layernorm": layernorm_native.layernorm_deep, "softmax": softmax_native.softmax_deep}
@@ -31,7 +31,7 @@ LAUNCH = {"layernorm": layernorm_native.layernorm_deep, "softmax": softmax_nativ
 
 @pytest.mark.parametrize("precision, tag", [("ieee", "f32"), ("bf16", "bf16")])
 @pytest.mark.parametrize("op", OPS)
-def test_every_deep_kernel_is_one_cta_an_sm_with_one_bulk_copy_beside_16_byte_loads(ext, op, precision, tag, tmp_path):
+def test_every_deep_kernel_fits_its_ctas_an_sm_with_one_bulk_copy_beside_16_byte_loads(ext, op, precision, tag, tmp_path):
     cubin = ext.compile_to_cubin(native.source(op, SOURCES[precision]), HOPPER, name=f"{op}-{tag}-deep.cu")
     compiled = resources(cubin)
     kernels = DEEP[op][precision]
@@ -39,7 +39,7 @@ def test_every_deep_kernel_is_one_cta_an_sm_with_one_bulk_copy_beside_16_byte_lo
     for (k, threads, chunks), kernel in kernels.items():
         used = compiled[kernel.name]
         assert kernel.name == f"{op}_{tag}_deep{k}_t{threads}_v{chunks}"
-        assert used["registers"] * threads <= 65536, f"{kernel.name}: not one CTA an SM"
+        assert used["registers"] * threads * (1024 // threads) <= 65536, f"{kernel.name}: not {1024 // threads} an SM"
         assert used["frame"] == 0, f"{kernel.name} spills {used['frame']} bytes a thread"
     for kernel, sass in sass_of(cubin, kernels.values(), tmp_path):
         assert sass.count("UBLKCP") == 1, kernel.name  # the shared part's one bulk copy
@@ -49,7 +49,7 @@ def test_every_deep_kernel_is_one_cta_an_sm_with_one_bulk_copy_beside_16_byte_lo
 
 # The plans no launcher picks, which scripts/cluster_plan_probe.py sets against the launcher's: (K, threads, CTAs an
 # SM they were built to share).
-PROBE_PLANS = [(2, 512, 2), (8, 512, 2)]
+PROBE_PLANS = [(1, 1024, 1), (4, 1024, 1)]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -73,10 +73,11 @@ def test_a_plan_s_shared_memory_fits_one_cta_an_sm_beside_its_registers():
 
 
 # (columns, elements a chunk, the plan): the study's widths from 16384, the edges between plans and the widest.
-WIDTHS = [(16384, 4, (1, 1024, 8)), (65536, 4, (1, 1024, 8)), (65537, 4, (1, 1024, 8)), (65539, 4, (1, 1024, 8)),
-          (65540, 4, (2, 1024, 8)), (131075, 4, (2, 1024, 8)), (131076, 4, (4, 1024, 8)), (262144, 4, (4, 1024, 8)),
-          (rows.DEEP_MAX_COLS, 4, (4, 1024, 8)), (65536, 8, (1, 1024, 8)), (131079, 8, (1, 1024, 8)),
-          (131080, 8, (2, 1024, 8)), (rows.DEEP_MAX_COLS, 8, (2, 1024, 8))]
+WIDTHS = [(16384, 4, (1, 512, 8)), (32768, 4, (1, 512, 8)), (32771, 4, (1, 512, 8)), (32772, 4, (2, 512, 8)),
+          (65536, 4, (2, 512, 8)), (65539, 4, (2, 512, 8)), (65540, 4, (4, 512, 8)), (131075, 4, (4, 512, 8)),
+          (131076, 4, (8, 512, 8)), (262144, 4, (8, 512, 8)), (rows.DEEP_MAX_COLS, 4, (8, 512, 8)),
+          (65536, 8, (1, 1024, 8)), (131079, 8, (1, 1024, 8)), (131080, 8, (2, 1024, 8)),
+          (rows.DEEP_MAX_COLS, 8, (2, 1024, 8))]
 
 
 @pytest.mark.parametrize("cols, elements, expected", WIDTHS, ids=[f"{c}x{e}" for c, e, _ in WIDTHS])
@@ -84,10 +85,12 @@ def test_the_launcher_picks_the_smallest_plan_that_holds_the_row(cols, elements,
     assert rows.deep_plan(cols, elements, PLANS["ieee" if elements == 4 else "bf16"]) == expected
 
 
-# (rows, columns, precision, the shared memory a CTA asks for): none where the registers hold each CTA's slice.
-LAUNCHES = [(3, 16384, "ieee", 0), (3, 32768, "ieee", 0), (2, 32772, "ieee", 16), (5, 65537, "ieee", 16 * CHUNKS),
-            (2, 100000, "ieee", 16 * (12500 - CHUNKS)), (256, 262144, "ieee", 16 * CHUNKS), (3, 65537, "bf16", 0),
-            (2, 131072, "bf16", 16 * CHUNKS), (256, 262144, "bf16", 16 * CHUNKS)]
+# (rows, columns, precision, the shared memory a CTA asks for): none where the registers hold each CTA's slice (4096
+# chunks of a 512-thread float32 CTA, 8192 of a 1024-thread 16-bit one), then the chunks past them, up to as many again.
+LAUNCHES = [(3, 16384, "ieee", 0), (2, 16388, "ieee", 16), (5, 32771, "ieee", 16 * 4096), (3, 32772, "ieee", 16),
+            (2, 50000, "ieee", 16 * (6250 - 4096)), (5, 65537, "ieee", 16 * 4096), (2, 100000, "ieee", 16 * (6250 - 4096)),
+            (256, 262144, "ieee", 16 * 4096), (3, 65537, "bf16", 0), (2, 131072, "bf16", 16 * 8192),
+            (256, 262144, "bf16", 16 * 8192)]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -113,17 +116,19 @@ def test_widths_it_cannot_take_are_refused_by_name_before_any_launch(op):
     assert not host.launches
 
 
-# (precision, columns, rows): at 16387 floats the registers hold the slice; from 40001 its chunks past 32768 floats
-# come from shared memory, up to the widest one CTA holds (65539, head and tail included); 16-bit rows past 65536. An
+# (precision, columns, rows): at 16387 floats the registers hold the slice; from 20001 its chunks past 16384 floats
+# come from shared memory, up to the widest one CTA holds (32771, head and tail included); 16-bit rows past 65536. An
 # odd width starts each row one element further on, so the head, the body's first chunk and the copy's source move
 # row to row.
-EMULATED = [("ieee", 16387, 5), ("ieee", 40001, 4), ("ieee", 65537, 4), ("ieee", 65539, 2), ("bf16", 80001, 3),
+EMULATED = [("ieee", 16387, 5), ("ieee", 20001, 4), ("ieee", 32769, 4), ("ieee", 32771, 2), ("bf16", 80001, 3),
             ("fp16", 131079, 2)]
 
 
 def _staged_bytes(cols: int, element_bytes: int) -> int:
-    """The shared memory one CTA a row asks for: its slice's chunks past the 1024 × 8 its registers hold."""
-    return 16 * max(0, rows.slice_chunks(cols, 16 // element_bytes, 1) - CHUNKS)
+    """The shared memory one CTA a row asks for: its slice's chunks past the 512 × 8 (float32) or 1024 × 8 (16-bit)
+    its registers hold."""
+    in_registers = 512 * 8 if element_bytes == 4 else 1024 * 8
+    return 16 * max(0, rows.slice_chunks(cols, 16 // element_bytes, 1) - in_registers)
 
 
 @pytest.mark.parametrize("precision, cols, rows_", EMULATED)

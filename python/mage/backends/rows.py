@@ -288,16 +288,17 @@ def launch_smem(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torch
 
 # The deep strategy's kernels (LayerNorm and softmax, native_cluster.cuh's FLOAT_DEEP_PLANS and
 # SIXTEEN_BIT_DEEP_PLANS), (K CTAs a cluster, threads a CTA, 16-byte chunks a thread in registers), narrowest rows
-# first: each CTA holds threads × chunks of its slice in registers and up to as many again in shared memory (128 KB
-# at 1024 threads), so a cluster of K holds 2 · K · threads · chunks: 262144 float32 columns in 4 CTAs, 65536 in
-# one; 262144 16-bit columns in 2 (their chunks held as loaded, 4 registers each).
-DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8), (4, 1024, 8))
+# first: each CTA holds threads × chunks of its slice in registers and up to as many again in shared memory (64 KB
+# at 512 threads, two CTAs an SM; 128 KB at 1024, one), so a cluster of K holds 2 · K · threads · chunks: 262144
+# float32 columns in 8 CTAs of 512 threads, 65536 in 2 (on an H100 4 % to 8 % faster than 1024-thread CTAs, one an SM,
+# at both: native_cluster.cuh); 262144 16-bit columns in 2 CTAs of 1024 (their chunks held as loaded, 4 registers each).
+DEEP_PLANS = ((1, 512, 8), (2, 512, 8), (4, 512, 8), (8, 512, 8))
 SIXTEEN_BIT_DEEP_PLANS = ((1, 1024, 8), (2, 1024, 8))
 DEEP_MIN_COLS = 16384
 DEEP_MAX_COLS = 4 * max(2 * k * threads * chunks for k, threads, chunks in DEEP_PLANS) + 3
 
 
-deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "4 CTAs' registers and shared memory",
+deep_takes = width_takes("deep", DEEP_MIN_COLS, DEEP_MAX_COLS, "a cluster's registers and shared memory",
                          "would not fit: the split and online strategies take them")
 
 

@@ -612,9 +612,9 @@ __device__ __forceinline__ void layernorm_smem(const float* __restrict__ x, cons
 }
 
 // The deep strategy: a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's) and, past
-// them, in shared memory, so that a CTA holds up to 256 KB of a row: 262144 float32 columns take a cluster of 4
-// where the register-held cluster takes 8 (of which an H200 fits 15 at once, 120 of its SMs), and 65536 one CTA
-// with no cluster barrier; a 16-bit row of 262144 takes 2. The shared part arrives by one bulk copy issued before
+// them, in shared memory, so that a CTA holds twice the row its registers hold: 262144 float32 columns take 8 CTAs
+// of 512 threads, two an SM, where the register-held cluster takes 8 of 1024, one an SM; a 16-bit row of 262144
+// takes 2 CTAs of 1024 (mage.backends.rows.DEEP_PLANS). The shared part arrives by one bulk copy issued before
 // the registers' loads, so that both are in flight at once; the moments, their rank-order combination and the
 // register part's writes are the cluster strategy's. Grid (rows · K), block (THREADS), 16 bytes of dynamic shared
 // memory for each chunk past the registers (mage.backends.rows.launch_deep).

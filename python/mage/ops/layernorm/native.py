@@ -16,9 +16,10 @@ weight and bias in its shared memory for the kernel's life (mage.backends.rows.l
 strategy holds two rows a cluster, each CTA the same columns of both, weight and bias read once for the two
 (mage.backends.rows.launch_pair); the ``smem`` strategy (float32) holds each CTA's slice in shared memory, filled by
 one bulk copy (mage.backends.rows.launch_smem), and the ``deep`` strategy in its registers and, past them, in shared
-memory: a cluster of 4 CTAs a row of 262144 float32 columns, 2 of 16-bit ones (mage.backends.rows.launch_deep). The
-``columns`` strategy gives each CTA of a grid of one an SM the same columns of every row, its weight and bias read
-once into shared memory, and combines rows' statistics across the grid (mage.backends.rows.launch_columns).
+memory: 8 CTAs of 512 threads a row of 262144 float32 columns, 2 of 1024 a 16-bit one
+(mage.backends.rows.launch_deep). The ``columns`` strategy gives each CTA of a grid of one an SM the same columns of
+every row, its weight and bias read once into shared memory, and combines rows' statistics across the grid
+(mage.backends.rows.launch_columns).
 """
 
 import torch

@@ -352,9 +352,9 @@ __device__ __forceinline__ void softmax_smem(const float* __restrict__ x, float*
 
 // The deep strategy: a CTA's slice in its registers (THREADS threads, V chunks each, as the cluster's) and, past them,
 // in shared memory by one bulk copy issued before the registers' loads (see layernorm's native.cu): up to 256 KB of a
-// row a CTA. The (max, sum) of both parts and their rank-order combination are the cluster strategy's. Grid
-// (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the registers
-// (mage.backends.rows.launch_deep).
+// row a CTA of 1024 threads, 128 KB of 512. The (max, sum) of both parts and their rank-order combination are the
+// cluster strategy's. Grid (rows · K), block (THREADS), 16 bytes of dynamic shared memory for each chunk past the
+// registers (mage.backends.rows.launch_deep).
 template <int K, int THREADS, int V, typename T>
 __device__ __forceinline__ void softmax_deep(const T* __restrict__ x, T* __restrict__ out, int cols) {
     using Chunk = typename RowChunk<T>::type;
