@@ -29,10 +29,10 @@ from mage.backends.native import (SIXTEEN_BIT_SOURCE, SIXTEEN_BIT_TAGS, Kernel, 
 from mage.backends.rows import (CLUSTER_PLANS, DEEP_PLANS, HANDED_ON, PAIR_PLANS, PIPE_PLANS, RESIDENT_PLANS,
                                 SIXTEEN_BIT_CLUSTER_PLANS, SIXTEEN_BIT_DEEP_PLANS, SIXTEEN_BIT_PAIR_PLANS,
                                 SIXTEEN_BIT_PIPE_PLANS, SIXTEEN_BIT_RESIDENT_PLANS, SIXTEEN_BIT_SLICE_PLANS,
-                                SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, deep_takes, handed_on,
-                                launch_cluster, launch_columns, launch_deep, launch_pair, launch_pipe, launch_resident,
-                                launch_slice, launch_smem, pair_takes, pipe_takes, resident_takes, slice_takes,
-                                smem_takes)
+                                SLICE_MIN_COLS, SLICE_PLANS, SMEM_PLANS, cluster_takes, columns_takes, deep_takes,
+                                handed_on, launch_cluster, launch_columns, launch_deep, launch_pair, launch_pipe,
+                                launch_resident, launch_slice, launch_smem, pair_takes, pipe_takes, resident_takes,
+                                slice_takes, smem_takes)
 from mage.ops.layernorm.spec import EPS, SPEC
 from mage.outputs import empty_output
 from mage.spec import input_dtype
@@ -94,8 +94,9 @@ def require_inputs(host, x, weight, bias, dtype=torch.float32) -> None:
 def layernorm(host, x, weight, bias, precision="ieee"):
     require_inputs(host, x, weight, bias, input_dtype(precision))
     rows, cols = x.shape
-    widest_block_row = VECTOR_PLANS[-1][0]
-    held_in_a_block = precision == "ieee" and cols <= widest_block_row and vector_rows(cols, x, weight, bias)
+    widest_block_row = VECTOR_PLANS[-1][0]  # narrower rows first, so that a warp's rows skip the alignment test
+    held_in_a_block = (precision == "ieee" and SLICE_MIN_COLS < cols <= widest_block_row
+                       and vector_rows(cols, x, weight, bias))
     if strategy := handed_on(host, x, held_in_a_block):
         return _launch_rows(host, HANDED_ON[strategy], WIDER[strategy][precision], x, weight, bias)
     out = empty_output((rows, cols), like=x)
