@@ -1,11 +1,10 @@
-"""The native deep strategy of LayerNorm and softmax (a CTA's slice of a row in its registers and, past them, in
-shared memory by one bulk copy; float32, bf16 and fp16) without a GPU: NVRTC compiles every kernel for sm_90 within
-64 registers a thread (one CTA of 1024 threads an SM, or two of 512) without a spill, to one bulk copy beside 16-byte
-loads; the launcher picks the smallest
-cluster that holds the row and asks for the shared memory of the chunks past the registers; the CPU emulation runs
-the plan of one CTA (a CTA a row: the emulation's blocks run one after another) on rows whose slices end in the
-registers and run past them, at every alignment, with LayerNorm's weight and bias off a 16-byte boundary and a large
-mean. Clusters of several CTAs run on the GPU only (tests/test_reduce_deep_gpu.py)."""
+"""The native deep strategy of LayerNorm and softmax (a CTA's slice of a row in its registers and, past them, in shared
+memory by one bulk copy; float32, bf16 and fp16) without a GPU: NVRTC compiles every kernel for sm_90 within 64
+registers a thread (one CTA of 1024 threads an SM, or two of 512) without a spill, to one bulk copy beside 16-byte
+loads; the launcher picks the smallest cluster that holds the row and asks for the shared memory of the chunks past
+the registers; the CPU emulation runs the plan of one CTA (a CTA a row: the emulation's blocks run one after another)
+on rows whose slices end in the registers and run past them, at every alignment, with LayerNorm's weight and bias off
+a 16-byte boundary and a large mean. Clusters of several CTAs run on the GPU only (tests/test_reduce_deep_gpu.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +30,8 @@ LAUNCH = {"layernorm": layernorm_native.layernorm_deep, "softmax": softmax_nativ
 
 @pytest.mark.parametrize("precision, tag", [("ieee", "f32"), ("bf16", "bf16")])
 @pytest.mark.parametrize("op", OPS)
-def test_every_deep_kernel_fits_its_ctas_an_sm_with_one_bulk_copy_beside_16_byte_loads(ext, op, precision, tag, tmp_path):
+def test_every_deep_kernel_fits_its_ctas_an_sm_with_one_bulk_copy_beside_16_byte_loads(ext, op, precision, tag,
+                                                                                       tmp_path):
     cubin = ext.compile_to_cubin(native.source(op, SOURCES[precision]), HOPPER, name=f"{op}-{tag}-deep.cu")
     compiled = resources(cubin)
     kernels = DEEP[op][precision]
@@ -88,9 +88,9 @@ def test_the_launcher_picks_the_smallest_plan_that_holds_the_row(cols, elements,
 # (rows, columns, precision, the shared memory a CTA asks for): none where the registers hold each CTA's slice (4096
 # chunks of a 512-thread float32 CTA, 8192 of a 1024-thread 16-bit one), then the chunks past them, up to as many again.
 LAUNCHES = [(3, 16384, "ieee", 0), (2, 16388, "ieee", 16), (5, 32771, "ieee", 16 * 4096), (3, 32772, "ieee", 16),
-            (2, 50000, "ieee", 16 * (6250 - 4096)), (5, 65537, "ieee", 16 * 4096), (2, 100000, "ieee", 16 * (6250 - 4096)),
-            (256, 262144, "ieee", 16 * 4096), (3, 65537, "bf16", 0), (2, 131072, "bf16", 16 * 8192),
-            (256, 262144, "bf16", 16 * 8192)]
+            (2, 50000, "ieee", 16 * (6250 - 4096)), (5, 65537, "ieee", 16 * 4096),
+            (2, 100000, "ieee", 16 * (6250 - 4096)), (256, 262144, "ieee", 16 * 4096), (3, 65537, "bf16", 0),
+            (2, 131072, "bf16", 16 * 8192), (256, 262144, "bf16", 16 * 8192)]
 
 
 @pytest.mark.parametrize("op", OPS)

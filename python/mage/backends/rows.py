@@ -226,7 +226,7 @@ def launch_slice(host, kernels: dict, x: torch.Tensor, arguments: Callable[[torc
     return out
 
 
-# The width-chosen kernels (each op's default strategy: the champion) hold a row in one warp's or one block's
+# The width-chosen kernels (each op's default strategy, its champion at float32) hold a row in one warp's or one block's
 # registers. A row they would read in scalars or more than once (LayerNorm's looped kernel reads it three times,
 # softmax's online kernel twice) they hand on to the strategy that reads it once in 16-byte loads, measured the
 # faster at its width (results/README.md, the wide-rows study, cold L2, kernel µs): the slice to 16387 columns
