@@ -394,7 +394,7 @@ __device__ __forceinline__ void softmax_deep(const T* __restrict__ x, T* __restr
     }
 
 // The slice strategy: the cluster kernel with K = 1, a block a row holding it in registers whatever its
-// alignment, without cluster dims (see layernorm's native.cu); the block kernels read every row in scalars.
+// alignment, without cluster dims (see layernorm's native.cu); the warp and online kernels read rows in scalars.
 #define SOFTMAX_SLICE(TAG, T, THREADS, V)                                                                     \
     extern "C" __global__ void __launch_bounds__(THREADS)                                                     \
         softmax_##TAG##_slice_t##THREADS##_v##V(const T* __restrict__ x, T* __restrict__ out, long long rows,  \
